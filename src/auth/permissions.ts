@@ -1,0 +1,42 @@
+/** The 8 admin sections of CONTRACT.md §2, each with read and write. */
+export const SECTIONS = ['campaigns', 'landings', 'conversions', 'reports', 'email', 'commerce', 'settings', 'users'] as const
+export type Section = (typeof SECTIONS)[number]
+export type Action = 'read' | 'write'
+export type Permissions = Partial<Record<Section, { read?: boolean; write?: boolean }>>
+/** "campaigns:read" — the form routes declare. */
+export type PermissionRef = `${Section}:${Action}`
+
+export interface AdminUser {
+  id: number
+  email: string
+  isOwner: boolean
+  permissions: Permissions
+  sessionEpoch: number
+}
+
+export function allPermissions(): Required<Record<Section, { read: boolean; write: boolean }>> {
+  return Object.fromEntries(SECTIONS.map((s) => [s, { read: true, write: true }])) as never
+}
+
+/** Owners have every permission; others exactly what user_permissions grants (write does not imply read). */
+export function can(user: AdminUser, section: Section, action: Action): boolean {
+  if (user.isOwner) return true
+  return user.permissions[section]?.[action] === true
+}
+
+/** Parses stored or submitted permissions; unknown sections and non-boolean flags are rejected. */
+export function parsePermissions(value: unknown): Permissions | string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'permissions must be an object'
+  const out: Permissions = {}
+  for (const [section, flags] of Object.entries(value as Record<string, unknown>)) {
+    if (!(SECTIONS as readonly string[]).includes(section)) return `permissions: unknown section "${section}"`
+    if (flags === null || typeof flags !== 'object' || Array.isArray(flags)) return `permissions.${section} must be {"read":bool,"write":bool}`
+    const f = flags as Record<string, unknown>
+    for (const k of Object.keys(f)) {
+      if (k !== 'read' && k !== 'write') return `permissions.${section}: unknown action "${k}"`
+      if (typeof f[k] !== 'boolean') return `permissions.${section}.${k} must be true or false`
+    }
+    out[section as Section] = { read: f.read === true, write: f.write === true }
+  }
+  return out
+}

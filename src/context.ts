@@ -1,0 +1,30 @@
+import type { AnyElysia } from 'elysia'
+import type { Config } from './config'
+import type { Database } from './db/client'
+import type { SecretBox } from './lib/crypto'
+import type { Signals } from './lib/signals'
+import type { SettingsStore } from './settings/store'
+import type { JobQueue } from './jobs/types'
+import type { SessionSigner } from './auth/session'
+import type { AdminUsers } from './auth/users'
+
+/** Everything a feature needs, built once per server in src/server.ts (tests build one per test server). */
+export interface AppContext {
+  config: Readonly<Config>
+  database: Database
+  box: SecretBox
+  signals: Signals
+  settings: SettingsStore
+  jobs: JobQueue
+  sessions: SessionSigner
+  users: AdminUsers
+}
+
+/** A capability plugged into the server: its routes, plus optional start/stop for background work. */
+export interface Feature {
+  name: string
+  routes: AnyElysia
+  start?(): void
+  /** Finish in-flight work; called on SIGTERM before the database closes. */
+  stop?(): Promise<void>
+}

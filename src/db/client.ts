@@ -1,0 +1,84 @@
+// Opens the embedded SQLite database: bun:sqlite under Bun, better-sqlite3 when imported under Node.
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import * as schema from './schema'
+
+export type Db = BaseSQLiteDatabase<'sync', unknown, typeof schema>
+
+export interface RawStatement {
+  run(params?: Record<string, unknown>): { changes: number; lastInsertRowid: number | bigint }
+  get(params?: Record<string, unknown>): unknown
+  all(params?: Record<string, unknown>): unknown[]
+}
+
+/**
+ * The subset of the driver API that hot paths use directly (prepared once, bound by name).
+ * Both drivers bind `$name` placeholders from `{ name }` objects. Never bind booleans or undefined:
+ * better-sqlite3 rejects them.
+ */
+export interface RawDb {
+  prepare(sql: string): RawStatement
+  exec(sql: string): void
+  transaction<T>(fn: () => T): () => T
+  close(): void
+}
+
+export interface Database {
+  db: Db
+  raw: RawDb
+  path: string
+  close(): void
+}
+
+const PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA busy_timeout = 5000',
+  'PRAGMA temp_store = MEMORY',
+  'PRAGMA cache_size = -65536',
+]
+
+export async function openDatabase(path: string): Promise<Database> {
+  if (typeof Bun !== 'undefined') {
+    const { Database: BunDatabase } = await import('bun:sqlite')
+    const { drizzle } = await import('drizzle-orm/bun-sqlite')
+    const client = new BunDatabase(path, { create: true, strict: true })
+    for (const p of PRAGMAS) client.run(p)
+    const raw: RawDb = {
+      prepare: (sql) => {
+        const st = client.prepare(sql)
+        return {
+          run: (p) => st.run((p ?? {}) as never) as never,
+          get: (p) => st.get((p ?? {}) as never) ?? undefined,
+          all: (p) => st.all((p ?? {}) as never),
+        }
+      },
+      exec: (sql) => client.exec(sql),
+      transaction: (fn) => client.transaction(fn) as never,
+      close: () => client.close(),
+    }
+    const db = drizzle(client, { schema }) as unknown as Db
+    return { db, raw, path, close: () => client.close() }
+  }
+  // A non-literal specifier keeps the bundler from pulling better-sqlite3 into the Bun binary.
+  const pkg = 'better-sqlite3'
+  const { default: BetterSqlite } = await import(pkg)
+  const { drizzle } = await import('drizzle-orm/better-sqlite3')
+  const client = new BetterSqlite(path)
+  for (const p of PRAGMAS) client.exec(p)
+  const raw: RawDb = {
+    prepare: (sql) => {
+      const st = client.prepare(sql)
+      return {
+        run: (p) => (st.reader ? { changes: 0, lastInsertRowid: 0 } : st.run(p ?? {})),
+        get: (p) => st.get(p ?? {}),
+        all: (p) => st.all(p ?? {}),
+      }
+    },
+    exec: (sql) => client.exec(sql),
+    transaction: (fn) => client.transaction(fn),
+    close: () => client.close(),
+  }
+  const db = drizzle(client, { schema }) as unknown as Db
+  return { db, raw, path, close: () => client.close() }
+}

@@ -1,0 +1,36 @@
+import { join } from 'node:path'
+import { existsSync } from 'node:fs'
+import { readMigrationFiles } from 'drizzle-orm/migrator'
+import type { Database } from './client'
+
+/**
+ * Inside the compiled binary the drizzle/ folder is embedded with `--asset` and appears at
+ * /$bunfs/root/drizzle; from source it sits beside src/.
+ */
+export function migrationsFolder(): string {
+  const isBinary = typeof Bun !== 'undefined' && (Bun as unknown as { isStandaloneExecutable?: boolean }).isStandaloneExecutable
+  const candidates = isBinary
+    ? [join(import.meta.dir, 'drizzle'), '/$bunfs/root/drizzle']
+    : [join(import.meta.dirname ?? __dirname, '..', '..', 'drizzle')]
+  for (const c of candidates) if (existsSync(join(c, 'meta', '_journal.json'))) return c
+  throw new Error(`migrations not found (looked in ${candidates.join(', ')})`)
+}
+
+/** Applies every pending migration in one transaction (drizzle's migrator). Returns how many ran. */
+export function migrate(database: Database): number {
+  const folder = migrationsFolder()
+  const all = readMigrationFiles({ migrationsFolder: folder })
+  const before = countApplied(database)
+  const dialect = (database.db as unknown as { dialect: { migrate: Function }; session: unknown })
+  dialect.dialect.migrate(all, dialect.session, {})
+  return countApplied(database) - before
+}
+
+function countApplied(database: Database): number {
+  try {
+    const row = database.raw.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }
+    return row.n
+  } catch {
+    return 0
+  }
+}

@@ -1,0 +1,57 @@
+import { sqliteTable, integer, text, real, primaryKey, index } from 'drizzle-orm/sqlite-core'
+
+export const sources = sqliteTable('sources', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  /** Template with {click_id} {payout} {external_id} {status}; null = never forward. */
+  postbackUrl: text('postback_url'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+export const offers = sqliteTable('offers', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  url: text('url').notNull(),
+  /** Default payout, used when a postback carries none. */
+  payout: real('payout').notNull().default(0),
+  currency: text('currency').notNull().default('USD'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+export const landings = sqliteTable('landings', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  url: text('url'),
+  html: text('html'),
+  emailListId: integer('email_list_id'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+export const campaigns = sqliteTable('campaigns', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  sourceId: integer('source_id').references(() => sources.id),
+  /** The campaign's id on the traffic source's side ({external_id}). */
+  externalId: text('external_id'),
+  active: integer('active', { mode: 'boolean' }).notNull().default(true),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [index('campaigns_source_idx').on(t.sourceId)])
+
+export const campaignOffers = sqliteTable('campaign_offers', {
+  campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
+  offerId: integer('offer_id').notNull().references(() => offers.id),
+  weight: integer('weight').notNull().default(100),
+}, (t) => [primaryKey({ columns: [t.campaignId, t.offerId] }), index('campaign_offers_offer_idx').on(t.offerId)])
+
+export const campaignLandings = sqliteTable('campaign_landings', {
+  campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
+  landingId: integer('landing_id').notNull().references(() => landings.id),
+  weight: integer('weight').notNull().default(100),
+}, (t) => [primaryKey({ columns: [t.campaignId, t.landingId] }), index('campaign_landings_landing_idx').on(t.landingId)])

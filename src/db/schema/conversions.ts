@@ -1,0 +1,56 @@
+import { sqliteTable, integer, text, real, index } from 'drizzle-orm/sqlite-core'
+
+/** Configurable conversion types (spec §2). `negative` = counts negative (chargeback). */
+export const conversionTypes = sqliteTable('conversion_types', {
+  slug: text('slug').primaryKey(),
+  name: text('name').notNull(),
+  includeInConversions: integer('include_in_conversions', { mode: 'boolean' }).notNull(),
+  includeInRevenue: integer('include_in_revenue', { mode: 'boolean' }).notNull(),
+  sendPostback: integer('send_postback', { mode: 'boolean' }).notNull(),
+  negative: integer('negative', { mode: 'boolean' }).notNull().default(false),
+  /** Built-in types may be edited but not deleted. */
+  builtin: integer('builtin', { mode: 'boolean' }).notNull().default(false),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+/** Received postback status (lower-cased) → conversion type slug. */
+export const statusMap = sqliteTable('status_map', {
+  status: text('status').primaryKey(),
+  typeSlug: text('type_slug').notNull(),
+})
+
+export const conversions = sqliteTable('conversions', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  clickRowId: integer('click_row_id').notNull(),
+  clickId: text('click_id').notNull(),
+  campaignId: integer('campaign_id').notNull(),
+  sourceId: integer('source_id'),
+  offerId: integer('offer_id'),
+  landingId: integer('landing_id'),
+  /** Type slug; flags are read from conversion_types at report time so flag edits apply retroactively. */
+  type: text('type').notNull(),
+  status: text('status'),
+  revenue: real('revenue').notNull(),
+  currency: text('currency'),
+  transactionId: text('transaction_id'),
+  email: text('email'),
+  /** Conversion time (from the postback, default: received time), epoch ms. */
+  date: integer('date').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [
+  index('conversions_click_tid_idx').on(t.clickRowId, t.transactionId),
+  index('conversions_click_id_idx').on(t.clickId),
+  index('conversions_campaign_date_idx').on(t.campaignId, t.date),
+  index('conversions_date_idx').on(t.date),
+])
+
+/** Postbacks that recorded nothing for a reason the operator should see (unknown click, unreplaced macro…). */
+export const postbackErrors = sqliteTable('postback_errors', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  reason: text('reason').notNull(),
+  clickId: text('click_id'),
+  query: text('query').notNull(),
+  ip: text('ip'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('postback_errors_created_idx').on(t.createdAt)])

@@ -1,0 +1,6 @@
+export * from './users'
+export * from './settings'
+export * from './campaigns'
+export * from './clicks'
+export * from './conversions'
+export * from './jobs'

@@ -1,0 +1,43 @@
+import { Elysia } from 'elysia'
+import { AppError } from '../lib/errors'
+
+const json = (status: number, error: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ error }), { status, headers: { 'content-type': 'application/json', ...headers } })
+
+function validationMessage(err: unknown): string {
+  // Elysia's ValidationError carries TypeBox details; name the field, hide the schema dump.
+  const e = err as { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string; message?: string }
+  const first = e.all?.[0]
+  if (first) {
+    const field = (first.path ?? '').replace(/^\//, '').replace(/\//g, '.')
+    const what = first.summary ?? first.message ?? 'is invalid'
+    return field ? `${field}: ${what}` : `invalid ${e.type ?? 'input'}: ${what}`
+  }
+  return 'invalid input'
+}
+
+/**
+ * The one error mapping: every failure becomes `{ "error": "…" }` with the right status.
+ * Unexpected errors are logged with their stack and answered as a bare 500, never leaked.
+ */
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, request }) => {
+  if (error instanceof AppError) return json(error.status, error.message, error.headers)
+  switch (code) {
+    case 'VALIDATION':
+      return json(400, validationMessage(error))
+    case 'PARSE':
+      return json(400, 'invalid request body')
+    case 'NOT_FOUND':
+      return json(404, 'not found')
+    case 'INVALID_COOKIE_SIGNATURE':
+      return json(401, 'not authenticated')
+    default: {
+      const status = (error as { status?: number }).status
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return json(status, status === 413 ? 'request body too large' : 'invalid request')
+      }
+      console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, error)
+      return json(500, 'internal error')
+    }
+  }
+})

@@ -1,0 +1,99 @@
+#!/usr/bin/env bun
+// Entry point of `npm start` and of the compiled binary: the only module with side effects at import.
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { loadConfig, ConfigError, type ConfigFlags } from './config'
+import { parseArgs, HELP } from './cli'
+import { createContext, createServer } from './server'
+import { VERSION } from './version'
+import { AppError } from './lib/errors'
+
+function serveFlags(flags: Record<string, string | true>): ConfigFlags {
+  const pick = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
+  return { port: pick('port'), host: pick('host'), dataDir: pick('data-dir') }
+}
+
+async function serve(flags: Record<string, string | true>) {
+  process.env.NODE_ENV ??= 'production'
+  const server = await createServer(loadConfig(process.env, serveFlags(flags)))
+  const { port, hostname } = await server.listen()
+  console.log(`svc ${VERSION} listening on http://${hostname}:${port}`)
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`${signal}: finishing in-flight work`)
+    await server.stop()
+    console.log('stopped cleanly')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { command, flags } = parseArgs(argv)
+  const [cmd = 'serve', sub] = command
+  if (flags.help || cmd === 'help') {
+    console.log(HELP)
+    return 0
+  }
+  switch (cmd) {
+    case 'serve':
+      await serve(flags)
+      return -1 // keep running
+    case 'version':
+      console.log(VERSION)
+      return 0
+    case 'migrate': {
+      const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
+      ctx.database.close()
+      console.log('database is up to date')
+      return 0
+    }
+    case 'user': {
+      if (sub !== 'add') break
+      const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
+      try {
+        const user = await ctx.users.create({ email: flags.email, password: flags.password, isOwner: flags.owner === true })
+        console.log(`created user ${user.id} ${user.email}${user.isOwner ? ' (owner)' : ''}`)
+      } finally {
+        ctx.database.close()
+      }
+      return 0
+    }
+    case 'token':
+      console.error('svc token create: agent API tokens arrive with the /mcp feature and are not available in this version')
+      return 2
+    case 'backup': {
+      if (!sub) break
+      const target = resolve(sub)
+      if (existsSync(target)) {
+        console.error(`backup: ${target} already exists; choose a new file name`)
+        return 1
+      }
+      const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
+      try {
+        // VACUUM INTO reads one consistent snapshot, so it is safe while the server keeps writing.
+        ctx.database.raw.prepare('VACUUM INTO $target').run({ target })
+      } finally {
+        ctx.database.close()
+      }
+      console.log(`backup written to ${target}`)
+      return 0
+    }
+  }
+  console.error(`unknown command: ${command.join(' ') || cmd}\n\n${HELP}`)
+  return 2
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code)
+  },
+  (err) => {
+    if (err instanceof ConfigError || err instanceof AppError) console.error(`error: ${err.message}`)
+    else console.error(err)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,88 @@
+// Composes one svc server: database, migrations, shared services, feature routes, background work.
+import { Elysia } from 'elysia'
+import type { Config } from './config'
+import type { AppContext, Feature } from './context'
+import { openDatabase } from './db/client'
+import { migrate } from './db/migrate'
+import { SecretBox } from './lib/crypto'
+import { Signals } from './lib/signals'
+import { SettingsStore } from './settings/store'
+import { JobLoop } from './jobs/loop'
+import { SessionSigner } from './auth/session'
+import { AdminUsers } from './auth/users'
+import { errorHandler } from './http/errors'
+import { VERSION } from './version'
+import { trackingFeature } from './tracking'
+import { postbackFeature } from './postback'
+import { adminFeature } from './admin'
+
+/** Webhook bodies may be 2 MB (spec §8); nothing else needs more. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
+
+export interface SvcServer {
+  app: Elysia
+  ctx: AppContext
+  listen(): Promise<{ port: number; hostname: string }>
+  /** Graceful: stop accepting, finish in-flight work (click commits, job attempts), close the database. */
+  stop(): Promise<void>
+}
+
+/** Opens and migrates the database and creates the owner from SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD if none exists. */
+export async function createContext(config: Readonly<Config>): Promise<AppContext> {
+  const database = await openDatabase(config.dbPath)
+  migrate(database)
+  const box = new SecretBox(config.secret)
+  const ctx: AppContext = {
+    config,
+    database,
+    box,
+    signals: new Signals(),
+    settings: new SettingsStore(database.raw, box),
+    jobs: new JobLoop(database.raw, config.jobs),
+    sessions: new SessionSigner(config.secret, config.sessionTtlSeconds),
+    users: new AdminUsers(database.raw),
+  }
+  if (ctx.users.count() === 0) {
+    if (config.adminEmail && config.adminPassword) {
+      await ctx.users.create({ email: config.adminEmail, password: config.adminPassword, isOwner: true })
+      console.log(`created owner ${config.adminEmail}`)
+    } else {
+      console.log(
+        'no admin user yet: set SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD and restart, ' +
+          'or run `svc user add --email you@example.com --password … --owner`',
+      )
+    }
+  }
+  return ctx
+}
+
+export async function createServer(config: Readonly<Config>): Promise<SvcServer> {
+  const ctx = await createContext(config)
+  const features: Feature[] = [trackingFeature(ctx), postbackFeature(ctx), adminFeature(ctx)]
+
+  let app = new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false } })
+    .use(errorHandler)
+    .get('/healthz', () => ({ ok: true, version: VERSION }))
+  for (const f of features) app = app.use(f.routes) as never
+
+  let stopped = false
+  return {
+    app: app as unknown as Elysia,
+    ctx,
+    async listen() {
+      app.listen({ port: config.port, hostname: config.host, reusePort: false })
+      for (const f of features) f.start?.()
+      ctx.jobs.start()
+      return { port: app.server!.port!, hostname: app.server!.hostname! }
+    },
+    async stop() {
+      if (stopped) return
+      stopped = true
+      // Stop accepting first, then let features drain (the click writer commits what it holds).
+      await app.stop(false).catch(() => {})
+      for (const f of features) await f.stop?.()
+      await ctx.jobs.stop()
+      ctx.database.close()
+    },
+  }
+}

@@ -1,0 +1,78 @@
+// Every settings key, its default, whether it is a secret, and how a written value is validated.
+import { badRequest } from '../lib/errors'
+
+export interface SettingDef<T> {
+  secret: boolean
+  default: T
+  /** Returns the normalised value or throws badRequest naming the key. */
+  parse(value: unknown, key: string): T
+}
+
+const secretString: SettingDef<string | null> = {
+  secret: true,
+  default: null,
+  parse(v, key) {
+    if (v === null || v === '') return null
+    if (typeof v !== 'string') throw badRequest(`${key} must be a string or null`)
+    if (v.length > 1024) throw badRequest(`${key} is longer than 1024 characters`)
+    return v
+  },
+}
+
+const bool = (def: boolean): SettingDef<boolean> => ({
+  secret: false,
+  default: def,
+  parse(v, key) {
+    if (typeof v !== 'boolean') throw badRequest(`${key} must be true or false`)
+    return v
+  },
+})
+
+const origins: SettingDef<string[]> = {
+  secret: false,
+  default: [],
+  parse(v, key) {
+    if (!Array.isArray(v) || v.length > 200) throw badRequest(`${key} must be an array of origins`)
+    return v.map((o) => {
+      if (typeof o !== 'string') throw badRequest(`${key} must contain strings`)
+      if (o === '*') return o
+      let u: URL
+      try { u = new URL(o) } catch { throw badRequest(`${key}: "${o}" is not an origin like https://shop.example`) }
+      if (!/^https?:$/.test(u.protocol) || u.origin !== o.replace(/\/$/, '')) {
+        throw badRequest(`${key}: "${o}" is not an origin like https://shop.example`)
+      }
+      return u.origin
+    })
+  },
+}
+
+const positiveInt = (def: number, max: number): SettingDef<number> => ({
+  secret: false,
+  default: def,
+  parse(v, key) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw badRequest(`${key} must be a whole number from 0 to ${max}`)
+    return v
+  },
+})
+
+export const SETTINGS = {
+  postback_secret: secretString,
+  ecom_a_webhook_key: secretString,
+  pay_a_ecom_webhook_secret: secretString,
+  ecom_a_webhook_secret: secretString,
+  ecom_b_webhook_secret: secretString,
+  cors_allowlist: origins,
+  /** Opt-in: a second postback with the same click and the same tid records no second conversion. */
+  postback_dedup: bool(false),
+  /** Days a visitor's `_svc_click` cookie lives. */
+  click_cookie_days: positiveInt(30, 3650),
+} as const
+
+export type SettingKey = keyof typeof SETTINGS
+export type SettingValue<K extends SettingKey> = (typeof SETTINGS)[K]['default'] extends null
+  ? string | null
+  : (typeof SETTINGS)[K]['default'] extends boolean ? boolean
+  : (typeof SETTINGS)[K]['default'] extends number ? number
+  : string[]
+
+export const isSettingKey = (k: string): k is SettingKey => Object.prototype.hasOwnProperty.call(SETTINGS, k)
