@@ -60,10 +60,11 @@ export async function openDatabase(path: string): Promise<Database> {
     const db = drizzle(client, { schema }) as unknown as Db
     return { db, raw, path, close: () => client.close() }
   }
-  // A non-literal specifier keeps the bundler from pulling better-sqlite3 into the Bun binary.
+  // Non-literal specifiers keep the bundler from pulling better-sqlite3 (a Node addon) into the Bun binary.
   const pkg = 'better-sqlite3'
+  const driver = 'drizzle-orm/better-sqlite3'
   const { default: BetterSqlite } = await import(pkg)
-  const { drizzle } = await import('drizzle-orm/better-sqlite3')
+  const { drizzle } = await import(driver)
   const client = new BetterSqlite(path)
   for (const p of PRAGMAS) client.exec(p)
   const raw: RawDb = {

@@ -1,0 +1,77 @@
+// Smoke test of the built binary: start it from a temp dir on a free port, then walk the money path once
+// through the public HTTP surface: healthz → login → source/offer/campaign → click → postback → conversion.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const binary = resolve(process.argv[2] ?? 'dist/svc')
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-smoke-'))
+const port = await freePort()
+const base = `http://127.0.0.1:${port}`
+const email = 'smoke@example.com'
+const password = 'smoke-password-1'
+
+const child = Bun.spawn([binary, 'serve'], {
+  cwd: tmpdir(), // the binary must need nothing beside it
+  env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: email, SVC_ADMIN_PASSWORD: password },
+  stdout: 'inherit',
+  stderr: 'inherit',
+})
+
+function check(cond: unknown, what: string): asserts cond {
+  if (!cond) throw new Error(`smoke: ${what}`)
+  console.log(`smoke ok: ${what}`)
+}
+
+async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() })
+  const p = s.port!
+  s.stop(true)
+  return p
+}
+
+try {
+  let healthy = false
+  for (let i = 0; i < 100 && !healthy; i++) {
+    healthy = await fetch(`${base}/healthz`).then((r) => r.ok, () => false)
+    if (!healthy) await Bun.sleep(100)
+  }
+  check(healthy, 'GET /healthz answers 200')
+  const health = await (await fetch(`${base}/healthz`)).json()
+  check(health.ok === true && typeof health.version === 'string', `healthz body ${JSON.stringify(health)}`)
+
+  const login = await fetch(`${base}/admin/api/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }),
+  })
+  check(login.status === 200, `login 200 (got ${login.status})`)
+  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_admin_session='))!.split(';')[0]!
+  const api = async (path: string, body: unknown) => {
+    const r = await fetch(`${base}${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const json = await r.json()
+    check(r.status === 201, `POST ${path} → 201 (got ${r.status} ${JSON.stringify(json)})`)
+    return json
+  }
+  const source = await api('/admin/api/sources', { name: 'Smoke source' })
+  const offer = await api('/admin/api/offers', { name: 'Smoke offer', slug: 'smoke-offer', url: 'https://offer.example/land?cid={click_id}', payout: 12.5 })
+  await api('/admin/api/campaigns', { name: 'Smoke', slug: 'smoke', source_id: source.id, offer_id: offer.id })
+
+  const click = await fetch(`${base}/c/smoke?sub1=abc`, { redirect: 'manual' })
+  check(click.status === 302, `GET /c/smoke → 302 (got ${click.status})`)
+  const location = new URL(click.headers.get('location')!)
+  const clickId = location.searchParams.get('cid')!
+  check(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(clickId), `click_id ${clickId} is a UUID v4`)
+
+  const pb = await fetch(`${base}/postback?subid=${clickId}&payout=7.25&status=approved&tid=smoke-1`)
+  check(pb.status === 200 && (await pb.text()) === 'OK', 'GET /postback → 200 OK')
+
+  const list = await fetch(`${base}/admin/api/conversions?click_id=${clickId}`, { headers: { cookie } })
+  const body = await list.json()
+  const conv = body.items?.[0]
+  check(list.status === 200 && conv && conv.revenue === 7.25 && conv.type === 'sale' && conv.transaction_id === 'smoke-1',
+    `conversion visible: ${JSON.stringify(conv)}`)
+  console.log('smoke test passed')
+} finally {
+  child.kill('SIGTERM')
+  await child.exited
+  rmSync(dataDir, { recursive: true, force: true })
+}

@@ -1,0 +1,20 @@
+import { expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+test('the database layer runs under Node on better-sqlite3 (migrations, pragmas, named binds)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-node-'))
+  try {
+    const p = Bun.spawnSync(['node', join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(import.meta.dir, 'fixtures/node-open.mts'), join(dir, 'n.db')], {
+      cwd: ROOT,
+    })
+    const out = p.stdout.toString().trim().split('\n').pop()!
+    expect(p.exitCode).toBe(0)
+    expect(JSON.parse(out)).toEqual({ runtime: 'node', applied: expect.any(Number), revenueTypes: 4, journal: 'wal' })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 30000)
