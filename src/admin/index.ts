@@ -1,7 +1,28 @@
-// PLACEHOLDER — replaced by the admin feature.
+// The admin API (CONTRACT.md §2): session, users, catalog (sources, offers, landings, campaigns),
+// settings and the OpenAPI document. Other features mount their own /admin/api routes with adminGuard.
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
+import { sessionRoutes } from './session/routes'
+import { userRoutes } from './users/routes'
+import { sourceRoutes } from './sources/routes'
+import { offerRoutes } from './offers/routes'
+import { landingRoutes } from './landings/routes'
+import { campaignRoutes } from './campaigns/routes'
+import { settingsRoutes } from './settings/routes'
+import { openapiRoutes } from './openapi'
 
-export function adminFeature(_ctx: AppContext): Feature {
-  return { name: 'admin', routes: new Elysia({ name: 'admin' }) }
+// Collection helpers for other features' admin routes (same paging and id rules everywhere).
+export { pageQuery, parsePage, toPage, pageOf, parseId, idParams, iso, type Page } from './shared'
+
+export function adminFeature(ctx: AppContext): Feature {
+  const routes = new Elysia({ name: 'admin' })
+    .use(sessionRoutes(ctx))
+    .use(userRoutes(ctx))
+    .use(sourceRoutes(ctx))
+    .use(offerRoutes(ctx))
+    .use(landingRoutes(ctx))
+    .use(campaignRoutes(ctx))
+    .use(settingsRoutes(ctx))
+    .use(openapiRoutes(ctx))
+  return { name: 'admin', routes }
 }

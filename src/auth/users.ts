@@ -27,6 +27,23 @@ export function checkPassword(password: unknown): string {
   return password
 }
 
+/** A user as the users API shows it (never the password hash). */
+export interface UserRecord extends AdminUser {
+  createdAt: number
+  updatedAt: number
+}
+
+export interface UserChanges {
+  email?: string
+  passwordHash?: string
+  permissions?: Permissions
+  isOwner?: boolean
+}
+
+function toRecord(row: UserRow): UserRecord {
+  return { ...toUser(row), createdAt: row.created_at, updatedAt: row.updated_at }
+}
+
 function toUser(row: UserRow): AdminUser {
   const parsed = parsePermissions(JSON.parse(row.permissions || '{}'))
   return {
@@ -45,6 +62,9 @@ export class AdminUsers {
   private readonly insert: RawStatement
   private readonly countAll: RawStatement
   private readonly bump: RawStatement
+  private readonly page: RawStatement
+  private readonly owners: RawStatement
+  private readonly removeOne: RawStatement
 
   constructor(private readonly raw: RawDb) {
     this.byId = raw.prepare('SELECT * FROM users WHERE id = $id')
@@ -55,6 +75,9 @@ export class AdminUsers {
     )
     this.countAll = raw.prepare('SELECT count(*) AS n FROM users')
     this.bump = raw.prepare('UPDATE users SET session_epoch = session_epoch + 1, updated_at = $now WHERE id = $id')
+    this.page = raw.prepare('SELECT * FROM users WHERE id > $after ORDER BY id LIMIT $limit')
+    this.owners = raw.prepare('SELECT count(*) AS n FROM users WHERE is_owner = 1')
+    this.removeOne = raw.prepare('DELETE FROM users WHERE id = $id')
   }
 
   count(): number {
@@ -64,6 +87,45 @@ export class AdminUsers {
   findById(id: number): AdminUser | null {
     const row = this.byId.get({ id }) as UserRow | undefined
     return row ? toUser(row) : null
+  }
+
+  findRecord(id: number): UserRecord | null {
+    const row = this.byId.get({ id }) as UserRow | undefined
+    return row ? toRecord(row) : null
+  }
+
+  /** Id of the user with this (normalised) email, if any. */
+  idByEmail(email: string): number | null {
+    const row = this.byEmail.get({ email }) as UserRow | undefined
+    return row ? row.id : null
+  }
+
+  /** Users with id > afterId, in id order. */
+  list(afterId: number, limit: number): UserRecord[] {
+    return (this.page.all({ after: afterId, limit }) as UserRow[]).map(toRecord)
+  }
+
+  countOwners(): number {
+    return (this.owners.get() as { n: number }).n
+  }
+
+  /** Writes the given columns; a new password hash also bumps the session epoch (every cookie dies). */
+  update(id: number, changes: UserChanges, now = Date.now()): void {
+    const sets: string[] = ['updated_at = $now']
+    const params: Record<string, unknown> = { id, now }
+    if (changes.email !== undefined) { sets.push('email = $email'); params.email = changes.email }
+    if (changes.permissions !== undefined) { sets.push('permissions = $permissions'); params.permissions = JSON.stringify(changes.permissions) }
+    if (changes.isOwner !== undefined) { sets.push('is_owner = $owner'); params.owner = changes.isOwner ? 1 : 0 }
+    if (changes.passwordHash !== undefined) {
+      sets.push('password_hash = $hash', 'session_epoch = session_epoch + 1')
+      params.hash = changes.passwordHash
+    }
+    // Column names come from the fixed list above, never from input.
+    this.raw.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = $id`).run(params)
+  }
+
+  remove(id: number): boolean {
+    return this.removeOne.run({ id }).changes > 0
   }
 
   /** Returns the user only when the password matches; always spends one hash verification so timing says nothing. */
@@ -79,6 +141,8 @@ export class AdminUsers {
     const password = checkPassword(input.password)
     if (this.byEmail.get({ email })) throw conflict('a user with this email already exists')
     const hash = await Bun.password.hash(password)
+    // Checked again: another request may have taken the email while we were hashing.
+    if (this.byEmail.get({ email })) throw conflict('a user with this email already exists')
     const permissions = input.isOwner ? allPermissions() : (input.permissions ?? {})
     const res = this.insert.run({ email, hash, permissions: JSON.stringify(permissions), owner: input.isOwner ? 1 : 0, now: Date.now() })
     return this.findById(Number(res.lastInsertRowid))!

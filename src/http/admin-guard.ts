@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
-import { forbidden, unauthorized } from '../lib/errors'
-import { can, SECTIONS, type PermissionRef, type Section, type Action } from '../auth/permissions'
+import { badRequest, forbidden, unauthorized } from '../lib/errors'
+import { can, SECTIONS, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
 import { SESSION_COOKIE } from '../auth/session'
 
 function parseRef(ref: PermissionRef): [Section, Action] {
@@ -12,39 +12,115 @@ function parseRef(ref: PermissionRef): [Section, Action] {
   return [section, action]
 }
 
-function cookieValue(header: string | null, name: string): string | null {
+export function cookieValue(header: string | null, name: string): string | null {
   if (!header) return null
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim())
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim())
+      } catch {
+        return null // a malformed %-escape is just a bad cookie, not a 500
+      }
+    }
   }
   return null
+}
+
+/**
+ * Admin bodies must be JSON. A cross-origin page can send text/plain or form bodies without a CORS
+ * preflight; demanding application/json forces one, and /admin/api answers no CORS, so it fails.
+ */
+export function requireJsonBody(request: Request) {
+  const type = request.headers.get('content-type')
+  if (type === null) return
+  const mime = type.split(';')[0]!.trim().toLowerCase()
+  if (mime !== 'application/json') throw badRequest('request body must be JSON (content-type: application/json)')
+}
+
+/** The signed-in admin of a request: a valid, unexpired, unrevoked session cookie of an existing user, or 401. */
+export function authenticateAdmin(ctx: AppContext, request: Request): AdminUser {
+  const claims = ctx.sessions.verify(cookieValue(request.headers.get('cookie'), SESSION_COOKIE))
+  const user = claims ? ctx.users.findById(claims.userId) : null
+  if (!claims || !user || user.sessionEpoch !== claims.epoch) throw unauthorized()
+  return user
+}
+
+type Phase = 'parse' | 'transform'
+/** The part of Elysia's hook context a check may use. */
+export interface HookContext {
+  request: Request
+  server: { requestIP(request: Request): { address: string } | null } | null
+}
+
+/** Returned from a parse hook, it stands in for the body so Elysia skips parsing; never validated (see below). */
+const BODY_SKIPPED = Object.freeze({})
+
+/**
+ * Runs `check` as early as Elysia allows: in the parse hook (before the body is read) when the method
+ * has a body, else in the transform hook; both come before schema validation.
+ * Elysia turns anything thrown in a parse hook into a generic 400 ParseError, so a parse-time failure
+ * is recorded, body parsing is skipped, and the error is rethrown from transform with its own status.
+ */
+export function earlyCheck(check: (c: HookContext, phase: Phase) => void) {
+  const outcome = new WeakMap<Request, { error: unknown } | null>()
+  return {
+    parse: (c: HookContext) => {
+      const { request } = c
+      try {
+        check(c, 'parse')
+        outcome.set(request, null)
+      } catch (error) {
+        outcome.set(request, { error })
+        return BODY_SKIPPED
+      }
+    },
+    transform: (c: HookContext) => {
+      const seen = outcome.get(c.request)
+      if (seen) throw seen.error
+      if (seen === undefined) check(c, 'transform')
+    },
+  }
 }
 
 /**
  * Admin auth as Elysia macros (spec §5): `{ admin: true }` needs a valid session cookie (401 otherwise);
  * `{ permission: 'campaigns:write' }` also needs that section permission (403 otherwise).
  * Both resolve `admin` (the signed-in AdminUser) into the handler context.
+ *
+ * The check runs before body parsing and schema validation (earlyCheck), so a stranger or an
+ * unprivileged user gets 401/403, never a 400 that describes the route's schema.
  */
 export function adminGuard(ctx: AppContext) {
-  const resolveAdmin = (headers: Headers) => {
-    const claims = ctx.sessions.verify(cookieValue(headers.get('cookie'), SESSION_COOKIE))
-    const user = claims ? ctx.users.findById(claims.userId) : null
-    if (!claims || !user || user.sessionEpoch !== claims.epoch) throw unauthorized()
+  // One lookup per request, however many hooks ask.
+  const seen = new WeakMap<Request, AdminUser>()
+  const authenticate = (request: Request): AdminUser => {
+    let user = seen.get(request)
+    if (!user) seen.set(request, (user = authenticateAdmin(ctx, request)))
     return user
   }
+  const authorize = (request: Request, section: Section, action: Action): AdminUser => {
+    const admin = authenticate(request)
+    if (!can(admin, section, action)) throw forbidden(`missing permission ${section}:${action}`)
+    return admin
+  }
+
   return new Elysia({ name: 'admin-guard' }).macro({
     admin: {
-      resolve: ({ request }) => ({ admin: resolveAdmin(request.headers) }),
+      ...earlyCheck(({ request }, phase) => {
+        authenticate(request)
+        if (phase === 'parse') requireJsonBody(request)
+      }),
+      resolve: ({ request }) => ({ admin: authenticate(request) }),
     },
     permission: (ref: PermissionRef) => {
       const [section, action] = parseRef(ref)
       return {
-        resolve: ({ request }: { request: Request }) => {
-          const admin = resolveAdmin(request.headers)
-          if (!can(admin, section, action)) throw forbidden(`missing permission ${section}:${action}`)
-          return { admin }
-        },
+        ...earlyCheck(({ request }, phase) => {
+          authorize(request, section, action)
+          if (phase === 'parse') requireJsonBody(request)
+        }),
+        resolve: ({ request }: { request: Request }) => ({ admin: authorize(request, section, action) }),
       }
     },
   })

@@ -1,15 +1,201 @@
-// PLACEHOLDER — replaced by the durable job loop implementation.
+// The durable job loop: outbound work (postbacks to sources, later emails) survives restarts and is retried.
 import type { RawDb } from '../db/client'
 import type { Config } from '../config'
-import type { JobHandler, JobQueue, JobRow } from './types'
+import { badRequest, conflict } from '../lib/errors'
+import { JobQueries, toJobRow, type JobRecord } from './queries'
+import { isRetryable, JOB_STATUSES, type JobHandler, type JobQueue, type JobRow } from './types'
+
+type Outcome = { ok: true; result: string | null } | { ok: false; error: string; retryable: boolean }
+
+const MAX_TEXT = 1000
+/** Done jobs are history; keep a month of it. Failed and pending jobs are never pruned. */
+const DONE_RETENTION_MS = 30 * 24 * 3600 * 1000
+const PRUNE_EVERY_MS = 3600 * 1000
 
 export class JobLoop implements JobQueue {
-  constructor(private readonly raw: RawDb, private readonly opts: Config['jobs']) {}
-  register(_kind: string, _handler: JobHandler): void {}
-  enqueue(_kind: string, _payload: unknown): number { return 0 }
-  kick(): void {}
-  list(): { items: JobRow[]; next_cursor: string | null } { return { items: [], next_cursor: null } }
-  get(): JobRow | null { return null }
-  start(): void {}
-  async stop(): Promise<void> {}
+  private readonly q: JobQueries
+  private readonly handlers = new Map<string, JobHandler>()
+  private readonly inflight = new Set<Promise<void>>()
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private running = false
+  private lastPrune = 0
+
+  constructor(raw: RawDb, private readonly opts: Config['jobs']) {
+    this.q = new JobQueries(raw)
+  }
+
+  register(kind: string, handler: JobHandler): void {
+    if (this.handlers.has(kind)) throw new Error(`job kind "${kind}" is already registered`)
+    this.handlers.set(kind, handler)
+  }
+
+  enqueue(kind: string, payload: unknown): number {
+    const res = this.q.insert.run({
+      kind,
+      payload: JSON.stringify(payload ?? null),
+      maxAttempts: this.opts.maxAttempts,
+      now: Date.now(),
+    })
+    return Number(res.lastInsertRowid)
+  }
+
+  kick(): void {
+    if (this.running) this.schedule(0)
+  }
+
+  start(): void {
+    if (this.running) return
+    this.running = true
+    const now = Date.now()
+    this.q.recoverExhausted.run({ now })
+    this.q.recoverRetryable.run({ now })
+    this.schedule(0)
+  }
+
+  async stop(): Promise<void> {
+    this.running = false
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    if (this.inflight.size === 0) return
+    // Attempts are bounded by timeoutMs (see attempt()); the extra second covers recording the outcome.
+    const grace = new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, this.opts.timeoutMs + 1000)
+      t.unref?.()
+    })
+    await Promise.race([Promise.allSettled([...this.inflight]), grace])
+  }
+
+  list(filter: { status?: string; kind?: string; limit?: number; cursor?: string | null }): { items: JobRow[]; next_cursor: string | null } {
+    if (filter.status && !(JOB_STATUSES as readonly string[]).includes(filter.status)) {
+      throw badRequest(`status: must be one of ${JOB_STATUSES.join(', ')}`)
+    }
+    if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 1)) {
+      throw badRequest('limit: must be a whole number from 1 to 500')
+    }
+    const limit = Math.min(filter.limit ?? 50, 500)
+    let before: number | undefined
+    if (filter.cursor) {
+      if (!/^\d{1,15}$/.test(filter.cursor)) throw badRequest('cursor: invalid cursor')
+      before = Number(filter.cursor)
+    }
+    const rows = this.q.list({ status: filter.status || undefined, kind: filter.kind || undefined, limit: limit + 1, before })
+    const page = rows.slice(0, limit)
+    return { items: page.map(toJobRow), next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null }
+  }
+
+  get(id: number): JobRow | null {
+    const row = this.q.byId.get({ id }) as JobRecord | undefined
+    return row ? toJobRow(row) : null
+  }
+
+  retry(id: number): JobRow | null {
+    const now = Date.now()
+    const res = this.q.retry.run({ id, budget: this.opts.maxAttempts, now })
+    const row = this.get(id)
+    if (!row) return null
+    if (res.changes === 0) throw conflict(`job ${id} is ${row.status}; only failed jobs can be retried`)
+    this.kick()
+    return row
+  }
+
+  private schedule(ms: number) {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.tick(), ms)
+  }
+
+  private tick() {
+    this.timer = null
+    if (!this.running) return
+    try {
+      const free = this.opts.concurrency - this.inflight.size
+      if (free > 0) {
+        const claimed = this.q.claim.all({ now: Date.now(), limit: free }) as JobRecord[]
+        for (const job of claimed) this.launch(job)
+      }
+      this.maybePrune()
+    } catch (err) {
+      console.error('[jobs] claiming due jobs failed:', err)
+    }
+    if (this.running && !this.timer) this.schedule(this.opts.pollMs)
+  }
+
+  private launch(job: JobRecord) {
+    const p: Promise<void> = this.attempt(job).finally(() => {
+      this.inflight.delete(p)
+      if (this.running) this.schedule(0)
+    })
+    this.inflight.add(p)
+  }
+
+  private async attempt(job: JobRecord): Promise<void> {
+    const outcome = await this.run(job)
+    const now = Date.now()
+    const of = `attempt ${job.attempts} of ${job.max_attempts}`
+    try {
+      if (outcome.ok) {
+        this.q.succeed.run({ id: job.id, result: outcome.result, now })
+      } else if (!outcome.retryable) {
+        this.q.fail.run({ id: job.id, error: `${outcome.error} (${of}; not retryable)`, now })
+      } else if (job.attempts < job.max_attempts) {
+        const nextRunAt = now + this.backoff(job.attempts)
+        this.q.reschedule.run({ id: job.id, error: `${outcome.error} (${of}; will retry)`, nextRunAt, now })
+      } else {
+        this.q.fail.run({ id: job.id, error: `${outcome.error} (${of}; no attempts left)`, now })
+      }
+    } catch (err) {
+      // Only when the database went away under us (stop timed out); the row stays running and is recovered at start.
+      console.error(`[jobs] could not record the outcome of job ${job.id}:`, err)
+    }
+  }
+
+  private async run(job: JobRecord): Promise<Outcome> {
+    const handler = this.handlers.get(job.kind)
+    if (!handler) return { ok: false, error: `unknown job kind "${job.kind}" (no handler registered)`, retryable: false }
+    let payload: unknown
+    try {
+      payload = JSON.parse(job.payload)
+    } catch {
+      return { ok: false, error: 'payload is not valid JSON', retryable: false }
+    }
+    const signal = AbortSignal.timeout(this.opts.timeoutMs)
+    try {
+      const result = await untilAborted(handler(payload, signal), signal)
+      return { ok: true, result: typeof result === 'string' ? result.slice(0, MAX_TEXT) : null }
+    } catch (err) {
+      const timedOut = signal.aborted || (err as Error | null)?.name === 'TimeoutError'
+      const message = timedOut ? `timed out after ${this.opts.timeoutMs} ms` : errorText(err)
+      return { ok: false, error: message.slice(0, MAX_TEXT), retryable: timedOut || isRetryable(err) }
+    }
+  }
+
+  /** min(base · 2^(attempts−1), max) plus up to 10 % jitter, so a burst of failures does not retry in lockstep. */
+  private backoff(attempts: number): number {
+    const exp = Math.min(this.opts.backoffBaseMs * 2 ** Math.min(attempts - 1, 40), this.opts.backoffMaxMs)
+    return Math.round(exp * (1 + Math.random() * 0.1))
+  }
+
+  private maybePrune() {
+    const now = Date.now()
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return
+    this.lastPrune = now
+    this.q.pruneDone.run({ before: now - DONE_RETENTION_MS })
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name
+  return String(err)
+}
+
+/** A handler that ignores its signal must still not hold an attempt (and stop()) beyond the timeout. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
+      (e) => { signal.removeEventListener('abort', onAbort); reject(e) },
+    )
+  })
 }

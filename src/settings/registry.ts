@@ -13,8 +13,8 @@ const secretString: SettingDef<string | null> = {
   default: null,
   parse(v, key) {
     if (v === null || v === '') return null
-    if (typeof v !== 'string') throw badRequest(`${key} must be a string or null`)
-    if (v.length > 1024) throw badRequest(`${key} is longer than 1024 characters`)
+    if (typeof v !== 'string') throw badRequest(`${key}: must be a string or null`)
+    if (v.length > 1024) throw badRequest(`${key}: is longer than 1024 characters`)
     return v
   },
 }
@@ -23,7 +23,7 @@ const bool = (def: boolean): SettingDef<boolean> => ({
   secret: false,
   default: def,
   parse(v, key) {
-    if (typeof v !== 'boolean') throw badRequest(`${key} must be true or false`)
+    if (typeof v !== 'boolean') throw badRequest(`${key}: must be true or false`)
     return v
   },
 })
@@ -32,15 +32,14 @@ const origins: SettingDef<string[]> = {
   secret: false,
   default: [],
   parse(v, key) {
-    if (!Array.isArray(v) || v.length > 200) throw badRequest(`${key} must be an array of origins`)
+    if (!Array.isArray(v) || v.length > 200) throw badRequest(`${key}: must be an array of origins`)
     return v.map((o) => {
-      if (typeof o !== 'string') throw badRequest(`${key} must contain strings`)
+      if (typeof o !== 'string') throw badRequest(`${key}: must contain strings`)
       if (o === '*') return o
+      const bad = () => badRequest(`${key}: "${o.slice(0, 100)}" is not an origin like https://shop.example`)
       let u: URL
-      try { u = new URL(o) } catch { throw badRequest(`${key}: "${o}" is not an origin like https://shop.example`) }
-      if (!/^https?:$/.test(u.protocol) || u.origin !== o.replace(/\/$/, '')) {
-        throw badRequest(`${key}: "${o}" is not an origin like https://shop.example`)
-      }
+      try { u = new URL(o) } catch { throw bad() }
+      if (!/^https?:$/.test(u.protocol) || u.origin !== o.replace(/\/$/, '')) throw bad()
       return u.origin
     })
   },
@@ -50,7 +49,7 @@ const positiveInt = (def: number, max: number): SettingDef<number> => ({
   secret: false,
   default: def,
   parse(v, key) {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw badRequest(`${key} must be a whole number from 0 to ${max}`)
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw badRequest(`${key}: must be a whole number from 0 to ${max}`)
     return v
   },
 })
@@ -69,10 +68,6 @@ export const SETTINGS = {
 } as const
 
 export type SettingKey = keyof typeof SETTINGS
-export type SettingValue<K extends SettingKey> = (typeof SETTINGS)[K]['default'] extends null
-  ? string | null
-  : (typeof SETTINGS)[K]['default'] extends boolean ? boolean
-  : (typeof SETTINGS)[K]['default'] extends number ? number
-  : string[]
+export type SettingValue<K extends SettingKey> = (typeof SETTINGS)[K] extends SettingDef<infer T> ? T : never
 
 export const isSettingKey = (k: string): k is SettingKey => Object.prototype.hasOwnProperty.call(SETTINGS, k)

@@ -1,0 +1,58 @@
+import { t } from 'elysia'
+import type { campaigns } from '../../db/schema'
+import { iso, Int } from '../shared'
+
+export type CampaignRow = typeof campaigns.$inferSelect
+export interface OfferLink { offerId: number; weight: number }
+export interface LandingLink { landingId: number; weight: number }
+export interface CampaignLinks { offers: OfferLink[]; landings: LandingLink[] }
+
+export const MAX_LINKS = 100
+export const DEFAULT_WEIGHT = 100
+export const MAX_WEIGHT = 10000
+
+const weight = t.Optional(Int({ minimum: 1, maximum: MAX_WEIGHT, description: `rotation weight 1..${MAX_WEIGHT} (default ${DEFAULT_WEIGHT})` }))
+
+export const CampaignCreate = t.Object({
+  name: t.String({ maxLength: 200 }),
+  slug: t.String({ maxLength: 64, description: '^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$, unique among campaigns; the tracking link is /c/:slug' }),
+  source_id: t.Optional(t.Union([Int(), t.Null()])),
+  external_id: t.Optional(t.Union([t.String({ maxLength: 200, description: "the campaign's id on the source side ({external_id})" }), t.Null()])),
+  offer_id: t.Optional(t.Union([Int(), t.Null()], { description: 'shorthand for offers:[{offer_id}]' })),
+  offers: t.Optional(t.Array(t.Object({ offer_id: Int(), weight }), { maxItems: MAX_LINKS, description: 'replaces the whole rotation; at least one offer' })),
+  landing_id: t.Optional(t.Union([Int(), t.Null()], { description: 'shorthand for landings:[{landing_id}]; null removes every landing' })),
+  landings: t.Optional(t.Array(t.Object({ landing_id: Int(), weight }), { maxItems: MAX_LINKS, description: 'replaces the whole rotation; may be empty' })),
+  active: t.Optional(t.Boolean({ description: 'default true' })),
+}, { description: 'give offer_id or offers (not both), landing_id or landings (not both)' })
+export const CampaignPatch = t.Partial(CampaignCreate)
+export type CampaignInput = Partial<typeof CampaignCreate.static>
+
+export const CampaignRecord = t.Object({
+  id: Int(),
+  name: t.String(),
+  slug: t.String(),
+  source_id: t.Union([Int(), t.Null()]),
+  external_id: t.Union([t.String(), t.Null()]),
+  active: t.Boolean(),
+  offer_id: t.Union([Int(), t.Null()], { description: 'the first offer of the rotation' }),
+  offers: t.Array(t.Object({ offer_id: Int(), weight: Int() })),
+  landing_id: t.Union([Int(), t.Null()], { description: 'the first landing of the rotation, null when none' }),
+  landings: t.Array(t.Object({ landing_id: Int(), weight: Int() })),
+  created_at: t.String({ format: 'date-time' }),
+  updated_at: t.String({ format: 'date-time' }),
+})
+
+export const renderCampaign = (r: CampaignRow, links: CampaignLinks): typeof CampaignRecord.static => ({
+  id: r.id,
+  name: r.name,
+  slug: r.slug,
+  source_id: r.sourceId,
+  external_id: r.externalId,
+  active: r.active,
+  offer_id: links.offers[0]?.offerId ?? null,
+  offers: links.offers.map((o) => ({ offer_id: o.offerId, weight: o.weight })),
+  landing_id: links.landings[0]?.landingId ?? null,
+  landings: links.landings.map((l) => ({ landing_id: l.landingId, weight: l.weight })),
+  created_at: iso(r.createdAt),
+  updated_at: iso(r.updatedAt),
+})

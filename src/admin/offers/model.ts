@@ -1,0 +1,37 @@
+import { t } from 'elysia'
+import type { offers } from '../../db/schema'
+import { iso, Int } from '../shared'
+
+export type OfferRow = typeof offers.$inferSelect
+
+export const OfferCreate = t.Object({
+  name: t.String({ maxLength: 200 }),
+  slug: t.String({ maxLength: 64, description: '^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$, unique among offers' }),
+  url: t.String({ maxLength: 4096, description: 'absolute http(s) URL template; {click_id} and other macros are substituted at redirect time' }),
+  payout: t.Optional(t.Number({ description: 'default payout, used when a postback carries none (default 0)' })),
+  currency: t.Optional(t.String({ maxLength: 3, description: 'ISO 4217 code, 3 letters (default USD; stored upper-case)' })),
+})
+export const OfferPatch = t.Partial(OfferCreate)
+export type OfferInput = Partial<typeof OfferCreate.static>
+
+export const OfferRecord = t.Object({
+  id: Int(),
+  name: t.String(),
+  slug: t.String(),
+  url: t.String(),
+  payout: t.Number(),
+  currency: t.String(),
+  created_at: t.String({ format: 'date-time' }),
+  updated_at: t.String({ format: 'date-time' }),
+})
+
+export const renderOffer = (r: OfferRow): typeof OfferRecord.static => ({
+  id: r.id,
+  name: r.name,
+  slug: r.slug,
+  url: r.url,
+  payout: r.payout,
+  currency: r.currency,
+  created_at: iso(r.createdAt),
+  updated_at: iso(r.updatedAt),
+})

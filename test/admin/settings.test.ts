@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+let settingsSignals = 0
+beforeAll(async () => {
+  s = await startServer()
+  s.ctx.signals.on('settings', () => { settingsSignals++ })
+})
+afterAll(() => s.destroy())
+
+const SECRET_KEYS = ['postback_secret', 'ecom_a_webhook_key', 'pay_a_ecom_webhook_secret', 'ecom_a_webhook_secret', 'ecom_b_webhook_secret']
+
+describe('GET /admin/api/settings', () => {
+  test('returns every key with defaults; unset secrets read null', async () => {
+    const res = await s.api('GET', '/admin/api/settings')
+    expect(res.status).toBe(200)
+    for (const k of [...SECRET_KEYS, 'cors_allowlist']) expect(Object.keys(res.body)).toContain(k)
+    for (const k of SECRET_KEYS) expect(res.body[k]).toBeNull()
+    expect(res.body.cors_allowlist).toEqual([])
+  })
+})
+
+describe('PUT /admin/api/settings', () => {
+  test('writes a partial object, answers the masked view, and keeps secrets encrypted at rest', async () => {
+    const before = settingsSignals
+    const res = await s.api('PUT', '/admin/api/settings', { postback_secret: 'pb-secret-value-1', cors_allowlist: ['https://shop.example', 'http://localhost:8080/'] })
+    expect(res.status).toBe(200)
+    expect(res.body.postback_secret).toBe('********')
+    expect(res.body.ecom_b_webhook_secret).toBeNull()
+    expect(res.body.cors_allowlist).toEqual(['https://shop.example', 'http://localhost:8080'])
+    expect(res.text).not.toContain('pb-secret-value-1')
+    expect(settingsSignals).toBe(before + 1)
+    expect(s.ctx.settings.get('postback_secret')).toBe('pb-secret-value-1')
+
+    const row = s.ctx.database.raw.prepare("SELECT value, encrypted FROM settings WHERE key = 'postback_secret'").get() as { value: string; encrypted: number }
+    expect(row.encrypted).toBe(1)
+    expect(row.value).not.toContain('pb-secret-value-1')
+    expect((await s.api('GET', '/admin/api/settings')).body).toEqual(res.body)
+  })
+
+  test('writing the mask back leaves a secret unchanged; null clears it', async () => {
+    const view = (await s.api('GET', '/admin/api/settings')).body
+    const same = await s.api('PUT', '/admin/api/settings', view)
+    expect(same.status).toBe(200)
+    expect(s.ctx.settings.get('postback_secret')).toBe('pb-secret-value-1')
+    const cleared = await s.api('PUT', '/admin/api/settings', { postback_secret: null })
+    expect(cleared.body.postback_secret).toBeNull()
+    expect(s.ctx.settings.get('postback_secret')).toBeNull()
+  })
+
+  test('rejects unknown keys and invalid values with 400 naming the key, writing nothing', async () => {
+    const before = (await s.api('GET', '/admin/api/settings')).body
+    const signals = settingsSignals
+    const cases: Array<[unknown, string]> = [
+      [{ no_such_key: 1 }, 'no_such_key:'],
+      [{ cors_allowlist: 'https://a.example' }, 'cors_allowlist:'],
+      [{ cors_allowlist: ['https://a.example/path'] }, 'cors_allowlist:'],
+      [{ postback_secret: 42 }, 'postback_secret:'],
+      [{ postback_secret: 'x'.repeat(5000) }, 'postback_secret:'],
+      // Valid first key, invalid second: all or nothing.
+      [{ ecom_a_webhook_secret: 'valid-one', postback_dedup: 'yes' }, 'postback_dedup:'],
+    ]
+    for (const [body, prefix] of cases) {
+      const res = await s.api('PUT', '/admin/api/settings', body)
+      expect({ body, status: res.status, names: res.body?.error?.startsWith(prefix) }).toEqual({ body, status: 400, names: true })
+    }
+    for (const body of ['[1]', '"x"', 'null', '{"a":', '']) {
+      const res = await s.api('PUT', '/admin/api/settings', body)
+      expect({ body, status: res.status }).toEqual({ body, status: 400 })
+    }
+    expect((await s.api('GET', '/admin/api/settings')).body).toEqual(before)
+    expect(settingsSignals).toBe(signals)
+  })
+
+  test('an empty object changes nothing', async () => {
+    const before = (await s.api('GET', '/admin/api/settings')).body
+    const res = await s.api('PUT', '/admin/api/settings', {})
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual(before)
+  })
+})

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import { rmSync } from 'node:fs'
+import { startServer, type TestServer } from '../helpers/server'
+import { startListener } from '../helpers/listener'
+import { JobError } from '../../src/jobs/types'
+import { addClick, eventually, postback, seedCatalog, type JobDbRow } from '../postback/seed'
+
+const PRIVATE_OK = { SVC_OUTBOUND_ALLOW_PRIVATE: '1' }
+
+/** Reads the jobs table of a stopped server straight from its SQLite file. */
+function jobsOnDisk(dataDir: string): JobDbRow[] {
+  const db = new Database(join(dataDir, 'svc.db'))
+  try {
+    return db.query('SELECT * FROM jobs ORDER BY id').all() as JobDbRow[]
+  } finally {
+    db.close()
+  }
+}
+
+function jobRow(s: TestServer, id: number): JobDbRow {
+  return s.ctx.database.raw.prepare('SELECT * FROM jobs WHERE id = $id').get({ id }) as JobDbRow
+}
+
+const settled = (s: TestServer, id: number, status: string) =>
+  eventually(() => { const j = jobRow(s, id); return j.status === status ? j : undefined }, 10_000, `job ${id} ${status}`)
+
+describe('durability across restarts', () => {
+  test('a job pending when the server stops is resumed by the next server on the same data dir', async () => {
+    let up = false
+    const l = startListener(() => new Response('', { status: up ? 200 : 503 }))
+    const env = { ...PRIVATE_OK, SVC_JOBS_MAX_ATTEMPTS: '50', SVC_JOBS_BACKOFF_MS: '100', SVC_JOBS_BACKOFF_MAX_MS: '100' }
+    const first = await startServer(env)
+    const id = addClick(first, seedCatalog(first, { postbackUrl: `${l.base}/pb?c={click_id}` }))
+    await postback(first, `subid=${id}`)
+    await l.waitFor(1)
+    await first.stop()
+    const [stopped] = jobsOnDisk(first.dataDir)
+    expect(stopped).toMatchObject({ status: 'pending', kind: 'source_postback' })
+    expect(stopped!.last_error).toStartWith('HTTP 503')
+
+    up = true
+    const second = await startServer(env, first.dataDir)
+    try {
+      const done = await settled(second, stopped!.id, 'done')
+      expect(done.attempts).toBe(stopped!.attempts + 1)
+      expect(l.received.at(-1)!.url.search).toBe(`?c=${id}`)
+    } finally {
+      await second.destroy()
+      l.stop()
+    }
+  })
+
+  test('jobs left running by a crash are reset at start: retried when attempts remain, failed when not', async () => {
+    const l = startListener()
+    const first = await startServer(PRIVATE_OK)
+    await first.stop()
+    const db = new Database(join(first.dataDir, 'svc.db'))
+    const insert = db.query(
+      "INSERT INTO jobs (kind, payload, status, attempts, max_attempts, next_run_at, created_at, updated_at) VALUES ('source_postback', ?, 'running', ?, ?, 0, 0, 0) RETURNING id",
+    )
+    const payload = JSON.stringify({ conversion_id: 1, url: `${l.base}/crashed` })
+    const retryable = (insert.get(payload, 1, 8) as { id: number }).id
+    const exhausted = (insert.get(payload, 3, 3) as { id: number }).id
+    db.close()
+
+    const second = await startServer(PRIVATE_OK, first.dataDir)
+    try {
+      const done = await settled(second, retryable, 'done')
+      expect(done.attempts).toBe(2)
+      expect(done.last_error).toBe('attempt 1 was interrupted (server stopped or crashed during it)')
+      const failed = jobRow(second, exhausted)
+      expect(failed.status).toBe('failed')
+      expect(failed.last_error).toBe('attempt 3 of 3 was interrupted (server stopped or crashed during it); no attempts left')
+      expect(l.received).toHaveLength(1)
+    } finally {
+      await second.destroy()
+      l.stop()
+    }
+  })
+
+  test('a graceful stop waits for the attempt in flight and records its outcome', async () => {
+    const l = startListener(async () => {
+      await Bun.sleep(700)
+      return new Response('slow but fine')
+    })
+    const s = await startServer({ ...PRIVATE_OK, SVC_JOBS_TIMEOUT_MS: '5000' })
+    const id = addClick(s, seedCatalog(s, { postbackUrl: `${l.base}/pb?c={click_id}` }))
+    await postback(s, `subid=${id}`)
+    await l.waitFor(1)
+    await s.stop()
+    try {
+      expect(jobsOnDisk(s.dataDir)).toMatchObject([{ status: 'done', attempts: 1, result: 'HTTP 200' }])
+      expect(l.received).toHaveLength(1)
+    } finally {
+      rmSync(s.dataDir, { recursive: true, force: true })
+      l.stop()
+    }
+  })
+})
+
+describe('the loop', () => {
+  let s: TestServer
+  let flakyCalls = 0
+  const backoffCalls: number[] = []
+  let active = 0
+  let maxActive = 0
+
+  beforeAll(async () => {
+    s = await startServer({
+      SVC_JOBS_TIMEOUT_MS: '300', SVC_JOBS_MAX_ATTEMPTS: '3', SVC_JOBS_BACKOFF_MS: '200', SVC_JOBS_BACKOFF_MAX_MS: '250',
+      SVC_JOBS_CONCURRENCY: '2',
+    })
+    s.ctx.jobs.register('test_hard', async () => { throw new JobError('bad input', false) })
+    s.ctx.jobs.register('test_flaky', async () => {
+      if (++flakyCalls === 1) throw new Error('transient')
+      return 'fine'
+    })
+    s.ctx.jobs.register('test_ignores_signal', () => new Promise(() => {}))
+    s.ctx.jobs.register('test_backoff', async () => {
+      backoffCalls.push(Date.now())
+      throw new Error('again')
+    })
+    s.ctx.jobs.register('test_slow', async () => {
+      maxActive = Math.max(maxActive, ++active)
+      await Bun.sleep(100)
+      active--
+    })
+  })
+  afterAll(() => s.destroy())
+
+  const run = (kind: string, payload: unknown = {}) => {
+    const id = s.ctx.jobs.enqueue(kind, payload)
+    s.ctx.jobs.kick()
+    return id
+  }
+
+  test('an unknown kind fails at once with a clear error', async () => {
+    const job = await settled(s, run('no_such_kind'), 'failed')
+    expect(job.attempts).toBe(1)
+    expect(job.last_error).toBe('unknown job kind "no_such_kind" (no handler registered) (attempt 1 of 3; not retryable)')
+  })
+
+  test('a non-retryable JobError fails at once', async () => {
+    const job = await settled(s, run('test_hard'), 'failed')
+    expect(job).toMatchObject({ attempts: 1, last_error: 'bad input (attempt 1 of 3; not retryable)' })
+  })
+
+  test('any other error is retried, and the result text of the success is kept', async () => {
+    const job = await settled(s, run('test_flaky'), 'done')
+    expect(job).toMatchObject({ attempts: 2, result: 'fine', last_error: 'transient (attempt 1 of 3; will retry)' })
+  })
+
+  test('a handler that ignores its signal is cut off at the timeout and retried until max_attempts', async () => {
+    const job = await settled(s, run('test_ignores_signal'), 'failed')
+    expect(job).toMatchObject({ attempts: 3, last_error: 'timed out after 300 ms (attempt 3 of 3; no attempts left)' })
+  })
+
+  test('retries wait an exponential backoff capped at the maximum', async () => {
+    const job = await settled(s, run('test_backoff'), 'failed')
+    expect(job.attempts).toBe(3)
+    expect(backoffCalls).toHaveLength(3)
+    expect(backoffCalls[1]! - backoffCalls[0]!).toBeGreaterThanOrEqual(200) // base · 2⁰
+    expect(backoffCalls[2]! - backoffCalls[1]!).toBeGreaterThanOrEqual(250) // base · 2¹ = 400, capped at 250
+  })
+
+  test('runs at most the configured number of attempts at once', async () => {
+    const ids = [1, 2, 3, 4, 5].map(() => s.ctx.jobs.enqueue('test_slow', {}))
+    s.ctx.jobs.kick()
+    for (const id of ids) await settled(s, id, 'done')
+    expect(maxActive).toBe(2)
+  })
+
+  test('the payload is stored as JSON and shown as an object', async () => {
+    const id = run('test_hard', { a: [1, 'two'], b: null })
+    await settled(s, id, 'failed')
+    expect(s.ctx.jobs.get(id)!.payload).toEqual({ a: [1, 'two'], b: null })
+  })
+})

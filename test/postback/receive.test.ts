@@ -1,0 +1,326 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { randomUUID } from 'node:crypto'
+import { startServer, type TestServer } from '../helpers/server'
+import { DEFAULT_ALIASES } from '../../src/postback/aliases'
+import { addClick, conversionsOf, countRows, lastError, ownerCookie, postback, seedCatalog, type Catalog } from './seed'
+
+let s: TestServer
+let cat: Catalog
+let cookie: string
+
+beforeAll(async () => {
+  s = await startServer()
+  cat = seedCatalog(s, { payout: 4.25, currency: 'EUR' })
+  cookie = ownerCookie(s)
+})
+afterAll(() => s.destroy())
+beforeEach(() => s.ctx.settings.update({ postback_dedup: false }))
+
+async function expectOk(res: Response) {
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/)
+  expect(await res.text()).toBe('OK')
+}
+
+/** Sends the postback and returns the conversions of `clickId` afterwards. */
+async function send(query: string, clickId: string) {
+  await expectOk(await postback(s, query))
+  return conversionsOf(s, clickId)
+}
+
+describe('GET /postback response', () => {
+  test('a matched click records one attributed conversion and the answer is exactly OK as text/plain', async () => {
+    const id = addClick(s, cat)
+    const rows = await send(`subid=${id}&status=approved&payout=12.5&tid=T-1&email=buyer@example.com`, id)
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({
+      click_id: id, campaign_id: cat.campaignId, source_id: cat.sourceId, landing_id: cat.landingId, offer_id: cat.offerId,
+      type: 'sale', status: 'approved', revenue: 12.5, currency: 'EUR', transaction_id: 'T-1', email: 'buyer@example.com',
+    })
+  })
+
+  test.each([
+    ['no query at all', ''],
+    ['an unknown UUID', `subid=${randomUUID()}`],
+    ['a non-UUID click id', 'subid=hello'],
+    ['broken percent-encoding', 'subid=%zz%E0%A4&payout=%'],
+    ['only separators', '&&&==&='],
+    ['garbage payout without click', 'payout=abc&status=%00'],
+  ])('%s still answers 200 OK and records no conversion', async (_, query) => {
+    const before = countRows(s, 'conversions')
+    await expectOk(await postback(s, query))
+    expect(countRows(s, 'conversions')).toBe(before)
+  })
+
+  test('a 10 KB query string answers 200 OK, records the conversion and crops the stored error query to 4 KB', async () => {
+    const id = addClick(s, cat)
+    const filler = 'x'.repeat(10 * 1024)
+    const rows = await send(`subid=${id}&junk=${filler}`, id)
+    expect(rows).toHaveLength(1)
+    await expectOk(await postback(s, `subid=${randomUUID()}&junk=${filler}`))
+    const err = lastError(s)!
+    expect(err.reason).toBe('unknown_click')
+    expect(err.query.length).toBe(4096)
+  })
+
+  test('an upper-case click id matches the click', async () => {
+    const id = addClick(s, cat)
+    expect(await send(`subid=${id.toUpperCase()}`, id)).toHaveLength(1)
+  })
+})
+
+describe('parameter aliases (spec §4 table, priority order)', () => {
+  test.each([...DEFAULT_ALIASES.subid, 'cid'])('the click id is accepted as %s', async (alias) => {
+    const id = addClick(s, cat)
+    expect(await send(`${alias}=${id}`, id)).toHaveLength(1)
+  })
+
+  test.each(DEFAULT_ALIASES.status)('the status is accepted as %s', async (alias) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&${alias}=pending`, id)
+    expect(row).toMatchObject({ status: 'pending', type: 'lead' })
+  })
+
+  test.each(DEFAULT_ALIASES.payout)('the payout is accepted as %s', async (alias) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&${alias}=7.75`, id)
+    expect(row!.revenue).toBe(7.75)
+  })
+
+  test.each(DEFAULT_ALIASES.tid)('the transaction id is accepted as %s', async (alias) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&${alias}=TX-${alias}`, id)
+    expect(row!.transaction_id).toBe(`TX-${alias}`)
+  })
+
+  test.each(DEFAULT_ALIASES.date)('the date is accepted as %s', async (alias) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&${alias}=2024-03-04T05:06:07Z`, id)
+    expect(row!.date).toBe(Date.UTC(2024, 2, 4, 5, 6, 7))
+  })
+
+  test('the email is accepted as email and stored trimmed', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&email=%20b@example.com%20`, id)
+    expect(row!.email).toBe('b@example.com')
+  })
+
+  test('with two click id aliases present the higher-priority one wins, whatever their order in the URL', async () => {
+    const a = addClick(s, cat)
+    const b = addClick(s, cat)
+    await expectOk(await postback(s, `click_id=${b}&subid=${a}`))
+    expect(conversionsOf(s, a)).toHaveLength(1)
+    expect(conversionsOf(s, b)).toHaveLength(0)
+    await expectOk(await postback(s, `sub2=${a}&sub1=${b}`))
+    expect(conversionsOf(s, b)).toHaveLength(1)
+    expect(conversionsOf(s, a)).toHaveLength(1)
+  })
+
+  test('with two aliases of status, payout, tid and date present the higher-priority one wins', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(
+      `subid=${id}&type=chargeback&status=pending&value=9&payout=1&receipt=R&tid=T&time=2020-01-01T00:00:00Z&date=2021-01-01T00:00:00Z`,
+      id,
+    )
+    expect(row).toMatchObject({ type: 'lead', status: 'pending', revenue: 1, transaction_id: 'T', date: Date.UTC(2021, 0, 1) })
+  })
+
+  test('an alias present with an empty value does not win: the next alias is used', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=&click_id=${id}&payout=&revenue=3`, id)
+    expect(row!.revenue).toBe(3)
+  })
+
+  test('cid is the last resort: any listed alias beats it', async () => {
+    const a = addClick(s, cat)
+    const b = addClick(s, cat)
+    await expectOk(await postback(s, `cid=${b}&sub2=${a}`))
+    expect(conversionsOf(s, a)).toHaveLength(1)
+    expect(conversionsOf(s, b)).toHaveLength(0)
+  })
+
+  test('alias names are case-sensitive', async () => {
+    const id = addClick(s, cat)
+    await expectOk(await postback(s, `SUBID=${id}&trackid=${id}`))
+    expect(conversionsOf(s, id)).toHaveLength(0)
+    expect(lastError(s)!.reason).toBe('missing_click_id')
+    expect(await send(`trackID=${id}`, id)).toHaveLength(1)
+  })
+
+  test('with a repeated parameter the first occurrence wins', async () => {
+    const a = addClick(s, cat)
+    const b = addClick(s, cat)
+    await expectOk(await postback(s, `subid=${a}&subid=${b}&payout=1&payout=2&status=pending&status=approved`))
+    expect(conversionsOf(s, b)).toHaveLength(0)
+    expect(conversionsOf(s, a)[0]).toMatchObject({ revenue: 1, type: 'lead' })
+  })
+})
+
+describe('conversion type from the status', () => {
+  test.each([
+    ['approved', 'sale'], ['pending', 'lead'], ['rejected', 'reject'], ['declined', 'reject'],
+    ['chargeback', 'chargeback'], ['refund', 'chargeback'],
+  ])('default status %s maps to type %s', async (status, type) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&status=${status}`, id)
+    expect(row).toMatchObject({ type, status })
+  })
+
+  test('the status is matched trimmed and case-insensitively but stored as received', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&status=%20Pending%20`, id)
+    expect(row).toMatchObject({ type: 'lead', status: ' Pending ' })
+  })
+
+  test.each(['install', 'trial', 'lead'])('a status equal to the type slug %s resolves to that type', async (slug) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&status=${slug}`, id)
+    expect(row!.type).toBe(slug)
+  })
+
+  test('an unknown status is a sale and is stored as received (cropped to 64 characters)', async () => {
+    const id = addClick(s, cat)
+    const long = 'Weird'.repeat(20)
+    const [row] = await send(`subid=${id}&status=${long}`, id)
+    expect(row).toMatchObject({ type: 'sale', status: long.slice(0, 64) })
+  })
+
+  test('an absent status is a sale with a null status', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}`, id)
+    expect(row).toMatchObject({ type: 'sale', status: null })
+  })
+})
+
+describe('payout', () => {
+  test.each([
+    ['12', 12], ['12.50', 12.5], ['-3.5', -3.5], ['%2B4', 4], ['.5', 0.5], ['5.', 5], ['1e3', 1000],
+    ['1.5E-2', 0.015], ['%207%20', 7], ['0', 0], ['1000000000000', 1e12],
+  ])('%s is stored literally as %d', async (raw, value) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&payout=${raw}`, id)
+    expect(row!.revenue).toBe(value)
+    expect(row!.currency).toBe('EUR')
+  })
+
+  test('an absent payout takes the offer payout of the click', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&status=approved`, id)
+    expect(row).toMatchObject({ revenue: 4.25, currency: 'EUR' })
+  })
+
+  test('an absent payout on a click without an offer is 0 with no currency', async () => {
+    const id = addClick(s, cat, { offerId: null })
+    const [row] = await send(`subid=${id}`, id)
+    expect(row).toMatchObject({ revenue: 0, currency: null, offer_id: null })
+  })
+
+  test.each(['abc', '1%2C5', '12%20USD', '1e13', '-1e13', 'Infinity', 'NaN', '0x10', '1.2.3', '%245'])(
+    'an unreadable payout %s records nothing and lists invalid_payout',
+    async (raw) => {
+      const id = addClick(s, cat)
+      expect(await send(`subid=${id}&payout=${raw}`, id)).toHaveLength(0)
+      expect(lastError(s)).toMatchObject({ reason: 'invalid_payout', click_id: id, query: `subid=${id}&payout=${raw}`, ip: '127.0.0.1' })
+    },
+  )
+})
+
+describe('conversion date', () => {
+  test.each([
+    ['2024-05-06T07:08:09Z', Date.UTC(2024, 4, 6, 7, 8, 9)],
+    ['2024-05-06T07:08:09.123Z', Date.UTC(2024, 4, 6, 7, 8, 9, 123)],
+    ['2024-05-06T07:08:09%2B03:00', Date.UTC(2024, 4, 6, 4, 8, 9)],
+    ['2024-05-06T07:08:09+03:00', Date.UTC(2024, 4, 6, 4, 8, 9)], // "+" decoded as a space
+    ['2024-05-06T07:08:09-0130', Date.UTC(2024, 4, 6, 8, 38, 9)],
+    ['2024-05-06T07:08:09', Date.UTC(2024, 4, 6, 7, 8, 9)], // no zone = UTC
+    ['2024-05-06%2007:08', Date.UTC(2024, 4, 6, 7, 8)],
+    ['2024-05-06', Date.UTC(2024, 4, 6)],
+    ['1714979289', 1714979289000], // epoch seconds
+    ['1714979289.5', 1714979289500],
+    ['1714979289123', 1714979289123], // epoch milliseconds
+  ])('%s is read as the conversion time', async (raw, expected) => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&date=${raw}`, id)
+    expect(row!.date).toBe(expected)
+  })
+
+  test.each(['yesterday', '0', '1999-12-31T23:59:59Z', '2999-01-01', '2024-02-30', '2024-13-01', '99999999999999', '2024-05-06T25:00:00Z'])(
+    'an unreadable or absurd date %s keeps the conversion with the received time',
+    async (raw) => {
+      const id = addClick(s, cat)
+      const before = Date.now()
+      const [row] = await send(`subid=${id}&date=${raw}`, id)
+      expect(row!.date).toBeGreaterThanOrEqual(before)
+      expect(row!.date).toBeLessThanOrEqual(Date.now())
+    },
+  )
+})
+
+describe('transaction id and deduplication', () => {
+  test('a 255-character tid is stored; a longer one records nothing and lists invalid_tid', async () => {
+    const id = addClick(s, cat)
+    expect(await send(`subid=${id}&tid=${'t'.repeat(255)}`, id)).toHaveLength(1)
+    expect(await send(`subid=${id}&tid=${'t'.repeat(256)}`, id)).toHaveLength(1)
+    expect(lastError(s)).toMatchObject({ reason: 'invalid_tid', click_id: id })
+  })
+
+  test('without postback_dedup a repeated tid creates repeated conversions (rule 7)', async () => {
+    const id = addClick(s, cat)
+    await send(`subid=${id}&tid=SAME`, id)
+    expect(await send(`subid=${id}&tid=SAME`, id)).toHaveLength(2)
+  })
+
+  test('with postback_dedup the same click and tid record once and list a duplicate; other tids and no tid still record', async () => {
+    s.ctx.settings.update({ postback_dedup: true })
+    const id = addClick(s, cat)
+    const other = addClick(s, cat)
+    await send(`subid=${id}&tid=SAME`, id)
+    expect(await send(`subid=${id}&tid=SAME&payout=99`, id)).toHaveLength(1)
+    expect(lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id })
+    expect(await send(`subid=${id}&tid=OTHER`, id)).toHaveLength(2)
+    await send(`subid=${id}`, id)
+    expect(await send(`subid=${id}`, id)).toHaveLength(4)
+    expect(await send(`subid=${other}&tid=SAME`, other)).toHaveLength(1)
+  })
+})
+
+describe('postbacks that record nothing are listed at /admin/api/postback-errors', () => {
+  test.each(['{clickid}', '{{click_id}}', '[subid]', '%subid%', '${x}', '#clickid#', '<clickid>', '$clickid$'])(
+    'an unreplaced macro %s is listed as unreplaced_macro',
+    async (macro) => {
+      const before = countRows(s, 'conversions')
+      await expectOk(await postback(s, `subid=${encodeURIComponent(macro)}&payout=5`))
+      expect(countRows(s, 'conversions')).toBe(before)
+      const res = await s.api('GET', '/admin/api/postback-errors?reason=unreplaced_macro&limit=1', undefined, cookie)
+      expect(res.status).toBe(200)
+      expect(res.body.items).toHaveLength(1)
+      expect(res.body.items[0]).toMatchObject({ reason: 'unreplaced_macro', click_id: macro, ip: '127.0.0.1' })
+      expect(res.body.items[0].query).toBe(`subid=${encodeURIComponent(macro)}&payout=5`)
+      expect(new Date(res.body.items[0].created_at).toISOString()).toBe(res.body.items[0].created_at)
+    },
+  )
+
+  test('missing and unknown click ids are listed with their reasons, newest first, with cursor paging', async () => {
+    const unknown = randomUUID()
+    await postback(s, 'status=approved')
+    await postback(s, 'subid=not-a-uuid')
+    await postback(s, `subid=${unknown}`)
+    const page1 = await s.api('GET', '/admin/api/postback-errors?limit=2', undefined, cookie)
+    expect(page1.body.items.map((e: { reason: string; click_id: string | null }) => [e.reason, e.click_id])).toEqual([
+      ['unknown_click', unknown],
+      ['unknown_click', 'not-a-uuid'],
+    ])
+    expect(page1.body.next_cursor).toEqual(expect.any(String))
+    const page2 = await s.api('GET', `/admin/api/postback-errors?limit=2&cursor=${page1.body.next_cursor}`, undefined, cookie)
+    expect(page2.body.items[0]).toMatchObject({ reason: 'missing_click_id', click_id: null, query: 'status=approved' })
+    const missing = await s.api('GET', '/admin/api/postback-errors?reason=missing_click_id', undefined, cookie)
+    expect(missing.body.items.every((e: { reason: string }) => e.reason === 'missing_click_id')).toBe(true)
+  })
+
+  test('the list needs a session (401) and rejects an unknown reason filter (400)', async () => {
+    expect((await s.api('GET', '/admin/api/postback-errors', undefined, '')).status).toBe(401)
+    const bad = await s.api('GET', '/admin/api/postback-errors?reason=nope', undefined, cookie)
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toStartWith('reason:')
+  })
+})
