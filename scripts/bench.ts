@@ -1,0 +1,231 @@
+// npm run bench: throughput of the redirect hot path against a bare Bun.serve baseline, plus /postback.
+//
+//   (a) bare Bun.serve answering a constant 302            (scripts/bench/bare-server.ts)
+//   (b) svc GET /c/:slug, fresh data dir, seeded campaign   → req/s, ratio to (a), p50/p99, click rows = 302s
+//   (c) svc GET /postback?subid=<existing click>&payout=1   → req/s, p99
+//
+// Server pinned to core 0, wrk to core 1 (taskset), `wrk -t1 -c64 -d<BENCH_SECONDS>s --latency`.
+// Results: a table on stdout and .bench/results.json. Needs wrk (Debian/Ubuntu: apt-get install -y wrk).
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir, cpus } from 'node:os'
+import { join, resolve } from 'node:path'
+import { freePort, killAll, runWrk, spawn, stopGracefully, waitHttp, type WrkResult } from './bench/lib'
+
+const ROOT = resolve(import.meta.dir, '..')
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const WARMUP = Math.min(2, SECONDS)
+const CONNECTIONS = 64
+const SECRET = 'bench-master-secret-0123456789abcdef'
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
+const CLICK_PATH = '/c/bench?sub1=abc&sub2=banner-7&utm_source=wrk&utm_campaign=bench'
+
+function fail(msg: string): never {
+  console.error(msg)
+  process.exit(1)
+}
+
+if (!Number.isFinite(SECONDS) || SECONDS < 1) fail('BENCH_SECONDS must be a number of seconds >= 1')
+if (!Bun.which('wrk')) {
+  fail(
+    'wrk is not installed. Install it and run again:\n' +
+      '  Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y wrk\n' +
+      '  macOS:         brew install wrk',
+  )
+}
+const canPin = !!Bun.which('taskset') && cpus().length >= 2
+const PIN_SERVER = canPin ? ['taskset', '-c', '0'] : []
+const PIN_WRK = canPin ? ['taskset', '-c', '1'] : []
+if (!canPin) console.warn('warning: taskset or a second core is missing; server and wrk are not pinned (numbers will be noisy)')
+
+/** dist/svc when it is newer than every source file, else `bun src/index.ts` (so a stale build is never measured). */
+function svcCommand(): { cmd: string[]; label: string } {
+  const bin = join(ROOT, 'dist', 'svc')
+  if (existsSync(bin)) {
+    const newest = (dir: string): number =>
+      readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+        const p = join(dir, e.name)
+        return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs)
+      }, 0)
+    if (statSync(bin).mtimeMs > Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'drizzle')))) {
+      return { cmd: [bin], label: 'dist/svc' }
+    }
+    console.warn('note: dist/svc is older than src/; benchmarking from source instead')
+  }
+  return { cmd: [process.execPath, join(ROOT, 'src', 'index.ts')], label: 'bun src/index.ts' }
+}
+
+function seed(dbPath: string): void {
+  const db = new Database(dbPath)
+  const now = Date.now()
+  db.run('PRAGMA busy_timeout = 5000')
+  db.transaction(() => {
+    db.run("INSERT INTO sources (name, postback_url, created_at, updated_at) VALUES ('bench source', NULL, ?, ?)", [now, now])
+    db.run(
+      "INSERT INTO offers (name, slug, url, payout, currency, created_at, updated_at) VALUES ('bench offer', 'bench-offer', " +
+        "'https://offer.example/go?click_id={click_id}&src={source_id}&s1={sub1}', 1, 'USD', ?, ?)",
+      [now, now],
+    )
+    db.run(
+      "INSERT INTO campaigns (name, slug, source_id, external_id, active, created_at, updated_at) VALUES ('bench', 'bench', 1, 'ext-1', 1, ?, ?)",
+      [now, now],
+    )
+    db.run('INSERT INTO campaign_offers (campaign_id, offer_id, weight) VALUES (1, 1, 100)')
+  })()
+  db.close()
+}
+
+function count(dbPath: string, sql: string): number {
+  const db = new Database(dbPath, { readonly: true })
+  try {
+    return (db.query(sql).get() as { n: number }).n
+  } catch {
+    return NaN
+  } finally {
+    db.close()
+  }
+}
+
+interface Row {
+  name: string
+  rps: number
+  p50ms: number
+  p99ms: number
+  requests: number
+  note: string
+}
+
+async function main() {
+  const svc = svcCommand()
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
+  const dbPath = join(dataDir, 'svc.db')
+  const svcEnv = { SVC_DATA_DIR: dataDir, SVC_SECRET: SECRET, HOST: '127.0.0.1', NODE_ENV: 'production' }
+  const rows: Row[] = []
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    pinned: canPin,
+    cpus: cpus().length,
+    bun: Bun.version,
+    svc: svc.label,
+  }
+  const wrk = (url: string, seconds: number, script: string, env?: Record<string, string>) =>
+    runWrk({ url, seconds, connections: CONNECTIONS, script: join(ROOT, 'scripts', 'bench', script), headers: { 'User-Agent': UA }, env, pin: PIN_WRK })
+  const measured = (r: WrkResult) => ({ rps: Math.round(r.rps), p50ms: r.p50ms, p99ms: r.p99ms, requests: r.requests, n302: r.n302, n2xx: r.n2xx, other: r.other, socket_errors: r.socketErrors })
+
+  try {
+    // (a) bare Bun.serve
+    {
+      const port = await freePort()
+      const p = spawn([...PIN_SERVER, process.execPath, join(ROOT, 'scripts', 'bench', 'bare-server.ts')], { PORT: String(port) })
+      const url = `http://127.0.0.1:${port}/c/bench`
+      await waitHttp(url)
+      console.log(`(a) bare Bun.serve 302: warm-up ${WARMUP}s, then ${SECONDS}s …`)
+      await wrk(url, WARMUP, 'status.lua')
+      const r = await wrk(url, SECONDS, 'status.lua')
+      await stopGracefully(p)
+      results.bare = measured(r)
+      rows.push({ name: 'bare Bun.serve 302', ...r, note: `non-302: ${r.other + r.n2xx}` })
+    }
+
+    // (b) svc GET /c/:slug
+    {
+      const migrate = spawn([...svc.cmd, 'migrate'], svcEnv)
+      if ((await migrate.exited) !== 0) throw new Error('svc migrate failed')
+      seed(dbPath)
+      const port = await freePort()
+      let p = spawn([...PIN_SERVER, ...svc.cmd, 'serve'], { ...svcEnv, PORT: String(port) })
+      await waitHttp(`http://127.0.0.1:${port}/healthz`)
+      const url = `http://127.0.0.1:${port}${CLICK_PATH}`
+      console.log(`(b) svc GET /c/:slug (${svc.label}): warm-up ${WARMUP}s, then ${SECONDS}s …`)
+      await wrk(url, WARMUP, 'status.lua')
+      await Bun.sleep(300) // the warm-up's last in-flight requests commit
+      const before = count(dbPath, 'SELECT count(*) AS n FROM clicks')
+      const r = await wrk(url, SECONDS, 'status.lua')
+      // SIGTERM: svc finishes in-flight requests and commits every pending click before exiting.
+      const code = await stopGracefully(p)
+      const created = count(dbPath, 'SELECT count(*) AS n FROM clicks') - before
+      const excess = created - r.n302
+      // wrk counts a response only when it arrives. When the run ends, up to one request per
+      // connection is still in flight: svc commits those clicks but wrk never counts their 302s.
+      const consistent = r.other === 0 && r.n2xx === 0 && excess >= 0 && excess <= CONNECTIONS
+      const bare = results.bare as { rps: number }
+      const ratio = r.rps / bare.rps
+      results.click = {
+        ...measured(r),
+        ratio_to_bare: Number(ratio.toFixed(3)),
+        click_rows_created: created,
+        rows_minus_302: excess,
+        rows_match_302: consistent,
+        exit_code_after_sigterm: code,
+      }
+      rows.push({
+        name: 'svc GET /c/:slug',
+        ...r,
+        note: `${(ratio * 100).toFixed(1)}% of bare; rows ${created} vs 302s ${r.n302} (+${excess} in flight) ${consistent ? 'OK' : 'MISMATCH'}`,
+      })
+
+      // (c) svc GET /postback for matched clicks. Trust-proxy on, so each request can come from its own
+      // X-Forwarded-For address and the per-IP postback rate limit is not what gets measured.
+      p = spawn([...PIN_SERVER, ...svc.cmd, 'serve'], { ...svcEnv, PORT: String(port), SVC_TRUST_PROXY: '1' })
+      await waitHttp(`http://127.0.0.1:${port}/healthz`)
+      const idsFile = join(dataDir, 'click-ids.txt')
+      const db = new Database(dbPath, { readonly: true })
+      const ids = (db.query('SELECT click_id FROM clicks ORDER BY id DESC LIMIT 20000').all() as Array<{ click_id: string }>).map((x) => x.click_id)
+      db.close()
+      writeFileSync(idsFile, ids.join('\n') + '\n')
+      const probe = await fetch(`http://127.0.0.1:${port}/postback?subid=${ids[0]}&payout=1`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
+      const probeBody = await probe.text()
+      if (probe.status === 404) {
+        console.log('(c) /postback is not available in this build (404); skipped')
+        results.postback = { skipped: 'GET /postback answered 404' }
+        rows.push({ name: 'svc GET /postback', rps: NaN, p50ms: NaN, p99ms: NaN, requests: 0, note: 'skipped: route missing (404)' })
+      } else {
+        console.log(`(c) svc GET /postback (probe: ${probe.status} ${probeBody.slice(0, 40)}): warm-up ${WARMUP}s, then ${SECONDS}s …`)
+        const purl = `http://127.0.0.1:${port}/postback`
+        await wrk(purl, WARMUP, 'postback.lua', { BENCH_IDS: idsFile })
+        await Bun.sleep(300)
+        const convBefore = count(dbPath, 'SELECT count(*) AS n FROM conversions')
+        const r2 = await wrk(purl, SECONDS, 'postback.lua', { BENCH_IDS: idsFile })
+        await stopGracefully(p)
+        const conv = count(dbPath, 'SELECT count(*) AS n FROM conversions') - convBefore
+        results.postback = { ...measured(r2), conversions_created: conv, distinct_click_ids: ids.length }
+        rows.push({ name: 'svc GET /postback', ...r2, note: `2xx ${r2.n2xx}, other ${r2.other}; conversions +${conv}` })
+      }
+    }
+  } finally {
+    await killAll()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+
+  const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-')
+  console.log(`\nwrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency, server ${canPin ? 'on core 0, wrk on core 1' : 'not pinned'}; bun ${Bun.version}; svc: ${svc.label}\n`)
+  console.log(`${'case'.padEnd(22)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)}  notes`)
+  for (const r of rows) {
+    console.log(`${r.name.padEnd(22)} ${fmt(r.rps).padStart(9)} ${fmt(r.p50ms, 2).padStart(8)} ${fmt(r.p99ms, 2).padStart(8)} ${fmt(r.requests).padStart(9)}  ${r.note}`)
+  }
+  mkdirSync(join(ROOT, '.bench'), { recursive: true })
+  writeFileSync(join(ROOT, '.bench', 'results.json'), JSON.stringify(results, null, 2) + '\n')
+  console.log(`\nresults written to .bench/results.json`)
+  const click = results.click as { ratio_to_bare: number; rows_match_302: boolean } | undefined
+  if (click && !click.rows_match_302) {
+    console.error('FAIL: click rows do not match the 302s wrk received (or wrk saw non-302 answers)')
+    process.exitCode = 1
+  }
+  if (click && click.ratio_to_bare < 0.3) {
+    console.error(`BELOW TARGET: svc /c reached ${(click.ratio_to_bare * 100).toFixed(1)}% of bare Bun.serve (target: 30%)`)
+    process.exitCode = 1
+  }
+}
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    void killAll().then(() => process.exit(130))
+  })
+}
+main().catch(async (err) => {
+  console.error('bench failed:', err instanceof Error ? err.message : err)
+  await killAll()
+  process.exit(1)
+})

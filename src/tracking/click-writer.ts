@@ -1,0 +1,85 @@
+// Group commit: every click of one event-loop turn goes into one transaction, and each request's 302
+// waits for the commit of its batch. A click that has not been committed is never handed out.
+//
+// Commits run on the HTTP thread. A Worker-thread writer (own connection, batches posted to it, one in
+// flight, acknowledged by id) was built and measured 10-20% slower on this workload, pinned to one core
+// and unpinned on two: the WAL page writes are CPU work in the kernel either way, and the round trip
+// between threads came on top.
+import { createCommitter, type ClickRow, type Committer, type Repoint } from './commit-core'
+
+export class WriterUnavailable extends Error {}
+
+interface Batch {
+  rows: ClickRow[]
+  repoints: Repoint[]
+  promise: Promise<void>
+  resolve: () => void
+  reject: (e: unknown) => void
+}
+
+function newBatch(): Batch {
+  const { promise, resolve, reject } = Promise.withResolvers<void>()
+  // Waiters await this promise; the no-op handler only keeps a rejection with no waiter quiet.
+  promise.catch(() => {})
+  return { rows: [], repoints: [], promise, resolve, reject }
+}
+
+export class ClickWriter {
+  private batch: Batch | null = null
+  private committer: Committer | null = null
+  private closed = false
+
+  /** `maxPending`: clicks allowed to wait for one commit; beyond that requests get 503, memory stays bounded. */
+  constructor(private readonly dbPath: string, private readonly maxPending = 20_000) {}
+
+  /** Resolves once the row is committed; rejects (→ 503) when its batch could not be. */
+  insert(row: ClickRow): Promise<void> {
+    const b = this.open()
+    b.rows.push(row)
+    return b.promise
+  }
+
+  /** Changes a stored click's offer/landing, committed with the current batch. */
+  repoint(r: Repoint): Promise<void> {
+    const b = this.open()
+    b.repoints.push(r)
+    return b.promise
+  }
+
+  /** Commits everything still pending (graceful shutdown), then closes the writer's connection. */
+  async stop(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.flush()
+    this.committer?.close()
+    this.committer = null
+  }
+
+  private open(): Batch {
+    if (this.closed) throw new WriterUnavailable('click writer is stopped')
+    let b = this.batch
+    if (!b) {
+      b = this.batch = newBatch()
+      // End of this event-loop turn, not a timer: every request parsed in this turn joins the batch
+      // and nobody waits for a clock tick.
+      setImmediate(this.flush)
+    }
+    if (b.rows.length + b.repoints.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
+    return b
+  }
+
+  private readonly flush = (): void => {
+    const b = this.batch
+    if (!b) return
+    this.batch = null
+    try {
+      // Opened on first use, so that a failed open is retried by the next batch instead of sticking.
+      ;(this.committer ??= createCommitter(this.dbPath)).commit(b.rows, b.repoints)
+    } catch (err) {
+      console.error(`[tracking] batch of ${b.rows.length} clicks not committed:`, (err as Error)?.message ?? err)
+      b.reject(err)
+      return
+    }
+    b.resolve()
+  }
+}

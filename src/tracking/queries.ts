@@ -1,0 +1,48 @@
+// Reads of the clicks table on the shared connection (writes go through ClickWriter).
+import type { RawDb, RawStatement } from '../db/client'
+
+/** What continuing a click needs: its row id, attribution and its own sub1..sub10 for the macros. */
+export interface StoredClick {
+  id: number
+  click_id: string
+  campaign_id: number
+  source_id: number | null
+  offer_id: number | null
+  landing_id: number | null
+  sub1: string | null; sub2: string | null; sub3: string | null; sub4: string | null; sub5: string | null
+  sub6: string | null; sub7: string | null; sub8: string | null; sub9: string | null; sub10: string | null
+}
+
+export interface ClickRecord extends StoredClick {
+  ip: string | null
+  user_agent: string | null
+  referrer: string | null
+  params: string | null
+  created_at: number
+}
+
+const SUBS = 'sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10'
+
+export class ClickQueries {
+  private readonly byClickId: RawStatement
+  private readonly recordByClickId: RawStatement
+
+  constructor(raw: RawDb) {
+    this.byClickId = raw.prepare(
+      `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ${SUBS} FROM clicks WHERE click_id = $id`,
+    )
+    this.recordByClickId = raw.prepare(
+      `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ip, user_agent, referrer, ${SUBS}, params, created_at ` +
+        'FROM clicks WHERE click_id = $id',
+    )
+  }
+
+  /** `clickId` must already be a lower-case UUID. Sees every committed click, which is every click handed out. */
+  find(clickId: string): StoredClick | undefined {
+    return this.byClickId.get({ id: clickId }) as StoredClick | undefined
+  }
+
+  record(clickId: string): ClickRecord | undefined {
+    return this.recordByClickId.get({ id: clickId }) as ClickRecord | undefined
+  }
+}

@@ -1,0 +1,130 @@
+// The decisions of /c (tracking link) and /r (landing → offer): which click, which target, what to store.
+import type { ClickWriter } from './click-writer'
+import type { ClickRow } from './commit-core'
+import type { ClickQueries, StoredClick } from './queries'
+import { pick, type CampaignRoute, type Rotation, type Target } from './routing'
+import { render } from './template'
+import { normalizeClickId, type VisitQuery } from './visitor'
+
+export interface Visitor {
+  query: VisitQuery
+  ip: string
+  userAgent: string | null
+  referrer: string | null
+  /** Raw `_svc_click` cookie value (only /r reads it). */
+  cookieClickId: string | null
+}
+
+export type Outcome =
+  | { kind: 'redirect'; location: string; clickId: string | null }
+  | { kind: 'not-found' }
+  | { kind: 'unavailable' }
+
+const NOT_FOUND: Outcome = { kind: 'not-found' }
+const UNAVAILABLE: Outcome = { kind: 'unavailable' }
+
+/** Macro values vector, ordered like MACROS in template.ts. */
+function macroValues(
+  clickId: string | null, route: CampaignRoute, sourceId: number | null, offerId: number,
+  landingId: number | null, subs: ReadonlyArray<string | null>,
+): Array<string | number | null> {
+  return [clickId, route.id, sourceId, offerId, landingId, route.externalId, ...subs]
+}
+
+function storedSubs(c: StoredClick): Array<string | null> {
+  return [c.sub1, c.sub2, c.sub3, c.sub4, c.sub5, c.sub6, c.sub7, c.sub8, c.sub9, c.sub10]
+}
+
+/** The stored target when it is still in rotation, else a fresh weighted pick. */
+function keepOrPick(rotation: Rotation, storedId: number | null): Target {
+  return (storedId !== null && rotation.byId.get(storedId)) || pick(rotation)
+}
+
+export class Tracker {
+  constructor(
+    private readonly routes: { get(slug: string): CampaignRoute | undefined },
+    private readonly writer: ClickWriter,
+    private readonly clicks: ClickQueries,
+  ) {}
+
+  /** GET /c/:slug. */
+  async click(slug: string, v: Visitor): Promise<Outcome> {
+    const route = this.routes.get(slug)
+    if (!route) return NOT_FOUND
+    const cont = this.continuable(route, v.query.clickId)
+    if (cont) {
+      const offer = keepOrPick(route.offers, cont.offer_id)
+      const landing = route.landings ? keepOrPick(route.landings, cont.landing_id) : null
+      return this.resume(route, cont, offer, landing)
+    }
+    const landing = route.landings ? pick(route.landings) : null
+    const offer = pick(route.offers)
+    return this.create(route, v, offer, landing)
+  }
+
+  /** GET /r/:slug: continue the visitor's click (query click_id first, then cookie) to its offer. */
+  async redirect(slug: string, v: Visitor): Promise<Outcome> {
+    const route = this.routes.get(slug)
+    if (!route) return NOT_FOUND
+    const cont = this.continuable(route, v.query.clickId) ?? this.continuable(route, v.cookieClickId)
+    if (cont) {
+      const offer = keepOrPick(route.offers, cont.offer_id)
+      return this.resume(route, cont, offer, null)
+    }
+    return this.create(route, v, pick(route.offers), null)
+  }
+
+  /** HEAD /c and HEAD /r: where a visitor would go now, without a click ({click_id} renders empty). */
+  preview(slug: string, v: Visitor, step: 'c' | 'r'): Outcome {
+    const route = this.routes.get(slug)
+    if (!route) return NOT_FOUND
+    const landing = step === 'c' && route.landings ? pick(route.landings) : null
+    const offer = pick(route.offers)
+    const values = macroValues(null, route, route.sourceId, offer.id, landing?.id ?? null, v.query.subs)
+    return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: null }
+  }
+
+  private continuable(route: CampaignRoute, raw: string | null): StoredClick | null {
+    const id = normalizeClickId(raw)
+    if (!id) return null
+    const c = this.clicks.find(id)
+    return c && c.campaign_id === route.id ? c : null
+  }
+
+  /** New click; the visitor goes to the landing when there is one, else to the offer. */
+  private async create(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Outcome> {
+    const clickId = crypto.randomUUID()
+    const s = v.query.subs
+    const row: ClickRow = [
+      clickId, route.id, route.sourceId, offer.id, landing ? landing.id : null, v.ip, v.userAgent, v.referrer,
+      s[0]!, s[1]!, s[2]!, s[3]!, s[4]!, s[5]!, s[6]!, s[7]!, s[8]!, s[9]!,
+      v.query.params ? JSON.stringify(v.query.params) : null, Date.now(),
+    ]
+    try {
+      await this.writer.insert(row)
+    } catch {
+      return UNAVAILABLE
+    }
+    const values = macroValues(clickId, route, route.sourceId, offer.id, landing ? landing.id : null, s)
+    return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId }
+  }
+
+  /**
+   * Existing click; goes to `landing` when given, else to the offer. A null `landing` keeps the stored
+   * landing id (the /r step, or a campaign that no longer has landings).
+   */
+  private async resume(route: CampaignRoute, c: StoredClick, offer: Target, landing: Target | null): Promise<Outcome> {
+    const landingId = landing ? landing.id : c.landing_id
+    if (offer.id !== c.offer_id || landingId !== c.landing_id) {
+      // The stored offer/landing left the rotation: record where the visitor really goes, so a later
+      // conversion is attributed to it. Committed before the 302, like a new click.
+      try {
+        await this.writer.repoint([c.id, offer.id, landingId])
+      } catch {
+        return UNAVAILABLE
+      }
+    }
+    const values = macroValues(c.click_id, route, c.source_id, offer.id, landingId, storedSubs(c))
+    return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: c.click_id }
+  }
+}

@@ -1,0 +1,93 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { get, startServer, type TestServer } from '../helpers/server'
+import { ClickWriter, WriterUnavailable } from '../../src/tracking/click-writer'
+import type { ClickRow } from '../../src/tracking/commit-core'
+import { clickCount, clickRow, cookieClickId, seeder } from './seed'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+describe('group commit durability', () => {
+  test('a graceful stop during a burst loses no click that was handed out in a 302', async () => {
+    const s = await startServer()
+    dirs.push(s.dataDir)
+    const seed = seeder(s)
+    seed.campaign({ slug: 'burst', offers: [[seed.offer('https://offer.example/?c={click_id}'), 1]] })
+
+    const firstAnswer = Promise.withResolvers<void>()
+    let answered = 0
+    const inflight = Array.from({ length: 300 }, () =>
+      get(`${s.base}/c/burst?sub1=x`).then(
+        (res) => {
+          answered++
+          firstAnswer.resolve()
+          return { status: res.status, location: res.headers.get('location') }
+        },
+        () => ({ status: 0, location: null }), // refused or reset by the stopping server: fine, no 302 was given
+      ),
+    )
+    await firstAnswer.promise // the burst is being served: stop in the middle of it
+    const answeredBeforeStop = answered
+    await s.stop()
+    const results = await Promise.all(inflight)
+
+    const handedOut = results.filter((r) => r.status === 302).map((r) => /[?&]c=([0-9a-f-]{36})/.exec(r.location!)![1]!)
+    expect(handedOut.length).toBeGreaterThan(answeredBeforeStop) // some 302s were still on their way when stop began
+    for (const r of results) expect([0, 302, 503]).toContain(r.status)
+
+    const again = await startServer({}, s.dataDir)
+    try {
+      const missing = handedOut.filter((id) => !clickRow(again, id))
+      expect(missing).toEqual([])
+      expect(clickCount(again)).toBeGreaterThanOrEqual(handedOut.length)
+    } finally {
+      await again.stop()
+    }
+  })
+
+  test('when the batch cannot be committed the visitor gets 503 JSON, never a 302, and nothing is stored', async () => {
+    const s: TestServer = await startServer()
+    dirs.push(s.dataDir)
+    try {
+      const seed = seeder(s)
+      seed.campaign({ slug: 'fail', offers: [[seed.offer('https://offer.example/'), 1]] })
+      const raw = s.ctx.database.raw
+      raw.exec("CREATE TRIGGER clicks_refuse BEFORE INSERT ON clicks BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+      const before = clickCount(s)
+      const results = await Promise.all(Array.from({ length: 5 }, () => get(`${s.base}/c/fail`)))
+      for (const res of results) {
+        expect(res.status).toBe(503)
+        expect(await res.json()).toEqual({ error: 'temporarily unavailable' })
+        expect(res.headers.get('set-cookie')).toBeNull()
+      }
+      expect(clickCount(s)).toBe(before)
+
+      raw.exec('DROP TRIGGER clicks_refuse')
+      const ok = await get(`${s.base}/c/fail`)
+      expect(ok.status).toBe(302)
+      expect(clickRow(s, cookieClickId(ok)!)).toBeDefined()
+    } finally {
+      await s.stop()
+    }
+  })
+
+  test('stop() commits a batch still waiting for the end of the event-loop turn, then refuses new clicks', async () => {
+    const s = await startServer()
+    dirs.push(s.dataDir)
+    try {
+      const writer = new ClickWriter(s.ctx.database.path)
+      const id = crypto.randomUUID()
+      const row: ClickRow = [id, 1, null, 1, null, '192.0.2.1', null, null, null, null, null, null, null, null, null, null, null, null, null, Date.now()]
+      const committed = writer.insert(row)
+      await writer.stop() // same turn: the setImmediate flush has not run yet
+      await committed
+      expect(clickRow(s, id)).toBeDefined()
+      expect(() => writer.insert([...row] as ClickRow)).toThrow(WriterUnavailable)
+    } finally {
+      await s.stop()
+    }
+  })
+})
