@@ -83,6 +83,13 @@ CREATE TABLE `sources` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `click_index` (
+	`click_row` integer PRIMARY KEY NOT NULL,
+	`bucket` integer NOT NULL,
+	`click_id` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `click_index_lookup_idx` ON `click_index` (`bucket`,`click_id`);--> statement-breakpoint
 CREATE TABLE `clicks` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`click_id` text NOT NULL,
@@ -107,7 +114,6 @@ CREATE TABLE `clicks` (
 	`created_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `clicks_click_id_idx` ON `clicks` (`click_id`);--> statement-breakpoint
 CREATE INDEX `clicks_campaign_created_idx` ON `clicks` (`campaign_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `conversion_types` (
 	`slug` text PRIMARY KEY NOT NULL,

@@ -58,7 +58,8 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
 
 export async function createServer(config: Readonly<Config>): Promise<SvcServer> {
   const ctx = await createContext(config)
-  const features: Feature[] = [trackingFeature(ctx), postbackFeature(ctx), adminFeature(ctx)]
+  const tracking = trackingFeature(ctx)
+  const features: Feature[] = [tracking, postbackFeature(ctx, tracking.findClickRow), adminFeature(ctx)]
 
   let app = new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false } })
     .use(errorHandler)

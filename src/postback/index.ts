@@ -28,9 +28,10 @@ export interface PostbackFeature extends Feature {
   onConversionRecorded(hook: ConversionHook): void
 }
 
-export function postbackFeature(ctx: AppContext): PostbackFeature {
+/** `findClickRow`: the tracking feature's click id → row lookup (clicks have no click_id index of their own). */
+export function postbackFeature(ctx: AppContext, findClickRow: (clickId: string) => number | undefined): PostbackFeature {
   const raw = ctx.database.raw
-  const queries = new PostbackQueries(raw)
+  const queries = new PostbackQueries(raw, findClickRow)
   const aliases = new Aliases(ctx.settings)
   const types = new ConversionTypes(queries, ctx.signals)
   const recorder = new ConversionRecorder(raw, queries, ctx.jobs)

@@ -83,13 +83,14 @@ export class PostbackQueries {
   readonly allTypes: RawStatement
   readonly allStatusMap: RawStatement
 
-  constructor(private readonly raw: RawDb) {
+  /** `findClickRow` resolves a click id to its row through the tracking feature's click index. */
+  constructor(private readonly raw: RawDb, private readonly findClickRow: (clickId: string) => number | undefined) {
     this.clickByClickId = raw.prepare(
       'SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, ' +
         'o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url, ' +
         'cp.external_id AS campaign_external_id ' +
         'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +
-        'LEFT JOIN campaigns cp ON cp.id = c.campaign_id WHERE c.click_id = $clickId',
+        'LEFT JOIN campaigns cp ON cp.id = c.campaign_id WHERE c.id = $row',
     )
     this.insertConversion = raw.prepare(
       'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status, ' +
@@ -108,7 +109,8 @@ export class PostbackQueries {
   }
 
   findClick(clickId: string): ClickForConversion | null {
-    return (this.clickByClickId.get({ clickId }) as ClickForConversion | undefined) ?? null
+    const row = this.findClickRow(clickId)
+    return row === undefined ? null : ((this.clickByClickId.get({ row }) as ClickForConversion | undefined) ?? null)
   }
 
   insertConversionRow(c: NewConversion): number {

@@ -30,7 +30,12 @@ export class ClickWriter {
   private closed = false
 
   /** `maxPending`: clicks allowed to wait for one commit; beyond that requests get 503, memory stays bounded. */
-  constructor(private readonly dbPath: string, private readonly maxPending = 20_000) {}
+  constructor(
+    private readonly dbPath: string,
+    /** Told about every committed click before its response is released (the click index's tail). */
+    private readonly onCommitted: (clickIds: string[], rowIds: number[]) => void,
+    private readonly maxPending = 20_000,
+  ) {}
 
   /** Resolves once the row is committed; rejects (→ 503) when its batch could not be. */
   insert(row: ClickRow): Promise<void> {
@@ -74,7 +79,8 @@ export class ClickWriter {
     this.batch = null
     try {
       // Opened on first use, so that a failed open is retried by the next batch instead of sticking.
-      ;(this.committer ??= createCommitter(this.dbPath)).commit(b.rows, b.repoints)
+      const rowIds = (this.committer ??= createCommitter(this.dbPath)).commit(b.rows, b.repoints)
+      if (b.rows.length > 0) this.onCommitted(b.rows.map((r) => r[0]), rowIds)
     } catch (err) {
       console.error(`[tracking] batch of ${b.rows.length} clicks not committed:`, (err as Error)?.message ?? err)
       b.reject(err)

@@ -14,7 +14,8 @@ export type ClickRow = [
 export type Repoint = [rowId: number, offerId: number, landingId: number | null]
 
 export interface Committer {
-  commit(rows: ClickRow[], repoints: Repoint[]): void
+  /** Returns the row ids of `rows`, in order. */
+  commit(rows: ClickRow[], repoints: Repoint[]): number[]
   close(): void
 }
 
@@ -40,12 +41,14 @@ export function createCommitter(path: string): Committer {
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
   const repoint = db.prepare('UPDATE clicks SET offer_id = ?, landing_id = ? WHERE id = ?')
-  const tx = db.transaction((rows: unknown[][], repoints: unknown[][]) => {
-    for (let i = 0; i < rows.length; i++) insert.run(...(rows[i] as never[]))
+  const tx = db.transaction((rows: unknown[][], repoints: unknown[][]): number[] => {
+    const ids = new Array<number>(rows.length)
+    for (let i = 0; i < rows.length; i++) ids[i] = Number(insert.run(...(rows[i] as never[])).lastInsertRowid)
     for (let i = 0; i < repoints.length; i++) {
       const r = repoints[i]!
       repoint.run(r[1] as never, r[2] as never, r[0] as never)
     }
+    return ids
   })
   return {
     commit: (rows, repoints) => tx.immediate(rows, repoints),

@@ -1,5 +1,6 @@
 // Reads of the clicks table on the shared connection (writes go through ClickWriter).
 import type { RawDb, RawStatement } from '../db/client'
+import type { ClickIndex } from './click-index'
 
 /** What continuing a click needs: its row id, attribution and its own sub1..sub10 for the macros. */
 export interface StoredClick {
@@ -27,22 +28,24 @@ export class ClickQueries {
   private readonly byClickId: RawStatement
   private readonly recordByClickId: RawStatement
 
-  constructor(raw: RawDb) {
+  constructor(raw: RawDb, private readonly index: ClickIndex) {
     this.byClickId = raw.prepare(
-      `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ${SUBS} FROM clicks WHERE click_id = $id`,
+      `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ${SUBS} FROM clicks WHERE id = $row`,
     )
     this.recordByClickId = raw.prepare(
       `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ip, user_agent, referrer, ${SUBS}, params, created_at ` +
-        'FROM clicks WHERE click_id = $id',
+        'FROM clicks WHERE id = $row',
     )
   }
 
   /** `clickId` must already be a lower-case UUID. Sees every committed click, which is every click handed out. */
   find(clickId: string): StoredClick | undefined {
-    return this.byClickId.get({ id: clickId }) as StoredClick | undefined
+    const row = this.index.lookup(clickId)
+    return row === undefined ? undefined : (this.byClickId.get({ row }) as StoredClick | undefined)
   }
 
   record(clickId: string): ClickRecord | undefined {
-    return this.recordByClickId.get({ id: clickId }) as ClickRecord | undefined
+    const row = this.index.lookup(clickId)
+    return row === undefined ? undefined : (this.recordByClickId.get({ row }) as ClickRecord | undefined)
   }
 }

@@ -1,6 +1,7 @@
 // Seeds catalog rows and clicks with SQL (the admin CRUD and tracking are separate features) and signs
 // an owner session cookie directly, so these tests depend only on the postback feature and the job loop.
 import { randomUUID } from 'node:crypto'
+import { bucketOf } from '../../src/tracking/click-index'
 import type { TestServer } from '../helpers/server'
 import { OWNER } from '../helpers/server'
 
@@ -43,9 +44,13 @@ export function seedCatalog(
 /** A committed click of the catalog's campaign; returns its click_id (lower-case UUID). */
 export function addClick(s: TestServer, c: Catalog, over: { offerId?: number | null } = {}): string {
   const clickId = randomUUID()
-  s.ctx.database.raw
+  const now = Date.now()
+  const raw = s.ctx.database.raw
+  const row = raw
     .prepare('INSERT INTO clicks (click_id, campaign_id, source_id, offer_id, landing_id, ip, created_at) VALUES ($clickId, $campaignId, $sourceId, $offerId, $landingId, $ip, $now)')
-    .run({ clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId, landingId: c.landingId, ip: '203.0.113.7', now: Date.now() })
+    .run({ clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId, landingId: c.landingId, ip: '203.0.113.7', now }).lastInsertRowid
+  // Written behind the click writer's back, so index it the way the tracking feature's indexer would.
+  raw.prepare('INSERT INTO click_index (click_row, bucket, click_id) VALUES ($row, $bucket, $clickId)').run({ row: Number(row), bucket: bucketOf(now), clickId })
   return clickId
 }
 

@@ -78,7 +78,7 @@ describe('group commit durability', () => {
     const s = await startServer()
     dirs.push(s.dataDir)
     try {
-      const writer = new ClickWriter(s.ctx.database.path)
+      const writer = new ClickWriter(s.ctx.database.path, () => {})
       const id = crypto.randomUUID()
       const row: ClickRow = [id, 1, null, 1, null, '192.0.2.1', null, null, null, null, null, null, null, null, null, null, null, null, null, Date.now()]
       const committed = writer.insert(row)

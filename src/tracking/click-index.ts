@@ -1,0 +1,134 @@
+// click_id → click row, without a random-key index on the redirect path.
+//
+// The redirect commits the click row alone (an append). Committed-but-not-yet-indexed clicks live in
+// `tail`, an in-memory map filled right after each commit and before any 302 leaves, so a lookup sees
+// every click that was ever handed out. Later, off the response path, `indexPending` copies them into
+// click_index in sorted chunks keyed by (UTC day, click_id): a chunk shares pages instead of dirtying
+// one random page per click. At start the index catches up with whatever a crash left unindexed.
+import type { RawDb, RawStatement } from '../db/client'
+
+const DAY_MS = 86_400_000
+/** Rows per indexing transaction: large enough to share pages, small enough to pause the loop ~10 ms. */
+export const INDEX_CHUNK = 5000
+/** An idle server still indexes its tail this often. */
+const IDLE_INDEX_MS = 1000
+
+export const bucketOf = (createdAt: number) => Math.floor(createdAt / DAY_MS)
+
+export class ClickIndex {
+  private readonly tail = new Map<string, number>()
+  /** Days present in click_index, newest first: lookups probe recent days first. */
+  private buckets: number[] = []
+  private scheduled = false
+  private timer: ReturnType<typeof setInterval> | null = null
+
+  private readonly probe: RawStatement
+  private readonly pending: RawStatement
+  private readonly insert: RawStatement
+  private readonly watermark: RawStatement
+  private readonly bucketList: RawStatement
+  private readonly newestBucket: RawStatement
+
+  constructor(private readonly raw: RawDb, private readonly onError: (err: unknown) => void = (e) => console.error('[tracking] click indexing failed:', e)) {
+    this.probe = raw.prepare('SELECT click_row FROM click_index WHERE bucket = $bucket AND click_id = $clickId')
+    this.pending = raw.prepare('SELECT id, click_id, created_at FROM clicks WHERE id > $after ORDER BY id LIMIT $limit')
+    this.insert = raw.prepare('INSERT OR IGNORE INTO click_index (click_row, bucket, click_id) VALUES ($row, $bucket, $clickId)')
+    this.watermark = raw.prepare('SELECT coalesce(max(click_row), 0) AS w FROM click_index')
+    // Distinct days by repeated index seeks, not a scan of the whole index.
+    this.bucketList = raw.prepare(
+      'WITH RECURSIVE b(x) AS (SELECT max(bucket) FROM click_index ' +
+        'UNION ALL SELECT (SELECT max(bucket) FROM click_index WHERE bucket < b.x) FROM b WHERE b.x IS NOT NULL) ' +
+        'SELECT x FROM b WHERE x IS NOT NULL',
+    )
+    this.newestBucket = raw.prepare('SELECT max(bucket) AS b FROM click_index')
+    this.refreshBuckets()
+  }
+
+  private refreshBuckets(): void {
+    this.buckets = (this.bucketList.all() as Array<{ x: number }>).map((r) => r.x)
+  }
+
+  /** Row id of a committed click; `clickId` must be a normalised (lower-case) UUID. */
+  lookup(clickId: string): number | undefined {
+    const fromTail = this.tail.get(clickId)
+    if (fromTail !== undefined) return fromTail
+    // One index seek keeps the day list honest if anything but this indexer wrote click_index (a restore, a test).
+    const newest = (this.newestBucket.get() as { b: number | null }).b
+    if (newest !== null && newest !== this.buckets[0]) this.refreshBuckets()
+    for (const bucket of this.buckets) {
+      const hit = this.probe.get({ bucket, clickId }) as { click_row: number } | undefined
+      if (hit) return hit.click_row
+    }
+    return undefined
+  }
+
+  /** Called by the click writer after a batch committed and before its responses are released. */
+  noteCommitted(clickIds: readonly string[], rowIds: readonly number[]): void {
+    for (let i = 0; i < clickIds.length; i++) this.tail.set(clickIds[i]!, rowIds[i]!)
+    if (this.tail.size >= INDEX_CHUNK && !this.scheduled) {
+      this.scheduled = true
+      setImmediate(this.runScheduled)
+    }
+  }
+
+  get unindexed(): number {
+    return this.tail.size
+  }
+
+  /** Indexes everything committed so far (start-up catch-up, shutdown, before exact reads). */
+  indexAll(): void {
+    while (this.indexChunk() === INDEX_CHUNK) { /* keep going */ }
+  }
+
+  start(): void {
+    this.indexAll()
+    this.timer = setInterval(() => {
+      if (this.tail.size > 0) this.safely(() => this.indexAll())
+    }, IDLE_INDEX_MS)
+    this.timer.unref?.()
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+    this.safely(() => this.indexAll())
+  }
+
+  private readonly runScheduled = () => {
+    this.scheduled = false
+    const n = this.safely(() => this.indexChunk()) ?? 0
+    // More waiting: yield to the event loop between chunks so responses keep flowing.
+    if (n === INDEX_CHUNK || this.tail.size >= INDEX_CHUNK) {
+      this.scheduled = true
+      setImmediate(this.runScheduled)
+    }
+  }
+
+  /** Indexes up to INDEX_CHUNK rows past the watermark in one transaction; returns how many. */
+  private indexChunk(): number {
+    const after = (this.watermark.get() as { w: number }).w
+    const rows = this.pending.all({ after, limit: INDEX_CHUNK }) as Array<{ id: number; click_id: string; created_at: number }>
+    if (rows.length === 0) return 0
+    const keyed = rows.map((r) => ({ row: r.id, bucket: bucketOf(r.created_at), clickId: r.click_id }))
+    // Sorted by the index key, the chunk walks the B-tree region of its day once.
+    keyed.sort((a, b) => a.bucket - b.bucket || (a.clickId < b.clickId ? -1 : a.clickId > b.clickId ? 1 : 0))
+    this.raw.transaction(() => {
+      for (const k of keyed) this.insert.run(k)
+    })()
+    for (const k of keyed) {
+      if (this.tail.get(k.clickId) === k.row) this.tail.delete(k.clickId)
+      if (!this.buckets.includes(k.bucket)) this.buckets = [...this.buckets, k.bucket].sort((a, b) => b - a)
+    }
+    return rows.length
+  }
+
+  private safely<T>(fn: () => T): T | undefined {
+    try {
+      return fn()
+    } catch (err) {
+      // Indexing is retried on the next run; lookups keep working from the tail meanwhile.
+      this.onError(err)
+      return undefined
+    }
+  }
+}
