@@ -1,5 +1,6 @@
 // Every settings key, its default, whether it is a secret, and how a written value is validated.
 import { badRequest } from '../lib/errors'
+import { CidrError, parseCidr } from '../tracking/quality/cidr'
 
 export interface SettingDef<T> {
   secret: boolean
@@ -54,6 +55,35 @@ const positiveInt = (def: number, max: number): SettingDef<number> => ({
   },
 })
 
+const intRange = (def: number, min: number, max: number): SettingDef<number> => ({
+  secret: false,
+  default: def,
+  parse(v, key) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw badRequest(`${key}: must be a whole number from ${min} to ${max}`)
+    return v
+  },
+})
+
+/** Addresses and CIDR ranges ("203.0.113.0/24", "2001:db8::/32", "198.51.100.7"), stored trimmed. */
+const ipRanges = (max: number): SettingDef<string[]> => ({
+  secret: false,
+  default: [],
+  parse(v, key) {
+    if (!Array.isArray(v)) throw badRequest(`${key}: must be an array of IP addresses or CIDR ranges`)
+    if (v.length > max) throw badRequest(`${key}: has more than ${max} entries`)
+    return v.map((e, i) => {
+      if (typeof e !== 'string') throw badRequest(`${key}: entry ${i + 1} must be a string`)
+      try {
+        parseCidr(e)
+      } catch (err) {
+        if (!(err instanceof CidrError)) throw err
+        throw badRequest(`${key}: entry ${i + 1} "${e.slice(0, 100)}" ${err.message}`)
+      }
+      return e.trim()
+    })
+  },
+})
+
 export const SETTINGS = {
   postback_secret: secretString,
   ecom_a_webhook_key: secretString,
@@ -65,6 +95,16 @@ export const SETTINGS = {
   postback_dedup: bool(false),
   /** Days a visitor's `_svc_click` cookie lives. */
   click_cookie_days: positiveInt(30, 3650),
+  /** Clicks from these addresses/ranges are bot clicks (reason blocked_ip). */
+  bot_ip_ranges: ipRanges(10000),
+  /** The operator's own addresses: their clicks redirect but are left out of reports. */
+  excluded_ips: ipRanges(10000),
+  /** Clicks per sliding minute from one IP (IPv6: one /64) before further clicks are bot clicks (reason ip_rate); 0 disables. */
+  bot_clicks_per_minute: positiveInt(120, 100000),
+  /** Hours during which repeat clicks of one visitor count as one unique click. */
+  unique_window_hours: intRange(24, 1, 8760),
+  /** Days raw click rows are kept; 0 keeps them forever. */
+  raw_click_retention_days: positiveInt(0, 36500),
 } as const
 
 export type SettingKey = keyof typeof SETTINGS
