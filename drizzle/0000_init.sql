@@ -44,6 +44,9 @@ CREATE TABLE `campaigns` (
 	`source_id` integer,
 	`external_id` text,
 	`active` integer DEFAULT true NOT NULL,
+	`bot_url` text,
+	`cost_model` text DEFAULT 'none' NOT NULL,
+	`cpc` real DEFAULT 0 NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`source_id`) REFERENCES `sources`(`id`) ON UPDATE no action ON DELETE no action
@@ -111,10 +114,19 @@ CREATE TABLE `clicks` (
 	`sub9` text,
 	`sub10` text,
 	`params` text,
+	`bot_reason` text,
+	`excluded` integer DEFAULT 0 NOT NULL,
+	`is_unique` integer DEFAULT 0 NOT NULL,
+	`cost` real DEFAULT 0 NOT NULL,
+	`device_type` text,
+	`os` text,
+	`browser` text,
+	`referrer_domain` text,
 	`created_at` integer NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `clicks_campaign_created_idx` ON `clicks` (`campaign_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `clicks_created_idx` ON `clicks` (`created_at`);--> statement-breakpoint
 CREATE TABLE `conversion_types` (
 	`slug` text PRIMARY KEY NOT NULL,
 	`name` text NOT NULL,
@@ -178,4 +190,29 @@ CREATE TABLE `jobs` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `jobs_due_idx` ON `jobs` (`status`,`next_run_at`);
+CREATE INDEX `jobs_due_idx` ON `jobs` (`status`,`next_run_at`);--> statement-breakpoint
+CREATE TABLE `click_stats_hourly` (
+	`hour` integer NOT NULL,
+	`campaign_id` integer NOT NULL,
+	`source_id` integer NOT NULL,
+	`offer_id` integer NOT NULL,
+	`landing_id` integer NOT NULL,
+	`clicks` integer DEFAULT 0 NOT NULL,
+	`unique_clicks` integer DEFAULT 0 NOT NULL,
+	`bot_clicks` integer DEFAULT 0 NOT NULL,
+	`cost` real DEFAULT 0 NOT NULL,
+	`landing_views` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`hour`, `campaign_id`, `source_id`, `offer_id`, `landing_id`)
+);
+--> statement-breakpoint
+CREATE TABLE `conversion_stats_hourly` (
+	`hour` integer NOT NULL,
+	`campaign_id` integer NOT NULL,
+	`source_id` integer NOT NULL,
+	`offer_id` integer NOT NULL,
+	`landing_id` integer NOT NULL,
+	`type` text NOT NULL,
+	`conversions` integer DEFAULT 0 NOT NULL,
+	`revenue` real DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`hour`, `campaign_id`, `source_id`, `offer_id`, `landing_id`, `type`)
+);

@@ -41,25 +41,30 @@ const PRAGMAS = [
   'PRAGMA wal_autocheckpoint = 10000',
 ]
 
+/** RawDb over a bun:sqlite connection opened with `strict: true` (names bind without their `$`). */
+export function wrapBunDatabase(client: import('bun:sqlite').Database): RawDb {
+  return {
+    prepare: (sql) => {
+      const st = client.prepare(sql)
+      return {
+        run: (p) => st.run((p ?? {}) as never) as never,
+        get: (p) => st.get((p ?? {}) as never) ?? undefined,
+        all: (p) => st.all((p ?? {}) as never),
+      }
+    },
+    exec: (sql) => client.exec(sql),
+    transaction: (fn) => client.transaction(fn) as never,
+    close: () => client.close(),
+  }
+}
+
 export async function openDatabase(path: string): Promise<Database> {
   if (typeof Bun !== 'undefined') {
     const { Database: BunDatabase } = await import('bun:sqlite')
     const { drizzle } = await import('drizzle-orm/bun-sqlite')
     const client = new BunDatabase(path, { create: true, strict: true })
     for (const p of PRAGMAS) client.run(p)
-    const raw: RawDb = {
-      prepare: (sql) => {
-        const st = client.prepare(sql)
-        return {
-          run: (p) => st.run((p ?? {}) as never) as never,
-          get: (p) => st.get((p ?? {}) as never) ?? undefined,
-          all: (p) => st.all((p ?? {}) as never),
-        }
-      },
-      exec: (sql) => client.exec(sql),
-      transaction: (fn) => client.transaction(fn) as never,
-      close: () => client.close(),
-    }
+    const raw = wrapBunDatabase(client)
     const db = drizzle(client, { schema }) as unknown as Db
     return { db, raw, path, close: () => client.close() }
   }

@@ -2,10 +2,12 @@
 //
 // The redirect commits the click row alone (an append). Committed-but-not-yet-indexed clicks live in
 // `tail`, an in-memory map filled right after each commit and before any 302 leaves, so a lookup sees
-// every click that was ever handed out. Later, off the response path, `indexPending` copies them into
-// click_index in sorted chunks keyed by (UTC day, click_id): a chunk shares pages instead of dirtying
-// one random page per click. At start the index catches up with whatever a crash left unindexed.
+// every click that was ever handed out. Later, off the response path, each chunk of new clicks is
+// copied into click_index, sorted by (UTC day, click_id) so a chunk shares pages instead of dirtying one
+// random page per click, and added to the hourly rollups in the same transaction (click-rollup.ts).
+// At start the index catches up with whatever a crash left unindexed.
 import type { RawDb, RawStatement } from '../db/client'
+import { ClickRollup, ROLLUP_COLUMNS, type RollupClick } from './click-rollup'
 
 const DAY_MS = 86_400_000
 /** Rows per indexing transaction: large enough to share pages, small enough to pause the loop ~10 ms. */
@@ -27,11 +29,13 @@ export class ClickIndex {
   private readonly insert: RawStatement
   private readonly watermark: RawStatement
   private readonly bucketList: RawStatement
+  private readonly rollup: ClickRollup
   private readonly newestBucket: RawStatement
 
   constructor(private readonly raw: RawDb, private readonly onError: (err: unknown) => void = (e) => console.error('[tracking] click indexing failed:', e)) {
     this.probe = raw.prepare('SELECT click_row FROM click_index WHERE bucket = $bucket AND click_id = $clickId')
-    this.pending = raw.prepare('SELECT id, click_id, created_at FROM clicks WHERE id > $after ORDER BY id LIMIT $limit')
+    this.pending = raw.prepare(`SELECT id, click_id, ${ROLLUP_COLUMNS} FROM clicks WHERE id > $after ORDER BY id LIMIT $limit`)
+    this.rollup = new ClickRollup(raw)
     this.insert = raw.prepare('INSERT OR IGNORE INTO click_index (click_row, bucket, click_id) VALUES ($row, $bucket, $clickId)')
     this.watermark = raw.prepare('SELECT coalesce(max(click_row), 0) AS w FROM click_index')
     // Distinct days by repeated index seeks, not a scan of the whole index.
@@ -107,13 +111,15 @@ export class ClickIndex {
   /** Indexes up to INDEX_CHUNK rows past the watermark in one transaction; returns how many. */
   private indexChunk(): number {
     const after = (this.watermark.get() as { w: number }).w
-    const rows = this.pending.all({ after, limit: INDEX_CHUNK }) as Array<{ id: number; click_id: string; created_at: number }>
+    const rows = this.pending.all({ after, limit: INDEX_CHUNK }) as Array<RollupClick & { id: number; click_id: string }>
     if (rows.length === 0) return 0
     const keyed = rows.map((r) => ({ row: r.id, bucket: bucketOf(r.created_at), clickId: r.click_id }))
     // Sorted by the index key, the chunk walks the B-tree region of its day once.
     keyed.sort((a, b) => a.bucket - b.bucket || (a.clickId < b.clickId ? -1 : a.clickId > b.clickId ? 1 : 0))
+    // Index and rollups move together: a click is counted exactly when it becomes indexed.
     this.raw.transaction(() => {
       for (const k of keyed) this.insert.run(k)
+      this.rollup.apply(rows)
     })()
     for (const k of keyed) {
       if (this.tail.get(k.clickId) === k.row) this.tail.delete(k.clickId)

@@ -1,5 +1,7 @@
 // The SQL side of group commit: a dedicated connection, statements prepared once, one transaction per batch.
 import { Database } from 'bun:sqlite'
+import { wrapBunDatabase } from '../db/client'
+import { ClickRollup, ROLLUP_COLUMNS, type RollupClick } from './click-rollup'
 
 /** A click row in INSERT column order (see createCommitter). */
 export type ClickRow = [
@@ -7,7 +9,10 @@ export type ClickRow = [
   ip: string, userAgent: string | null, referrer: string | null,
   sub1: string | null, sub2: string | null, sub3: string | null, sub4: string | null, sub5: string | null,
   sub6: string | null, sub7: string | null, sub8: string | null, sub9: string | null, sub10: string | null,
-  params: string | null, createdAt: number,
+  params: string | null,
+  botReason: string | null, excluded: 0 | 1, isUnique: 0 | 1, cost: number,
+  deviceType: string | null, os: string | null, browser: string | null, referrerDomain: string | null,
+  createdAt: number,
 ]
 
 /** [row id, offer id, landing id]: a continued click whose offer/landing left the rotation. */
@@ -25,29 +30,43 @@ export interface Committer {
  * connection's settings.
  */
 export function createCommitter(path: string): Committer {
-  const db = new Database(path, { create: false, readwrite: true })
+  const db = new Database(path, { create: false, readwrite: true, strict: true })
   db.run('PRAGMA busy_timeout = 5000')
   db.run('PRAGMA synchronous = NORMAL')
   db.run('PRAGMA cache_size = -65536')
-  // Every click dirties one random page of the click_id index, so the WAL grows by about a page per
-  // click. Checkpointing every 10000 pages (~40 MB) instead of SQLite's 1000 means 10x fewer fsyncs
-  // and writes each index page back once per checkpoint instead of several times: measured -37% commit
+  // Every click dirties fresh pages at the end of the table, so the WAL grows by a fraction of a page
+  // per click. Checkpointing every 10000 pages (~40 MB) instead of SQLite's 1000 means 10x fewer fsyncs
+  // and writes each page back once per checkpoint instead of several times: measured -37% commit
   // cost per click and +18-27% redirects/s on one core; the price is a ~50 ms checkpoint pause (instead
-  // of ~15 ms) that a saturated server takes a few times per second.
+  // of ~15 ms) that a saturated server takes now and then.
   db.run('PRAGMA wal_autocheckpoint = 10000')
   const insert = db.prepare(
     'INSERT INTO clicks (click_id, campaign_id, source_id, offer_id, landing_id, ip, user_agent, referrer, ' +
-      'sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, params, created_at) ' +
-      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, params, ' +
+      'bot_reason, excluded, is_unique, cost, device_type, os, browser, referrer_domain, created_at) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
-  const repoint = db.prepare('UPDATE clicks SET offer_id = ?, landing_id = ? WHERE id = ?')
-  const tx = db.transaction((rows: unknown[][], repoints: unknown[][]): number[] => {
+  const raw = wrapBunDatabase(db)
+  const rollup = new ClickRollup(raw)
+  const before = raw.prepare(`SELECT ${ROLLUP_COLUMNS} FROM clicks WHERE id = $row`)
+  const indexedThrough = raw.prepare('SELECT coalesce(max(click_row), 0) AS w FROM click_index')
+  const repoint = raw.prepare('UPDATE clicks SET offer_id = $offer, landing_id = $landing WHERE id = $row')
+
+  /** A repointed click that was already rolled up moves from its old rollup row to its new one. */
+  const applyRepoint = ([row, offer, landing]: Repoint) => {
+    const old = before.get({ row }) as RollupClick | undefined
+    if (!old) return
+    repoint.run({ row, offer, landing })
+    if (row <= (indexedThrough.get() as { w: number }).w) {
+      rollup.apply([old], -1)
+      rollup.apply([{ ...old, offer_id: offer, landing_id: landing }], 1)
+    }
+  }
+
+  const tx = db.transaction((rows: unknown[][], repoints: Repoint[]): number[] => {
     const ids = new Array<number>(rows.length)
     for (let i = 0; i < rows.length; i++) ids[i] = Number(insert.run(...(rows[i] as never[])).lastInsertRowid)
-    for (let i = 0; i < repoints.length; i++) {
-      const r = repoints[i]!
-      repoint.run(r[1] as never, r[2] as never, r[0] as never)
-    }
+    for (let i = 0; i < repoints.length; i++) applyRepoint(repoints[i]!)
     return ids
   })
   return {

@@ -5,7 +5,9 @@ import { ClickWriter } from './click-writer'
 import { ClickQueries } from './queries'
 import { RoutingCache } from './routing'
 import { trackingRoutes } from './routes'
-import { Tracker } from './track'
+import { Tracker, type ClickQuality } from './track'
+import { TrafficClassifier, trafficConfig } from './quality/classify'
+import { UniqueVisitors } from './unique-visitors'
 
 export { normalizeClickId, CLICK_COOKIE } from './visitor'
 
@@ -22,7 +24,17 @@ export function trackingFeature(ctx: AppContext): TrackingFeature {
   index.indexAll()
   const writer = new ClickWriter(ctx.database.path, (ids, rows) => index.noteCommitted(ids, rows))
   const clicks = new ClickQueries(ctx.database.raw, index)
-  const tracker = new Tracker(cache, writer, clicks)
+  const classifier = new TrafficClassifier(trafficConfig(ctx.settings))
+  const uniques = new UniqueVisitors(ctx.database.raw, ctx.settings.get('unique_window_hours'))
+  ctx.signals.on('settings', () => {
+    classifier.reconfigure(trafficConfig(ctx.settings))
+    uniques.setWindowHours(ctx.settings.get('unique_window_hours'))
+  })
+  const quality: ClickQuality = {
+    classify: (v, now) => classifier.classify({ method: v.method, headers: v.headers, ip: v.ip, userAgent: v.userAgent, now }),
+    isUnique: (campaignId, ip, ua, now) => uniques.isUnique(campaignId, ip, ua, now),
+  }
+  const tracker = new Tracker(cache, writer, clicks, quality)
   return {
     name: 'tracking',
     routes: trackingRoutes(ctx, tracker, clicks),

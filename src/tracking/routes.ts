@@ -23,6 +23,8 @@ export function trackingRoutes(ctx: AppContext, tracker: Tracker, clicks: ClickQ
     const ua = h.get('user-agent')
     const ref = h.get('referer')
     return {
+      method: request.method,
+      headers: h,
       query: parseVisitQuery(request.url),
       ip: clientIp(h, server?.requestIP(request)?.address, trustProxy),
       userAgent: ua === null ? null : crop(ua, UA_MAX),

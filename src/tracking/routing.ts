@@ -25,6 +25,10 @@ export interface CampaignRoute {
   offers: Rotation
   /** Null when the campaign has no usable landing: visitors go straight to the offer. */
   landings: Rotation | null
+  /** Where flagged (bot) visitors go instead; null = where people go. */
+  botTarget: Template | null
+  costModel: 'none' | 'cpc' | 'param'
+  cpc: number
 }
 
 /** Weighted random pick; `rotation.total` must be > 0. Math.random is fine: rotation is not a secret. */
@@ -44,7 +48,10 @@ function rotation(targets: Target[]): Rotation {
   return { items, cumulative, total, byId: new Map(items.map((t) => [t.id, t])) }
 }
 
-interface CampaignRow { id: number; slug: string; source_id: number | null; external_id: string | null }
+interface CampaignRow {
+  id: number; slug: string; source_id: number | null; external_id: string | null
+  bot_url: string | null; cost_model: string; cpc: number
+}
 interface OfferRow { campaign_id: number; offer_id: number; weight: number; url: string | null }
 interface LandingRow { campaign_id: number; landing_id: number; weight: number; slug: string; url: string | null; has_html: number }
 
@@ -55,7 +62,7 @@ export class RoutingCache {
   private readonly landings: RawStatement
 
   constructor(raw: RawDb, private readonly publicUrl: string | null) {
-    this.campaigns = raw.prepare('SELECT id, slug, source_id, external_id FROM campaigns WHERE active = 1')
+    this.campaigns = raw.prepare('SELECT id, slug, source_id, external_id, bot_url, cost_model, cpc FROM campaigns WHERE active = 1')
     this.offers = raw.prepare(
       'SELECT co.campaign_id, co.offer_id, co.weight, o.url FROM campaign_offers co JOIN offers o ON o.id = co.offer_id',
     )
@@ -100,6 +107,9 @@ export class RoutingCache {
         externalId: c.external_id ?? null,
         offers,
         landings: landings.total > 0 ? landings : null,
+        botTarget: c.bot_url ? compileUrlTemplate(c.bot_url) : null,
+        costModel: c.cost_model === 'cpc' || c.cost_model === 'param' ? c.cost_model : 'none',
+        cpc: Number.isFinite(c.cpc) && c.cpc > 0 ? c.cpc : 0,
       })
     }
     return routes

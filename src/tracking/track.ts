@@ -5,8 +5,26 @@ import type { ClickQueries, StoredClick } from './queries'
 import { pick, type CampaignRoute, type Rotation, type Target } from './routing'
 import { render } from './template'
 import { normalizeClickId, type VisitQuery } from './visitor'
+import type { TrafficVerdict } from './quality/classify'
+import { parseUserAgent, referrerDomain } from './quality/user-agent'
+
+/** Traffic quality as the tracker sees it: a verdict per visit and the unique-visitor windows. */
+export interface ClickQuality {
+  classify(v: Visitor, now: number): TrafficVerdict
+  isUnique(campaignId: number, ip: string, userAgent: string | null, now: number): boolean
+}
+
+const MAX_COST = 1e6
+/** The `cost` a source passes on the click URL ({cost} macro on its side): a plain non-negative decimal. */
+function parseCost(raw: string | undefined): number {
+  if (raw === undefined || !/^\d{1,7}(\.\d{1,8})?$/.test(raw.trim())) return 0
+  const n = Number(raw.trim())
+  return n <= MAX_COST ? n : 0
+}
 
 export interface Visitor {
+  method: string
+  headers: Headers
   query: VisitQuery
   ip: string
   userAgent: string | null
@@ -45,6 +63,7 @@ export class Tracker {
     private readonly routes: { get(slug: string): CampaignRoute | undefined },
     private readonly writer: ClickWriter,
     private readonly clicks: ClickQueries,
+    private readonly quality: ClickQuality,
   ) {}
 
   /** GET /c/:slug. */
@@ -94,11 +113,20 @@ export class Tracker {
   /** New click; the visitor goes to the landing when there is one, else to the offer. */
   private async create(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Outcome> {
     const clickId = crypto.randomUUID()
+    const now = Date.now()
     const s = v.query.subs
+    const verdict = this.quality.classify(v, now)
+    // Bots are neither unique nor paid for; the operator's own clicks are left out of reports anyway.
+    const human = verdict.bot === null && !verdict.excluded
+    const unique = human && this.quality.isUnique(route.id, v.ip, v.userAgent, now)
+    const cost = verdict.bot !== null ? 0 : route.costModel === 'cpc' ? route.cpc : route.costModel === 'param' ? parseCost(v.query.params?.cost) : 0
+    const ua = parseUserAgent(v.userAgent)
     const row: ClickRow = [
       clickId, route.id, route.sourceId, offer.id, landing ? landing.id : null, v.ip, v.userAgent, v.referrer,
       s[0]!, s[1]!, s[2]!, s[3]!, s[4]!, s[5]!, s[6]!, s[7]!, s[8]!, s[9]!,
-      v.query.params ? JSON.stringify(v.query.params) : null, Date.now(),
+      v.query.params ? JSON.stringify(v.query.params) : null,
+      verdict.bot, verdict.excluded ? 1 : 0, unique ? 1 : 0, cost,
+      ua.device_type, ua.os, ua.browser, referrerDomain(v.referrer), now,
     ]
     try {
       await this.writer.insert(row)
@@ -106,7 +134,9 @@ export class Tracker {
       return UNAVAILABLE
     }
     const values = macroValues(clickId, route, route.sourceId, offer.id, landing ? landing.id : null, s)
-    return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId }
+    // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
+    const template = verdict.bot !== null && route.botTarget ? route.botTarget : (landing ?? offer).template
+    return { kind: 'redirect', location: render(template, values), clickId }
   }
 
   /**

@@ -80,7 +80,7 @@ describe('group commit durability', () => {
     try {
       const writer = new ClickWriter(s.ctx.database.path, () => {})
       const id = crypto.randomUUID()
-      const row: ClickRow = [id, 1, null, 1, null, '192.0.2.1', null, null, null, null, null, null, null, null, null, null, null, null, null, Date.now()]
+      const row: ClickRow = [id, 1, null, 1, null, '192.0.2.1', null, null, null, null, null, null, null, null, null, null, null, null, null, null, 0, 1, 0, null, null, null, null, Date.now()]
       const committed = writer.insert(row)
       await writer.stop() // same turn: the setImmediate flush has not run yet
       await committed

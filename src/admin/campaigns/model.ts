@@ -23,6 +23,9 @@ export const CampaignCreate = t.Object({
   landing_id: t.Optional(t.Union([Int(), t.Null()], { description: 'shorthand for landings:[{landing_id}]; null removes every landing' })),
   landings: t.Optional(t.Array(t.Object({ landing_id: Int(), weight }), { maxItems: MAX_LINKS, description: 'replaces the whole rotation; may be empty' })),
   active: t.Optional(t.Boolean({ description: 'default true' })),
+  bot_url: t.Optional(t.Union([t.String({ maxLength: 4096, description: 'absolute http(s) URL template where flagged (bot) visitors go instead; null = same as people' }), t.Null()])),
+  cost_model: t.Optional(t.Union([t.Literal('none'), t.Literal('cpc'), t.Literal('param')], { description: "none (default), cpc (every click costs `cpc`), param (the source passes the cost in the click URL's `cost` parameter)" })),
+  cpc: t.Optional(t.Number({ minimum: 0, maximum: 1000000, description: 'cost per click for cost_model cpc' })),
 }, { description: 'give offer_id or offers (not both), landing_id or landings (not both)' })
 export const CampaignPatch = t.Partial(CampaignCreate)
 export type CampaignInput = Partial<typeof CampaignCreate.static>
@@ -34,6 +37,9 @@ export const CampaignRecord = t.Object({
   source_id: t.Union([Int(), t.Null()]),
   external_id: t.Union([t.String(), t.Null()]),
   active: t.Boolean(),
+  bot_url: t.Union([t.String(), t.Null()]),
+  cost_model: t.Union([t.Literal('none'), t.Literal('cpc'), t.Literal('param')]),
+  cpc: t.Number(),
   offer_id: t.Union([Int(), t.Null()], { description: 'the first offer of the rotation' }),
   offers: t.Array(t.Object({ offer_id: Int(), weight: Int() })),
   landing_id: t.Union([Int(), t.Null()], { description: 'the first landing of the rotation, null when none' }),
@@ -49,6 +55,9 @@ export const renderCampaign = (r: CampaignRow, links: CampaignLinks): typeof Cam
   source_id: r.sourceId,
   external_id: r.externalId,
   active: r.active,
+  bot_url: r.botUrl,
+  cost_model: r.costModel,
+  cpc: r.cpc,
   offer_id: links.offers[0]?.offerId ?? null,
   offers: links.offers.map((o) => ({ offer_id: o.offerId, weight: o.weight })),
   landing_id: links.landings[0]?.landingId ?? null,

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context'
 import type { Db } from '../../db/client'
 import { badRequest, conflict, notFound } from '../../lib/errors'
-import { isUniqueViolation, optionalText, requiredText, slug } from '../shared'
+import { isUniqueViolation, optionalText, requiredText, slug, urlTemplate } from '../shared'
 import {
   DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT,
   type CampaignInput, type CampaignLinks, type CampaignRow, type LandingLink, type OfferLink,
@@ -64,6 +64,9 @@ interface Parsed {
   sourceId?: number | null
   externalId?: string | null
   active?: boolean
+  botUrl?: string | null
+  costModel?: 'none' | 'cpc' | 'param'
+  cpc?: number
   offers?: Array<{ id: number; weight: number; field: string }>
   landings?: Array<{ id: number; weight: number; field: string }>
 }
@@ -77,6 +80,12 @@ function parse(input: CampaignInput): Parsed {
   if (input.active !== undefined) {
     if (typeof input.active !== 'boolean') throw badRequest('active: must be true or false')
     out.active = input.active
+  }
+  if (input.bot_url !== undefined) out.botUrl = input.bot_url === null || input.bot_url.trim() === '' ? null : urlTemplate(input.bot_url, 'bot_url')
+  if (input.cost_model !== undefined) out.costModel = input.cost_model
+  if (input.cpc !== undefined) {
+    if (!Number.isFinite(input.cpc) || input.cpc < 0) throw badRequest('cpc: must be a number ≥ 0')
+    out.cpc = input.cpc
   }
   out.offers = linkList(input as Record<string, unknown>, 'offer_id', 'offers', true)
   out.landings = linkList(input as Record<string, unknown>, 'landing_id', 'landings', false)
@@ -127,6 +136,7 @@ export function createCampaign(ctx: AppContext, input: CampaignInput): Campaign 
     const now = Date.now()
     const row = insertCampaign(db, {
       name: p.name!, slug: p.slug!, sourceId: p.sourceId ?? null, externalId: p.externalId ?? null, active: p.active ?? true,
+      botUrl: p.botUrl ?? null, costModel: p.costModel ?? 'none', cpc: p.cpc ?? 0,
       createdAt: now, updatedAt: now,
     })
     replaceOffers(db, row.id, toOfferLinks(p.offers!))
@@ -152,6 +162,9 @@ export function patchCampaign(ctx: AppContext, id: number, input: CampaignInput)
       ...(p.sourceId !== undefined && { sourceId: p.sourceId }),
       ...(p.externalId !== undefined && { externalId: p.externalId }),
       ...(p.active !== undefined && { active: p.active }),
+      ...(p.botUrl !== undefined && { botUrl: p.botUrl }),
+      ...(p.costModel !== undefined && { costModel: p.costModel }),
+      ...(p.cpc !== undefined && { cpc: p.cpc }),
       updatedAt: Date.now(),
     })
     if (p.offers) replaceOffers(db, id, toOfferLinks(p.offers))

@@ -40,6 +40,11 @@ export const campaigns = sqliteTable('campaigns', {
   /** The campaign's id on the traffic source's side ({external_id}). */
   externalId: text('external_id'),
   active: integer('active', { mode: 'boolean' }).notNull().default(true),
+  /** Where flagged (bot) visitors go instead of the landing/offer; null = same target as people. */
+  botUrl: text('bot_url'),
+  /** 'none' | 'cpc' (every click costs `cpc`) | 'param' (the source passes the cost in the `cost` query parameter). */
+  costModel: text('cost_model', { enum: ['none', 'cpc', 'param'] }).notNull().default('none'),
+  cpc: real('cpc').notNull().default(0),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('campaigns_source_idx').on(t.sourceId)])

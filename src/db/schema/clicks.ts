@@ -1,5 +1,4 @@
-import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { campaigns, sources, offers, landings } from './campaigns'
+import { sqliteTable, integer, text, real, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 /**
  * One row per tracked visit, appended by the tracking feature's group-commit writer.
@@ -22,9 +21,22 @@ export const clicks = sqliteTable('clicks', {
   sub6: text('sub6'), sub7: text('sub7'), sub8: text('sub8'), sub9: text('sub9'), sub10: text('sub10'),
   /** Every other visitor query parameter (utm_*, source macros…) as a JSON object. */
   params: text('params'),
+  /** Why traffic quality flagged the click as a bot (head, prefetch, bot_user_agent…); null for a person. */
+  botReason: text('bot_reason'),
+  /** 1 when the IP is in the operator's own-IP exclusion list: redirected, but left out of reports. */
+  excluded: integer('excluded').notNull().default(0),
+  /** 1 for the visitor's (IP + user agent) first click in the campaign within unique_window_hours. */
+  isUnique: integer('is_unique').notNull().default(0),
+  /** What the click cost, from the campaign's cost model; bot clicks cost nothing. */
+  cost: real('cost').notNull().default(0),
+  deviceType: text('device_type'),
+  os: text('os'),
+  browser: text('browser'),
+  referrerDomain: text('referrer_domain'),
   createdAt: integer('created_at').notNull(),
 }, (t) => [
   index('clicks_campaign_created_idx').on(t.campaignId, t.createdAt),
+  index('clicks_created_idx').on(t.createdAt),
 ])
 
 /**
@@ -39,5 +51,3 @@ export const clickIndex = sqliteTable('click_index', {
   clickId: text('click_id').notNull(),
 }, (t) => [uniqueIndex('click_index_lookup_idx').on(t.bucket, t.clickId)])
 
-// Referenced only for drizzle relations/documentation; see the note above about missing FKs.
-void campaigns; void sources; void offers; void landings
