@@ -1,8 +1,10 @@
 import { Elysia } from 'elysia'
 import { AppError } from '../lib/errors'
 
-const json = (status: number, error: string, headers: Record<string, string> = {}) =>
+/** The one error body: `{ "error": "…" }`. */
+export const errorResponse = (status: number, error: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ error }), { status, headers: { 'content-type': 'application/json', ...headers } })
+const json = errorResponse
 
 function validationMessage(err: unknown): string {
   // Elysia's ValidationError carries TypeBox details; name the field, hide the schema dump.

@@ -1,0 +1,45 @@
+// CORS for the public endpoints (/postback now; /api/lead and /api/account/* later), driven by the
+// cors_allowlist setting (spec §5). /admin/api/* gets none at all.
+//
+// Not @elysiajs/cors: its hooks run on onRequest for the whole app, so even mounted inside one feature it
+// stamped CORS headers on /admin/api responses and on the /c redirects, and answered admin preflights
+// (verified with elysia 1.4.30 / @elysiajs/cors 1.4.2). Public routes call this explicitly instead.
+import type { SettingsStore } from '../settings/store'
+
+const PREFLIGHT_MAX_AGE = '600'
+
+export class PublicCors {
+  constructor(private readonly settings: SettingsStore) {}
+
+  /** The origin to echo for this request, or null when it is not on the allowlist (or sent none). */
+  private allowedOrigin(request: Request): string | null {
+    const origin = request.headers.get('origin')
+    if (!origin) return null
+    const list = this.settings.get('cors_allowlist')
+    if (list.length === 0) return null
+    if (list.includes('*')) return '*'
+    return list.includes(origin) ? origin : null
+  }
+
+  /** Headers for an actual response of a public endpoint. `Vary: Origin` always, so caches keep answers apart. */
+  headers(request: Request): Record<string, string> {
+    const origin = this.allowedOrigin(request)
+    return origin ? { 'access-control-allow-origin': origin, vary: 'Origin' } : { vary: 'Origin' }
+  }
+
+  /** Answer to an OPTIONS preflight; a disallowed origin gets 204 without CORS headers, so the browser stops. */
+  preflight(request: Request, methods: string): Response {
+    const origin = this.allowedOrigin(request)
+    if (!origin) return new Response(null, { status: 204, headers: { vary: 'Origin' } })
+    return new Response(null, {
+      status: 204,
+      headers: {
+        'access-control-allow-origin': origin,
+        'access-control-allow-methods': methods,
+        'access-control-allow-headers': 'content-type',
+        'access-control-max-age': PREFLIGHT_MAX_AGE,
+        vary: 'Origin',
+      },
+    })
+  }
+}
