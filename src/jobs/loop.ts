@@ -1,4 +1,5 @@
 // The durable job loop: outbound work (postbacks to sources, later emails) survives restarts and is retried.
+import { abortable } from '../lib/abortable'
 import type { RawDb } from '../db/client'
 import type { Config } from '../config'
 import { badRequest, conflict } from '../lib/errors'
@@ -159,7 +160,7 @@ export class JobLoop implements JobQueue {
     }
     const signal = AbortSignal.timeout(this.opts.timeoutMs)
     try {
-      const result = await untilAborted(handler(payload, signal), signal)
+      const result = await abortable(handler(payload, signal), signal)
       return { ok: true, result: typeof result === 'string' ? result.slice(0, MAX_TEXT) : null }
     } catch (err) {
       const timedOut = signal.aborted || (err as Error | null)?.name === 'TimeoutError'
@@ -187,15 +188,3 @@ function errorText(err: unknown): string {
   return String(err)
 }
 
-/** A handler that ignores its signal must still not hold an attempt (and stop()) beyond the timeout. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e) },
-    )
-  })
-}

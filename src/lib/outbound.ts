@@ -1,5 +1,6 @@
 // Server-side HTTP to addresses that operators configure (source postback URLs, provider APIs), with an
 // SSRF guard: unless private targets are allowed, every address the host resolves to must be public.
+import { abortable } from './abortable'
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { isNonPublicAddress } from './ip'
@@ -27,17 +28,6 @@ function refuse(message: string): never {
   throw new OutboundError(`refused: ${message} ${ALLOW_HINT}`, false)
 }
 
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e) },
-    )
-  })
-}
 
 /** Parses the URL and, unless private targets are allowed, checks every address its host resolves to. */
 export async function checkOutboundUrl(raw: string, opts: OutboundOptions): Promise<URL> {
