@@ -7,10 +7,11 @@
 // Server pinned to core 0, wrk to core 1 (taskset), `wrk -t1 -c64 -d<BENCH_SECONDS>s --latency`.
 // Results: a table on stdout and .bench/results.json. Needs wrk (Debian/Ubuntu: apt-get install -y wrk).
 import { Database } from 'bun:sqlite'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir, cpus } from 'node:os'
 import { join, resolve } from 'node:path'
-import { freePort, killAll, runWrk, spawn, stopGracefully, waitHttp, type WrkResult } from './bench/lib'
+import { freePort, killAll, runWrk, spawn, stopGracefully, svcCommand, waitHttp, type WrkResult } from './bench/lib'
+import { printCrashSummary, runCrashCheck } from './crash'
 
 const ROOT = resolve(import.meta.dir, '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -37,23 +38,6 @@ const canPin = !!Bun.which('taskset') && cpus().length >= 2
 const PIN_SERVER = canPin ? ['taskset', '-c', '0'] : []
 const PIN_WRK = canPin ? ['taskset', '-c', '1'] : []
 if (!canPin) console.warn('warning: taskset or a second core is missing; server and wrk are not pinned (numbers will be noisy)')
-
-/** dist/svc when it is newer than every source file, else `bun src/index.ts` (so a stale build is never measured). */
-function svcCommand(): { cmd: string[]; label: string } {
-  const bin = join(ROOT, 'dist', 'svc')
-  if (existsSync(bin)) {
-    const newest = (dir: string): number =>
-      readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
-        const p = join(dir, e.name)
-        return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs)
-      }, 0)
-    if (statSync(bin).mtimeMs > Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'drizzle')))) {
-      return { cmd: [bin], label: 'dist/svc' }
-    }
-    console.warn('note: dist/svc is older than src/; benchmarking from source instead')
-  }
-  return { cmd: [process.execPath, join(ROOT, 'src', 'index.ts')], label: 'bun src/index.ts' }
-}
 
 function seed(dbPath: string): void {
   const db = new Database(dbPath)
@@ -96,7 +80,8 @@ interface Row {
 }
 
 async function main() {
-  const svc = svcCommand()
+  const svc = svcCommand(ROOT)
+  if (svc.label !== 'dist/svc') console.warn('note: dist/svc is missing or older than src/; benchmarking from source (npm run build first to measure the binary)')
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
   const dbPath = join(dataDir, 'svc.db')
   const svcEnv = { SVC_DATA_DIR: dataDir, SVC_SECRET: SECRET, HOST: '127.0.0.1', NODE_ENV: 'production' }
@@ -204,6 +189,13 @@ async function main() {
   console.log(`${'case'.padEnd(22)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)}  notes`)
   for (const r of rows) {
     console.log(`${r.name.padEnd(22)} ${fmt(r.rps).padStart(9)} ${fmt(r.p50ms, 2).padStart(8)} ${fmt(r.p99ms, 2).padStart(8)} ${fmt(r.requests).padStart(9)}  ${r.note}`)
+  }
+  if (!process.env.BENCH_SKIP_CRASH) {
+    console.log('\n(d) crash check: SIGKILL and SIGTERM under redirect + postback load …')
+    const crash = await runCrashCheck()
+    printCrashSummary(crash)
+    results.crash = { ok: crash.ok, phases: crash.phases, final: crash.final, failures: crash.failures, seconds: crash.seconds }
+    if (!crash.ok) process.exitCode = 1
   }
   mkdirSync(join(ROOT, '.bench'), { recursive: true })
   writeFileSync(join(ROOT, '.bench', 'results.json'), JSON.stringify(results, null, 2) + '\n')

@@ -103,7 +103,7 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}): Rea
       maxAttempts: int(env, 'SVC_JOBS_MAX_ATTEMPTS', 8, 1, 100),
       backoffBaseMs: int(env, 'SVC_JOBS_BACKOFF_MS', 30000, 1),
       backoffMaxMs: int(env, 'SVC_JOBS_BACKOFF_MAX_MS', 3600000, 1),
-      concurrency: int(env, 'SVC_JOBS_CONCURRENCY', 4, 1, 64),
+      concurrency: int(env, 'SVC_JOBS_CONCURRENCY', 16, 1, 64),
     },
   }
   return Object.freeze(cfg)

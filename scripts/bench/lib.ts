@@ -1,5 +1,7 @@
 // Helpers of scripts/bench.ts: child processes that are always reaped, wrk runs and their parsed output.
 import type { Subprocess } from 'bun'
+import { closeSync, existsSync, openSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 
 export interface WrkResult {
   requests: number
@@ -126,4 +128,46 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   children.delete(p)
   if (p.exitCode !== 0) throw new Error(`wrk failed (${p.exitCode}): ${err || out}`)
   return parseWrk(out)
+}
+
+// ---- Added for scripts/soak.ts and scripts/crash.ts (additive; nothing above changed) ----
+
+/**
+ * Like spawn(), but stdout and stderr go to `logPath` (appended), so a caller can read what the child
+ * printed (e.g. svc's "stopped cleanly") and show it when something fails. The child is reaped by killAll().
+ */
+export function spawnLogged(cmd: string[], env: Record<string, string | undefined>, logPath: string): Subprocess {
+  const fd = openSync(logPath, 'a')
+  const p = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdin: 'ignore', stdout: fd, stderr: fd })
+  closeSync(fd) // the child holds its own copy
+  children.add(p)
+  p.exited.then(() => children.delete(p))
+  return p
+}
+
+/** SIGKILLs every child at once, synchronously: for process 'exit' handlers, where nothing can be awaited. */
+export function killAllSync(): void {
+  for (const p of children) {
+    if (p.exitCode === null && p.signalCode === null) {
+      try {
+        p.kill('SIGKILL')
+      } catch {}
+    }
+  }
+}
+
+/** dist/svc when it is newer than every file of src/ and drizzle/, else `bun src/index.ts` (a stale build is never run). */
+export function svcCommand(root: string): { cmd: string[]; label: string } {
+  const bin = join(root, 'dist', 'svc')
+  if (existsSync(bin)) {
+    const newest = (dir: string): number =>
+      readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+        const p = join(dir, e.name)
+        return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs)
+      }, 0)
+    if (statSync(bin).mtimeMs > Math.max(newest(join(root, 'src')), newest(join(root, 'drizzle')))) {
+      return { cmd: [bin], label: 'dist/svc' }
+    }
+  }
+  return { cmd: [process.execPath, join(root, 'src', 'index.ts')], label: 'bun src/index.ts' }
 }
