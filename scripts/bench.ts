@@ -12,6 +12,7 @@ import { tmpdir, cpus } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort, killAll, runWrk, spawn, stopGracefully, svcCommand, waitHttp, type WrkResult } from './bench/lib'
 import { printCrashSummary, runCrashCheck } from './crash'
+import { benchReports } from './bench-reports'
 
 const ROOT = resolve(import.meta.dir, '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -189,6 +190,10 @@ async function main() {
   console.log(`${'case'.padEnd(22)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)}  notes`)
   for (const r of rows) {
     console.log(`${r.name.padEnd(22)} ${fmt(r.rps).padStart(9)} ${fmt(r.p50ms, 2).padStart(8)} ${fmt(r.p99ms, 2).padStart(8)} ${fmt(r.requests).padStart(9)}  ${r.note}`)
+  }
+  if (!process.env.BENCH_SKIP_REPORTS) {
+    console.log('\n(e) reports on 10M seeded clicks (rollups vs a raw scan in the same run) …')
+    results.reports = await benchReports()
   }
   if (!process.env.BENCH_SKIP_CRASH) {
     console.log('\n(d) crash check: SIGKILL and SIGTERM under redirect + postback load …')

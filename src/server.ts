@@ -15,6 +15,7 @@ import { VERSION } from './version'
 import { trackingFeature } from './tracking'
 import { postbackFeature } from './postback'
 import { adminFeature } from './admin'
+import { reportsFeature } from './reports'
 
 /** Webhook bodies may be 2 MB (spec §8); nothing else needs more. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
@@ -59,7 +60,9 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
 export async function createServer(config: Readonly<Config>): Promise<SvcServer> {
   const ctx = await createContext(config)
   const tracking = trackingFeature(ctx)
-  const features: Feature[] = [tracking, postbackFeature(ctx, tracking.findClickRow), adminFeature(ctx)]
+  const postback = postbackFeature(ctx, tracking.findClickRow)
+  const reports = reportsFeature(ctx, { catchUp: tracking.catchUp, onConversionRecorded: postback.onConversionRecorded })
+  const features: Feature[] = [tracking, postback, adminFeature(ctx), reports]
 
   let app = new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false } })
     .use(errorHandler)

@@ -9,6 +9,8 @@ export interface ClickForConversion {
   source_id: number | null
   offer_id: number | null
   landing_id: number | null
+  /** 1 when the click came from one of the operator's own IPs (left out of reports). */
+  excluded: number
   offer_payout: number | null
   offer_currency: string | null
   source_postback_url: string | null
@@ -86,7 +88,7 @@ export class PostbackQueries {
   /** `findClickRow` resolves a click id to its row through the tracking feature's click index. */
   constructor(private readonly raw: RawDb, private readonly findClickRow: (clickId: string) => number | undefined) {
     this.clickByClickId = raw.prepare(
-      'SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, ' +
+      'SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.excluded, ' +
         'o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url, ' +
         'cp.external_id AS campaign_external_id ' +
         'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +

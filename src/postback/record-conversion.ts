@@ -25,10 +25,16 @@ export interface RecordedConversion {
   clickId: string
   clickRowId: number
   campaignId: number
+  sourceId: number | null
   offerId: number | null
+  landingId: number | null
   type: ConversionType
   revenue: number
   email: string | null
+  /** Conversion time, epoch ms. */
+  date: number
+  /** The click came from one of the operator's own IPs: reports leave the conversion out. */
+  excluded: boolean
 }
 
 /**
@@ -85,8 +91,9 @@ export class ConversionRecorder {
         forwardJobId = this.jobs.enqueue(FORWARD_JOB, payload)
       }
       const conversion: RecordedConversion = {
-        id, clickId: click.click_id, clickRowId: click.id, campaignId: click.campaign_id, offerId: click.offer_id,
-        type: input.type, revenue: input.revenue, email: input.email,
+        id, clickId: click.click_id, clickRowId: click.id, campaignId: click.campaign_id, sourceId: click.source_id,
+        offerId: click.offer_id, landingId: click.landing_id, type: input.type, revenue: input.revenue, email: input.email,
+        date: input.date, excluded: click.excluded === 1,
       }
       for (const hook of this.hooks) hook(conversion)
       return { recorded: true, conversion, forwardJobId }

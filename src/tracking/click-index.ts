@@ -48,7 +48,8 @@ export class ClickIndex {
     this.refreshBuckets()
   }
 
-  private refreshBuckets(): void {
+  /** Re-reads the days present in click_index (after retention removed old ones). */
+  refreshBuckets(): void {
     this.buckets = (this.bucketList.all() as Array<{ x: number }>).map((r) => r.x)
   }
 

@@ -3,6 +3,7 @@ import type { AppContext, Feature } from '../context'
 import { ClickIndex } from './click-index'
 import { ClickWriter } from './click-writer'
 import { ClickQueries } from './queries'
+import { ClickRetention } from './retention'
 import { RoutingCache } from './routing'
 import { trackingRoutes } from './routes'
 import { Tracker, type ClickQuality } from './track'
@@ -14,6 +15,10 @@ export { normalizeClickId, CLICK_COOKIE } from './visitor'
 export interface TrackingFeature extends Feature {
   /** Row id (clicks.id) of a handed-out click; `clickId` must be a lower-case UUID. */
   findClickRow(clickId: string): number | undefined
+  /** Indexes and rolls up every committed click now (reports call it so they include the last second). */
+  catchUp(): void
+  /** Raw click retention (setting raw_click_retention_days); `run()` prunes what is due now. */
+  retention: ClickRetention
 }
 
 export function trackingFeature(ctx: AppContext): TrackingFeature {
@@ -35,12 +40,28 @@ export function trackingFeature(ctx: AppContext): TrackingFeature {
     isUnique: (campaignId, ip, ua, now) => uniques.isUnique(campaignId, ip, ua, now),
   }
   const tracker = new Tracker(cache, writer, clicks, quality)
+  const retention = new ClickRetention(ctx.database.raw, {
+    days: () => ctx.settings.get('raw_click_retention_days'),
+    onPruned: () => index.refreshBuckets(),
+  })
+  let retentionDays = ctx.settings.get('raw_click_retention_days')
+  ctx.signals.on('settings', () => {
+    const days = ctx.settings.get('raw_click_retention_days')
+    if (days !== retentionDays) retention.kick()
+    retentionDays = days
+  })
   return {
     name: 'tracking',
     routes: trackingRoutes(ctx, tracker, clicks),
     findClickRow: (clickId) => index.lookup(clickId),
-    start: () => index.start(),
+    catchUp: () => index.indexAll(),
+    retention,
+    start: () => {
+      index.start()
+      retention.start()
+    },
     stop: async () => {
+      await retention.stop()
       await writer.stop()
       index.stop()
     },

@@ -1,0 +1,52 @@
+// CSV output (RFC 4180: comma, CRLF, double quotes) streamed in chunks.
+//
+// Spreadsheet formula injection: a text cell that starts with = + - @ (or a tab or carriage return) would
+// be run as a formula by Excel/LibreOffice/Sheets, and sub values, labels and statuses come from strangers.
+// Such text cells get a leading apostrophe ('=1+1). Numbers are written as numbers (a negative profit
+// stays -3.5), so the defence only ever changes text.
+
+export type Cell = string | number | null | undefined
+
+const FORMULA_START = /^[=+\-@\t\r]/
+const NEEDS_QUOTES = /[",\r\n]/
+
+export function csvCell(v: Cell): string {
+  if (v === null || v === undefined) return ''
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : ''
+  let s = FORMULA_START.test(v) ? `'${v}` : v
+  if (NEEDS_QUOTES.test(s)) s = `"${s.replace(/"/g, '""')}"`
+  return s
+}
+
+export const csvLine = (cells: readonly Cell[]): string => cells.map(csvCell).join(',') + '\r\n'
+
+/**
+ * A CSV body produced chunk by chunk: `next()` returns the next block of text, or null at the end.
+ * Each pull does a bounded amount of work, so a large export never sits in memory whole.
+ */
+export function csvStream(next: () => string | null): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      try {
+        const chunk = next()
+        if (chunk === null) controller.close()
+        else controller.enqueue(encoder.encode(chunk))
+      } catch (err) {
+        console.error('[reports] CSV export failed:', err)
+        controller.error(err)
+      }
+    },
+  })
+}
+
+/** A file name made of safe characters only. */
+export const fileName = (parts: string[]) => parts.join('-').replace(/[^A-Za-z0-9._-]+/g, '_') + '.csv'
+
+export function csvHeaders(name: string): Record<string, string> {
+  return {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="${name}"`,
+    'cache-control': 'no-store',
+  }
+}

@@ -1,0 +1,73 @@
+// The CSV forms of a report and the conversions export.
+import { csvLine, csvStream, type Cell } from './csv'
+import { isIdDimension, type Dimension } from './dimensions'
+import { METRIC_NAMES } from './metrics'
+import type { ExportRequest } from './params'
+import type { ExportedConversion, ReportQueries } from './queries'
+import type { ReportResult, ReportRow } from './service'
+
+const LINES_PER_CHUNK = 500
+const CONVERSIONS_PER_CHUNK = 1000
+
+const dimColumns = (d: Dimension) => (isIdDimension(d) ? [`${d}_id`, `${d}_name`] : [d])
+const dimCells = (d: Dimension, r: ReportRow): Cell[] => (isIdDimension(d) ? [r.key, r.label] : [r.key])
+
+/** One CSV line per row (per second-level row for two levels, with both keys), in the report's order. */
+export function reportCsv(result: ReportResult): ReadableStream<Uint8Array> {
+  const slugs = Object.keys(result.total.types)
+  const metricCells = (r: ReportRow): Cell[] => [...METRIC_NAMES.map((m) => r[m]), ...slugs.map((s) => r.types[s] ?? 0)]
+  const [d1, d2] = result.dims as [Dimension, Dimension | undefined]
+  const header = csvLine([...dimColumns(d1), ...(d2 ? dimColumns(d2) : []), ...METRIC_NAMES, ...slugs.map((s) => `type_${s}`)])
+  const lines = function* (): Generator<string> {
+    yield header
+    for (const r of result.rows) {
+      if (!d2) yield csvLine([...dimCells(d1, r), ...metricCells(r)])
+      else for (const c of r.children ?? []) yield csvLine([...dimCells(d1, r), ...dimCells(d2, c), ...metricCells(c)])
+    }
+  }
+  return csvStream(chunked(lines(), LINES_PER_CHUNK))
+}
+
+export const CONVERSION_COLUMNS = [
+  'id', 'date', 'click_id', 'type', 'status', 'revenue', 'currency', 'transaction_id', 'campaign_id', 'source_id', 'offer_id', 'landing_id',
+] as const
+
+/** Conversions dated in the range, oldest first, read 1000 at a time as the client consumes the stream. */
+export function conversionsCsv(q: ReportQueries, req: ExportRequest): ReadableStream<Uint8Array> {
+  let afterDate = req.from - 1
+  let afterId = 0
+  let started = false
+  let done = false
+  const row = (c: ExportedConversion): Cell[] => [
+    c.id, new Date(c.date).toISOString(), c.click_id, c.type, c.status, c.revenue, c.currency, c.transaction_id,
+    c.campaign_id, c.source_id, c.offer_id, c.landing_id,
+  ]
+  return csvStream(() => {
+    if (done) return null
+    let out = ''
+    if (!started) {
+      started = true
+      out = csvLine(CONVERSION_COLUMNS)
+    }
+    const rows = q.conversionsAfter(req.filters, req.from, req.to, afterDate, afterId, CONVERSIONS_PER_CHUNK)
+    for (const c of rows) out += csvLine(row(c))
+    if (rows.length < CONVERSIONS_PER_CHUNK) done = true
+    else {
+      afterDate = rows[rows.length - 1]!.date
+      afterId = rows[rows.length - 1]!.id
+    }
+    return out
+  })
+}
+
+function chunked(lines: Iterator<string>, per: number): () => string | null {
+  return () => {
+    let out = ''
+    for (let i = 0; i < per; i++) {
+      const n = lines.next()
+      if (n.done) return out === '' ? null : out
+      out += n.value
+    }
+    return out
+  }
+}

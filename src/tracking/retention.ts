@@ -1,0 +1,115 @@
+// Raw click retention (setting raw_click_retention_days, 0 = keep forever): deletes click rows older than
+// N days, with their click_index entries, in small transactions off the request path. Rollups are never
+// touched, so reports keep their totals; conversions keep the attribution they copied from their click.
+//
+// Only clicks at or below the indexing watermark are deleted: an unindexed click has not been rolled up
+// yet. Deleting indexed rows can lower max(click_row), but never below a click that still exists, and
+// click ids are AUTOINCREMENT (never reused), so nothing is indexed or counted twice.
+import type { RawDb, RawStatement } from '../db/client'
+
+const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
+/** Clicks per transaction: keeps the write lock (which the redirect's click commits wait for) short. */
+export const RETENTION_CHUNK = 5000
+
+export interface RetentionOptions {
+  /** Current setting value in days; 0 disables pruning. */
+  days: () => number
+  intervalMs?: number
+  now?: () => number
+  onError?: (err: unknown) => void
+  /** Told after a run deleted clicks (the click index drops the days that are gone from its probe list). */
+  onPruned?: () => void
+}
+
+export class ClickRetention {
+  private readonly oldest: RawStatement
+  private readonly watermark: RawStatement
+  private readonly deleteClick: RawStatement
+  private readonly deleteIndex: RawStatement
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private running: Promise<number> | null = null
+  private again = false
+  private stopped = false
+
+  constructor(private readonly raw: RawDb, private readonly opts: RetentionOptions) {
+    // Oldest first through the created_at index: the chunk is the next slice of the table's old end.
+    this.oldest = raw.prepare('SELECT id FROM clicks WHERE created_at < $cutoff AND id <= $through ORDER BY created_at LIMIT $limit')
+    this.watermark = raw.prepare('SELECT coalesce(max(click_row), 0) AS w FROM click_index')
+    this.deleteClick = raw.prepare('DELETE FROM clicks WHERE id = $id')
+    this.deleteIndex = raw.prepare('DELETE FROM click_index WHERE click_row = $id')
+  }
+
+  /** Runs once now, then every intervalMs (hourly by default). */
+  start(): void {
+    this.stopped = false
+    this.schedule(0)
+  }
+
+  /** Stops the timer and waits for a run in progress to finish its current chunk. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    await this.running?.catch(() => 0)
+  }
+
+  /** Starts a run soon (the setting changed); a run already in progress runs once more afterwards. */
+  kick(): void {
+    if (this.stopped) return
+    if (this.running) this.again = true
+    else this.schedule(0)
+  }
+
+  /** Prunes everything due now (errors are reported, not thrown); resolves with the number of clicks deleted. */
+  run(): Promise<number> {
+    if (this.running) return this.running
+    const p = this.prune()
+      .catch((err) => {
+        ;(this.opts.onError ?? ((e) => console.error('[tracking] click retention failed:', e)))(err)
+        return 0
+      })
+      .finally(() => {
+        this.running = null
+        const next = this.again ? 0 : (this.opts.intervalMs ?? HOUR_MS)
+        this.again = false
+        this.schedule(next)
+      })
+    this.running = p
+    return p
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      this.timer = null
+      void this.run()
+    }, delayMs)
+    this.timer.unref?.()
+  }
+
+  private async prune(): Promise<number> {
+    const days = this.opts.days()
+    if (days <= 0) return 0
+    const cutoff = (this.opts.now ?? Date.now)() - days * DAY_MS
+    let deleted = 0
+    while (!this.stopped) {
+      const n = this.raw.transaction(() => {
+        const through = (this.watermark.get() as { w: number }).w
+        const ids = this.oldest.all({ cutoff, through, limit: RETENTION_CHUNK }) as Array<{ id: number }>
+        for (const { id } of ids) {
+          this.deleteClick.run({ id })
+          this.deleteIndex.run({ id })
+        }
+        return ids.length
+      })()
+      deleted += n
+      if (n < RETENTION_CHUNK) break
+      // Let redirects, click commits and indexing run between chunks.
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    if (deleted > 0) this.opts.onPruned?.()
+    return deleted
+  }
+}

@@ -1,0 +1,240 @@
+// Rollups stay exact: after random clicks through /c (bots, excluded IPs, costs, continued click ids),
+// random postbacks (every type, both payout signs, back-dated), a type-flag change and a repoint, every
+// report number equals a direct SQL count over the raw clicks and conversions, computed here.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startServer, get, type TestServer } from '../helpers/server'
+import { cookieClickId } from '../tracking/seed'
+import { addClick, catalog, DAY, HOUR, iso, postback, report, settle, utcDay } from './seed'
+
+const OWN_IP = '198.51.100.250'
+const HUMAN_UAS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36',
+]
+const BOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
+const STATUSES = ['approved', 'pending', 'trial', 'install', 'rejected', 'chargeback', 'refund']
+
+/** mulberry32: a fixed seed keeps the scenario reproducible. */
+function prng(seed: number) {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return { next, pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!, chance: (p: number) => next() < p }
+}
+
+interface CampaignInfo { id: number; slug: string; source: number | null; offers: number[]; landings: number[] }
+
+let s: TestServer
+const rnd = prng(20261121)
+const campaigns: CampaignInfo[] = []
+/** click_id → campaign, for continuations and postbacks. */
+const clicks: Array<{ clickId: string; campaign: CampaignInfo }> = []
+const FROM = utcDay(-7)
+const TO = utcDay(1)
+
+beforeAll(async () => {
+  s = await startServer({ SVC_TRUST_PROXY: '1' })
+  expect((await s.api('PUT', '/admin/api/settings', { excluded_ips: [OWN_IP] })).status).toBe(200)
+  const c = catalog(s)
+  const [s1, s2] = [c.source(), c.source()]
+  const [o1, o2, o3, o4] = [c.offer('o1', 3), c.offer('o2', 7.5), c.offer('o3', 0), c.offer('o4', 12)]
+  const [l1, l2, l3] = [c.landing(), c.landing(), c.landing()]
+  const add = (slug: string, source: number | null, offers: number[], landings: number[], costModel: 'none' | 'cpc' | 'param', cpc = 0) => {
+    campaigns.push({ id: c.campaign({ slug, source, offers, landings, costModel, cpc }), slug, source, offers, landings })
+  }
+  add('ex-a', s1, [o1!, o2!], [l1!, l2!], 'cpc', 0.02)
+  add('ex-b', s2, [o3!], [], 'param')
+  add('ex-c', null, [o3!, o4!], [l3!], 'none')
+})
+afterAll(() => s.destroy())
+
+/** Clicks of the last days, written with SQL (so the days differ); rolled up by the next report's catch-up. */
+function pastClicks(n: number) {
+  for (let i = 0; i < n; i++) {
+    const c = rnd.pick(campaigns)
+    const bot = rnd.chance(0.15)
+    const clickId = addClick(s, {
+      campaign: c.id, source: c.source, offer: rnd.pick(c.offers), landing: c.landings.length ? rnd.pick(c.landings) : null,
+      at: Date.now() - Math.floor(rnd.next() * 6 * DAY), bot: bot ? 'bot_user_agent' : null, excluded: !bot && rnd.chance(0.1),
+      unique: rnd.chance(0.6), cost: bot ? 0 : Math.round(rnd.next() * 500) / 10000,
+    })
+    clicks.push({ clickId, campaign: c })
+  }
+}
+
+async function liveClicks(n: number) {
+  for (let i = 0; i < n; i++) {
+    const c = rnd.pick(campaigns)
+    const own = rnd.chance(0.1)
+    const params = new URLSearchParams()
+    const earlier = clicks.filter((k) => k.campaign === c)
+    if (earlier.length && rnd.chance(0.1)) params.set('click_id', rnd.pick(earlier).clickId)
+    if (c.slug === 'ex-b' && rnd.chance(0.8)) params.set('cost', (Math.round(rnd.next() * 100000) / 1e6).toFixed(6))
+    const res = await get(`${s.base}/c/${c.slug}?${params}`, {
+      'user-agent': rnd.chance(0.15) ? BOT_UA : rnd.pick(HUMAN_UAS),
+      'x-forwarded-for': own ? OWN_IP : `203.0.113.${1 + Math.floor(rnd.next() * 12)}`,
+    })
+    expect(res.status).toBe(302)
+    const id = cookieClickId(res) ?? new URL(res.headers.get('location')!).searchParams.get('c')
+    if (id && !clicks.some((k) => k.clickId === id)) clicks.push({ clickId: id, campaign: c })
+  }
+}
+
+async function postbacks(n: number) {
+  for (let i = 0; i < n; i++) {
+    const p: Record<string, string | number> = { subid: rnd.pick(clicks).clickId, status: rnd.pick(STATUSES) }
+    if (rnd.chance(0.8)) p.payout = (Math.round((rnd.next() * 70 - 20) * 100) / 100).toFixed(2)
+    if (rnd.chance(0.5)) p.date = iso(Date.now() - Math.floor(rnd.next() * 6 * DAY))
+    await postback(s, p)
+  }
+}
+
+interface Expected {
+  clicks: number
+  unique_clicks: number
+  bot_clicks: number
+  cost: number
+  conversions: number
+  revenue: number
+  types: Record<string, number>
+}
+
+/**
+ * The report numbers straight from the raw rows: clicks in range without excluded ones; conversions dated
+ * in range whose click is not excluded, with the type flags applied in SQL.
+ */
+function expected(clickKeys: string, convKeys: string): Map<string, Expected> {
+  const raw = s.ctx.database.raw
+  const out = new Map<string, Expected>()
+  const at = (k: unknown[]) => {
+    const key = JSON.stringify(k)
+    let e = out.get(key)
+    if (!e) out.set(key, (e = { clicks: 0, unique_clicks: 0, bot_clicks: 0, cost: 0, conversions: 0, revenue: 0, types: {} }))
+    return e
+  }
+  const range = { from: FROM, to: TO }
+  for (const r of raw.prepare(
+    `SELECT ${clickKeys}, count(*) AS clicks, sum(bot_reason IS NULL AND is_unique = 1) AS u, sum(bot_reason IS NOT NULL) AS b, total(cost) AS cost ` +
+      'FROM clicks WHERE excluded = 0 AND created_at >= $from AND created_at < $to GROUP BY k1, k2',
+  ).all(range) as any[]) {
+    Object.assign(at([r.k1, r.k2]), { clicks: r.clicks, unique_clicks: r.u, bot_clicks: r.b, cost: r.cost })
+  }
+  for (const r of raw.prepare(
+    `SELECT ${convKeys}, v.type AS type, count(*) AS n, ` +
+      'total(CASE WHEN t.include_in_conversions THEN (CASE WHEN t.negative THEN -1 ELSE 1 END) ELSE 0 END) AS conv, ' +
+      'total(CASE WHEN t.include_in_revenue THEN (CASE WHEN t.negative THEN -abs(v.revenue) ELSE v.revenue END) ELSE 0 END) AS rev ' +
+      'FROM conversions v JOIN clicks c ON c.id = v.click_row_id JOIN conversion_types t ON t.slug = v.type ' +
+      'WHERE c.excluded = 0 AND v.date >= $from AND v.date < $to GROUP BY k1, k2, v.type',
+  ).all(range) as any[]) {
+    const e = at([r.k1, r.k2])
+    e.conversions += r.conv
+    e.revenue += r.rev
+    e.types[r.type] = r.n
+  }
+  return out
+}
+
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6 || 0
+const ratio = (n: number, d: number, k: number) => (d === 0 ? null : r6((n / d) * k))
+
+/** A report row as the expected shape (all type columns that are 0 dropped, money rounded like the API). */
+function fromReport(r: any) {
+  const types = Object.fromEntries(Object.entries(r.types as Record<string, number>).filter(([, n]) => n !== 0))
+  return { clicks: r.clicks, unique_clicks: r.unique_clicks, bot_clicks: r.bot_clicks, cost: r.cost, conversions: r.conversions, revenue: r.revenue, profit: r.profit, roi: r.roi, cr: r.cr, epc: r.epc, types }
+}
+function fromExpected(e: Expected) {
+  const profit = e.revenue - e.cost
+  return {
+    clicks: e.clicks, unique_clicks: e.unique_clicks, bot_clicks: e.bot_clicks, cost: r6(e.cost), conversions: e.conversions, revenue: r6(e.revenue),
+    profit: r6(profit), roi: ratio(profit, e.cost, 100), cr: ratio(e.conversions, e.clicks, 100), epc: ratio(e.revenue, e.clicks, 1), types: e.types,
+  }
+}
+
+async function compare(groupBy: string, clickKeys: string, convKeys: string, keyOf: (k: unknown) => unknown = (k) => k ?? 0) {
+  const body = (await report(s, `group_by=${groupBy}&from=${iso(FROM)}&to=${iso(TO)}&limit=1000`)).body
+  expect(body.source).toBe('rollups')
+  const got = new Map<string, unknown>()
+  for (const r of body.rows) {
+    if (r.children) for (const c of r.children) got.set(JSON.stringify([keyOf(r.key), keyOf(c.key)]), fromReport(c))
+    else got.set(JSON.stringify([keyOf(r.key), null]), fromReport(r))
+  }
+  const want = new Map([...expected(clickKeys, convKeys)].map(([k, e]) => [k, fromExpected(e)]))
+  expect(Object.fromEntries([...got].sort())).toEqual(Object.fromEntries([...want].sort()))
+  expect(want.size).toBeGreaterThan(2)
+  return body
+}
+
+async function compareAll() {
+  const byCampaign = await compare('campaign', 'campaign_id AS k1, NULL AS k2', 'v.campaign_id AS k1, NULL AS k2')
+  await compare('campaign,offer', 'campaign_id AS k1, coalesce(offer_id, 0) AS k2', 'v.campaign_id AS k1, coalesce(v.offer_id, 0) AS k2')
+  await compare(
+    'day', "date(created_at / 1000, 'unixepoch') AS k1, NULL AS k2", "date(v.date / 1000, 'unixepoch') AS k1, NULL AS k2", (k) => k,
+  )
+  return byCampaign
+}
+
+describe('rollups against raw rows', () => {
+  test('after random clicks and postbacks, by campaign, campaign → offer and day', async () => {
+    pastClicks(40)
+    await settle(s)
+    await liveClicks(120)
+    await postbacks(70)
+    const body = await compareAll()
+    // The scenario really contains what it claims to test.
+    const t = body.total
+    expect(t.bot_clicks).toBeGreaterThan(0)
+    expect(t.cost).toBeGreaterThan(0)
+    expect(t.types.chargeback).toBeGreaterThan(0)
+    expect(t.types.trial).toBeGreaterThan(0)
+    const excluded = s.ctx.database.raw.prepare('SELECT count(*) AS n FROM clicks WHERE excluded = 1').get() as { n: number }
+    expect(excluded.n).toBeGreaterThan(0)
+  })
+
+  test('after a conversion type flag change (trial counts in revenue)', async () => {
+    const before = (await report(s, `from=${iso(FROM)}&to=${iso(TO)}`)).body.total.revenue
+    expect((await s.api('PATCH', '/admin/api/conversion-types/trial', { include_in_revenue: true })).status).toBe(200)
+    const after = (await compareAll()).total.revenue
+    expect(after).not.toBe(before)
+  })
+
+  test('after a repoint: an offer leaves the rotation and one of its clicks is continued', async () => {
+    const a = campaigns[0]!
+    const raw = s.ctx.database.raw
+    const victim = raw
+      .prepare('SELECT click_id FROM clicks WHERE campaign_id = $c AND offer_id = $o AND excluded = 0 AND created_at >= $from ORDER BY id LIMIT 1')
+      .get({ c: a.id, o: a.offers[1], from: FROM }) as { click_id: string }
+    expect(victim).toBeDefined()
+    await settle(s) // the click is rolled up under its old offer before it moves
+    raw.prepare('DELETE FROM campaign_offers WHERE campaign_id = $c AND offer_id = $o').run({ c: a.id, o: a.offers[1] })
+    s.ctx.signals.emit('catalog')
+    a.offers = [a.offers[0]!]
+    const res = await get(`${s.base}/c/${a.slug}?click_id=${victim.click_id}`, { 'user-agent': HUMAN_UAS[0]!, 'x-forwarded-for': '203.0.113.77' })
+    expect(res.status).toBe(302)
+    expect((raw.prepare('SELECT offer_id FROM clicks WHERE click_id = $id').get({ id: victim.click_id }) as { offer_id: number }).offer_id).toBe(a.offers[0]!)
+    await postback(s, { subid: victim.click_id, payout: 9.99, status: 'approved' })
+    await liveClicks(30)
+    await postbacks(20)
+    await compareAll()
+  })
+
+  test('hourly and daily rollups agree: every UTC day equals the sum of its hours', () => {
+    const raw = s.ctx.database.raw
+    for (const [daily, hourly, cols] of [
+      ['click_stats_daily', 'click_stats_hourly', 'campaign_id, source_id, offer_id, landing_id'],
+      ['conversion_stats_daily', 'conversion_stats_hourly', 'campaign_id, source_id, offer_id, landing_id, type'],
+    ] as const) {
+      const sums = daily.startsWith('click') ? 'sum(clicks) AS a, sum(unique_clicks) AS b, sum(bot_clicks) AS c, round(total(cost), 9) AS d' : 'sum(conversions) AS a, round(total(revenue), 9) AS b, round(total(revenue_abs), 9) AS c'
+      const fromHours = raw.prepare(`SELECT hour - hour % ${DAY} AS day, ${cols}, ${sums} FROM ${hourly} GROUP BY 1, ${cols} HAVING a <> 0 ORDER BY 1, ${cols}`).all()
+      const days = raw.prepare(`SELECT day, ${cols}, ${sums} FROM ${daily} GROUP BY day, ${cols} HAVING a <> 0 ORDER BY day, ${cols}`).all()
+      expect(days).toEqual(fromHours)
+      expect(days.length).toBeGreaterThan(0)
+    }
+    expect(HOUR).toBe(3_600_000)
+  })
+})

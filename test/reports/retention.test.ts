@@ -1,0 +1,99 @@
+// Raw click retention (setting raw_click_retention_days): old click rows and their click_index entries are
+// deleted, only clicks already rolled up, while reports keep their totals and conversions keep their
+// attribution. A postback for a pruned click finds no click.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eventually } from '../postback/seed'
+import { startServer, type TestServer } from '../helpers/server'
+import { addClick, catalog, DAY, postback, report, settle } from './seed'
+
+let s: TestServer
+let campaign = 0
+let offer = 0
+let landing = 0
+const old: string[] = []
+const recent: string[] = []
+const count = (sql: string, p: Record<string, unknown> = {}) => (s.ctx.database.raw.prepare(sql).get(p) as { n: number }).n
+const RANGE = 'from=2000-01-01&to=2099-01-01'
+
+beforeAll(async () => {
+  s = await startServer()
+  const c = catalog(s)
+  offer = c.offer()
+  landing = c.landing()
+  campaign = c.campaign({ offers: [offer], landings: [landing] })
+  const at = (daysAgo: number) => Date.now() - daysAgo * DAY
+  for (let i = 0; i < 12; i++) old.push(addClick(s, { campaign, offer, landing, at: at(10 + i), device: 'desktop', cost: 0.25 }))
+  for (let i = 0; i < 5; i++) recent.push(addClick(s, { campaign, offer, landing, at: at(i), device: 'mobile', cost: 0.25 }))
+  await settle(s)
+  await postback(s, { subid: old[0]!, payout: 10, date: new Date(at(10)).toISOString() })
+  await postback(s, { subid: recent[0]!, payout: 5 })
+})
+afterAll(() => s.destroy())
+
+describe('raw click retention', () => {
+  test('is off by default: nothing is deleted', async () => {
+    expect((await s.api('GET', '/admin/api/settings')).body.raw_click_retention_days).toBe(0)
+    await Bun.sleep(100)
+    expect(count('SELECT count(*) AS n FROM clicks')).toBe(17)
+  })
+
+  test('deletes clicks older than N days with their index rows, keeps report totals and conversions', async () => {
+    const before = {
+      byCampaign: (await report(s, RANGE)).body,
+      byDay: (await report(s, `group_by=day&${RANGE}`)).body.rows,
+      byLanding: (await report(s, `group_by=campaign,landing&${RANGE}`)).body.rows,
+    }
+    expect(before.byCampaign.total).toMatchObject({ clicks: 17, conversions: 2, revenue: 15, cost: 4.25 })
+    // An old click that is not indexed (rolled up) yet must survive the first run.
+    const late = addClick(s, { campaign, offer, landing, at: Date.now() - 30 * DAY, cost: 0.25 })
+
+    expect((await s.api('PUT', '/admin/api/settings', { raw_click_retention_days: 7 })).status).toBe(200)
+    await eventually(() => count('SELECT count(*) AS n FROM clicks WHERE created_at < $t', { t: Date.now() - 7 * DAY }) === 1, 8000, 'old clicks pruned')
+    expect(count('SELECT count(*) AS n FROM clicks WHERE click_id = $id', { id: late })).toBe(1)
+    expect(count('SELECT count(*) AS n FROM clicks')).toBe(5 + 1)
+    expect(count('SELECT count(*) AS n FROM click_index ci WHERE NOT EXISTS (SELECT 1 FROM clicks c WHERE c.id = ci.click_row)')).toBe(0)
+    expect(count('SELECT count(*) AS n FROM conversions')).toBe(2)
+    const kept = s.ctx.database.raw.prepare('SELECT campaign_id, offer_id, landing_id, revenue FROM conversions WHERE click_id = $id').get({ id: old[0] })
+    expect(kept).toEqual({ campaign_id: campaign, offer_id: offer, landing_id: landing, revenue: 10 })
+
+    // The report rolls the late click up (+1 click); everything else is unchanged.
+    const after = (await report(s, RANGE)).body
+    expect(after.total).toEqual({ ...before.byCampaign.total, clicks: 18, unique_clicks: 18, cost: 4.5, cr: 11.111111, epc: 0.833333, profit: 10.5, roi: 233.333333 })
+    const byDay = (await report(s, `group_by=day&${RANGE}`)).body.rows
+    expect(byDay.filter((r: any) => r.clicks !== 1 || r.key !== new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10))).toEqual(before.byDay)
+    expect((await report(s, `group_by=campaign,landing&${RANGE}`)).body.rows[0].children[0].clicks).toBe(18)
+
+    // Now indexed, the late click goes on the next run.
+    await s.api('PUT', '/admin/api/settings', { raw_click_retention_days: 6 })
+    await eventually(() => count('SELECT count(*) AS n FROM clicks WHERE click_id = $id', { id: late }) === 0, 8000, 'late click pruned')
+    expect((await report(s, RANGE)).body.total.clicks).toBe(18)
+  })
+
+  test('raw-click groupings only cover what is still kept', async () => {
+    const byDevice = (await report(s, `group_by=device&${RANGE}`)).body.rows.map((r: any) => [r.key, r.clicks, r.conversions])
+    expect(byDevice).toEqual([['mobile', 5, 1]])
+  })
+
+  test('a postback for a pruned click records nothing and is listed as unknown_click', async () => {
+    await postback(s, { subid: old[1]!, payout: 3 })
+    expect(count('SELECT count(*) AS n FROM conversions')).toBe(2)
+    const err = s.ctx.database.raw.prepare('SELECT reason, click_id FROM postback_errors ORDER BY id DESC LIMIT 1').get() as { reason: string; click_id: string }
+    expect(err).toEqual({ reason: 'unknown_click', click_id: old[1]! })
+    // A kept click still converts.
+    await postback(s, { subid: recent[1]!, payout: 1 })
+    expect(count('SELECT count(*) AS n FROM conversions')).toBe(3)
+  })
+
+  test('survives a restart and prunes at start', async () => {
+    await s.stop()
+    const dir = s.dataDir
+    const raw = (await import('bun:sqlite')).Database
+    const db = new raw(`${dir}/svc.db`)
+    // A click that became old while the server was down (already indexed, as the index watermark is above it).
+    db.run('UPDATE clicks SET created_at = ? WHERE click_id = ?', [Date.now() - 20 * DAY, recent[4]!])
+    db.close()
+    s = await startServer({}, dir)
+    await eventually(() => count('SELECT count(*) AS n FROM clicks WHERE click_id = $id', { id: recent[4] }) === 0, 8000, 'pruned at start')
+    expect(count('SELECT count(*) AS n FROM clicks')).toBe(4)
+  })
+})
