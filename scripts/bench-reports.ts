@@ -236,7 +236,7 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
   const clickSeconds = (performance.now() - t0) / 1000
   const last = db.query('SELECT id, click_id, created_at FROM clicks ORDER BY id DESC LIMIT 1').get() as { id: number; click_id: string; created_at: number }
   // The indexer's watermark: everything up to the last seeded click counts as indexed and rolled up.
-  db.run('INSERT INTO click_index (click_row, bucket, click_id) VALUES (?, ?, ?)', [last.id, bucketOf(last.created_at), last.click_id])
+  db.run('INSERT INTO click_index (click_row, bucket, click_id) VALUES (?, ?, ?)', [last.id, bucketOf(last.id), last.click_id])
 
   // Conversions: random clicks, converting minutes to days later, in date order like real postbacks.
   const t1 = performance.now()

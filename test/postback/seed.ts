@@ -50,7 +50,7 @@ export function addClick(s: TestServer, c: Catalog, over: { offerId?: number | n
     .prepare('INSERT INTO clicks (click_id, campaign_id, source_id, offer_id, landing_id, ip, created_at) VALUES ($clickId, $campaignId, $sourceId, $offerId, $landingId, $ip, $now)')
     .run({ clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId, landingId: c.landingId, ip: '203.0.113.7', now }).lastInsertRowid
   // Written behind the click writer's back, so index it the way the tracking feature's indexer would.
-  raw.prepare('INSERT INTO click_index (click_row, bucket, click_id) VALUES ($row, $bucket, $clickId)').run({ row: Number(row), bucket: bucketOf(now), clickId })
+  raw.prepare('INSERT INTO click_index (click_row, bucket, click_id) VALUES ($row, $bucket, $clickId)').run({ row: Number(row), bucket: bucketOf(Number(row)), clickId })
   return clickId
 }
 

@@ -41,9 +41,9 @@ export const clicks = sqliteTable('clicks', {
 
 /**
  * click_id → clicks.id, written in sorted bulk chunks after the clicks commit (tracking/click-index.ts).
- * Keyed by (UTC day, click_id): one chunk's inserts land in the current day's small region of the
- * B-tree, so pages are shared across a chunk however large the table grows, and old days can be
- * dropped as a range. The rowid is the click's row id, so the indexing watermark is max(click_row).
+ * Keyed by (bucket = click row / 65536, click_id): one chunk's inserts land in the current bucket's
+ * small region of the B-tree, so pages are shared across a chunk however large the table grows.
+ * The rowid is the click's row id, so the indexing watermark is max(click_row).
  */
 export const clickIndex = sqliteTable('click_index', {
   clickRow: integer('click_row').primaryKey(),
