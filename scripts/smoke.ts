@@ -61,6 +61,12 @@ try {
   const clickId = location.searchParams.get('cid')!
   check(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(clickId), `click_id ${clickId} is a UUID v4`)
 
+  // The bot list ships inside the binary: a crawler's click is still redirected, and flagged.
+  const botClick = await fetch(`${base}/c/smoke`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' } })
+  const botId = new URL(botClick.headers.get('location')!).searchParams.get('cid')!
+  const botView = await (await fetch(`${base}/admin/api/clicks/${botId}`, { headers: { cookie } })).json()
+  check(botClick.status === 302 && botView.bot_reason === 'bot_user_agent', `a Googlebot click is redirected and flagged (${botView.bot_reason})`)
+
   const pb = await fetch(`${base}/postback?subid=${clickId}&payout=7.25&status=approved&tid=smoke-1`)
   check(pb.status === 200 && (await pb.text()) === 'OK', 'GET /postback → 200 OK')
 

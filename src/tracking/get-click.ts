@@ -15,6 +15,14 @@ export interface ClickView {
   sub1: string | null; sub2: string | null; sub3: string | null; sub4: string | null; sub5: string | null
   sub6: string | null; sub7: string | null; sub8: string | null; sub9: string | null; sub10: string | null
   params: Record<string, string>
+  bot_reason: string | null
+  excluded: boolean
+  is_unique: boolean
+  cost: number
+  device_type: string | null
+  os: string | null
+  browser: string | null
+  referrer_domain: string | null
   created_at: string
 }
 
@@ -45,6 +53,14 @@ export function getClickOrThrow(clicks: ClickQueries, rawId: string): ClickView 
     sub1: c.sub1, sub2: c.sub2, sub3: c.sub3, sub4: c.sub4, sub5: c.sub5,
     sub6: c.sub6, sub7: c.sub7, sub8: c.sub8, sub9: c.sub9, sub10: c.sub10,
     params: parseParams(c.params),
+    bot_reason: c.bot_reason,
+    excluded: c.excluded === 1,
+    is_unique: c.is_unique === 1,
+    cost: c.cost,
+    device_type: c.device_type,
+    os: c.os,
+    browser: c.browser,
+    referrer_domain: c.referrer_domain,
     created_at: new Date(c.created_at).toISOString(),
   }
 }

@@ -19,6 +19,14 @@ export interface ClickRecord extends StoredClick {
   user_agent: string | null
   referrer: string | null
   params: string | null
+  bot_reason: string | null
+  excluded: number
+  is_unique: number
+  cost: number
+  device_type: string | null
+  os: string | null
+  browser: string | null
+  referrer_domain: string | null
   created_at: number
 }
 
@@ -33,7 +41,8 @@ export class ClickQueries {
       `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ${SUBS} FROM clicks WHERE id = $row`,
     )
     this.recordByClickId = raw.prepare(
-      `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ip, user_agent, referrer, ${SUBS}, params, created_at ` +
+      `SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, ip, user_agent, referrer, ${SUBS}, params, ` +
+        'bot_reason, excluded, is_unique, cost, device_type, os, browser, referrer_domain, created_at ' +
         'FROM clicks WHERE id = $row',
     )
   }

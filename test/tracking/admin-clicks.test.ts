@@ -34,6 +34,8 @@ describe('GET /admin/api/clicks/:click_id', () => {
       referrer: 'https://ref.example/',
       sub1: 'a', sub2: null, sub3: null, sub4: null, sub5: null, sub6: null, sub7: null, sub8: null, sub9: null, sub10: 'z',
       params: { utm_source: 'news', gclid: 'abc' },
+      bot_reason: null, excluded: false, is_unique: true, cost: 0,
+      device_type: 'unknown', os: null, browser: null, referrer_domain: 'ref.example',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     })
   })
