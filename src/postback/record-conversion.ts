@@ -40,6 +40,7 @@ export interface RecordedConversion {
 /**
  * Runs inside the conversion's transaction, after the insert (spec §4 rule 6: email conversion triggers
  * plug in here). Throwing rolls the conversion back, so hooks must only fail for real database errors.
+ * A hook that enqueues jobs also calls `jobs.kick()`: the loop claims on a later tick, after the commit.
  */
 export type ConversionHook = (conversion: RecordedConversion) => void
 
@@ -98,8 +99,9 @@ export class ConversionRecorder {
       for (const hook of this.hooks) hook(conversion)
       return { recorded: true, conversion, forwardJobId }
     })()
-    // Hooks may enqueue work of their own (email enrolment), so they wake the loop too.
-    if (result.recorded && (result.forwardJobId !== null || this.hooks.length > 0)) this.jobs.kick()
+    // Wake the loop only for work enqueued here; a hook that enqueues jobs of its own (email enrolment)
+    // kicks the queue itself. Kicking on every conversion would cost a claim query per postback.
+    if (result.recorded && result.forwardJobId !== null) this.jobs.kick()
     return result
   }
 }
