@@ -13,6 +13,7 @@ import { PostbackQueries, type ClickForConversion } from './queries'
 import { PostbackReceiver } from './receive'
 import { ConversionRecorder, type ConversionHook } from './record-conversion'
 import { postbackRoutes } from './routes'
+import { PostbackBatcher } from './batch'
 
 export type { ConversionHook, RecordedConversion, ConversionInput, RecordResult } from './record-conversion'
 export type { ClickForConversion } from './queries'
@@ -39,7 +40,7 @@ export function postbackFeature(ctx: AppContext, findClickRow: (clickId: string)
   ctx.jobs.register(FORWARD_JOB, forwardHandler(ctx.config.outboundAllowPrivate))
 
   const routes = new Elysia({ name: 'postback' })
-    .use(postbackRoutes(ctx, receiver))
+    .use(postbackRoutes(ctx, new PostbackBatcher(raw, receiver)))
     .use(conversionAdminRoutes(ctx, { aliases, types, reader: new ConversionsReader(queries) }))
     // The job queue has no feature of its own; its admin view lives with its main producer.
     .use(jobsAdminRoutes(ctx))

@@ -6,17 +6,17 @@ import { clientIp } from '../lib/ip'
 import { RateLimiter } from '../lib/rate-limit'
 import { errorResponse } from '../http/errors'
 import { PublicCors } from '../http/public-cors'
-import type { PostbackReceiver } from './receive'
+import type { PostbackBatcher } from './batch'
 
 /** Spec §8. */
 const LIMIT_PER_MINUTE = 600
 
-export function postbackRoutes(ctx: AppContext, receiver: PostbackReceiver) {
+export function postbackRoutes(ctx: AppContext, batcher: PostbackBatcher) {
   const limiter = new RateLimiter(LIMIT_PER_MINUTE, 60_000)
   const cors = new PublicCors(ctx.settings)
   return new Elysia({ name: 'postback-receiver' })
     .options('/postback', ({ request }) => cors.preflight(request, 'GET'))
-    .get('/postback', ({ request, server }) => {
+    .get('/postback', async ({ request, server }) => {
       const corsHeaders = cors.headers(request)
       const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
       const decision = limiter.hit(ip)
@@ -25,7 +25,7 @@ export function postbackRoutes(ctx: AppContext, receiver: PostbackReceiver) {
       }
       const url = request.url
       const q = url.indexOf('?')
-      const outcome = receiver.receive(q < 0 ? '' : url.slice(q + 1), ip)
+      const outcome = await batcher.submit(q < 0 ? '' : url.slice(q + 1), ip)
       if (outcome.kind === 'unauthorized') return errorResponse(401, 'invalid signature', corsHeaders)
       // Deliberately the same answer whether or not a conversion was recorded (rule 2).
       return new Response('OK', { headers: { 'content-type': 'text/plain; charset=utf-8', ...corsHeaders } })
