@@ -3,6 +3,7 @@ import type { AppContext } from '../context'
 import { badRequest, forbidden, unauthorized } from '../lib/errors'
 import { can, SECTIONS, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
 import { SESSION_COOKIE } from '../auth/session'
+import { cookieValue } from '../lib/cookies'
 
 function parseRef(ref: PermissionRef): [Section, Action] {
   const [section, action] = ref.split(':') as [Section, Action]
@@ -12,20 +13,6 @@ function parseRef(ref: PermissionRef): [Section, Action] {
   return [section, action]
 }
 
-export function cookieValue(header: string | null, name: string): string | null {
-  if (!header) return null
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim())
-      } catch {
-        return null // a malformed %-escape is just a bad cookie, not a 500
-      }
-    }
-  }
-  return null
-}
 
 /**
  * Admin bodies must be JSON. A cross-origin page can send text/plain or form bodies without a CORS

@@ -8,7 +8,7 @@ import { conversionAdminRoutes } from './admin-routes'
 import { ConversionTypes } from './conversion-types'
 import { ConversionsReader } from './conversions'
 import { FORWARD_JOB, forwardHandler } from './forward'
-import { normalizeClickId } from './parse'
+import { normalizeClickId } from '../lib/click-id'
 import { PostbackQueries, type ClickForConversion } from './queries'
 import { PostbackReceiver } from './receive'
 import { ConversionRecorder, type ConversionHook } from './record-conversion'
@@ -51,7 +51,7 @@ export function postbackFeature(ctx: AppContext, findClickRow: (clickId: string)
     recorder,
     conversionTypes: types,
     findClick: (clickId) => {
-      const id = normalizeClickId(clickId)
+      const id = normalizeClickId(clickId.trim())
       return id ? queries.findClick(id) : null
     },
     onConversionRecorded: (hook) => recorder.onRecorded(hook),

@@ -22,13 +22,6 @@ export function pickParams(search: URLSearchParams, aliases: AliasMap): Postback
   return out
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Lower-cased UUID, or null when the value is not one. */
-export function normalizeClickId(value: string): string | null {
-  const v = value.trim()
-  return UUID.test(v) ? v.toLowerCase() : null
-}
 
 /**
  * A click-id placeholder the advertiser forgot to substitute: {clickid}, {{x}}, [subid], %subid%, ${x},

@@ -3,7 +3,8 @@ import { hmacSha256Hex, safeEqual } from '../lib/crypto'
 import type { SettingsStore } from '../settings/store'
 import type { Aliases } from './aliases'
 import type { ConversionTypes } from './conversion-types'
-import { conversionDate, isUnreplacedMacro, normalizeClickId, parsePayout, pickParams, type PostbackParams } from './parse'
+import { conversionDate, isUnreplacedMacro, parsePayout, pickParams, type PostbackParams } from './parse'
+import { normalizeClickId } from '../lib/click-id'
 import type { PostbackQueries } from './queries'
 import type { ConversionRecorder } from './record-conversion'
 
@@ -54,7 +55,7 @@ export class PostbackReceiver {
 
     if (p.subid === undefined) return ignore('missing_click_id', null)
     if (isUnreplacedMacro(p.subid)) return ignore('unreplaced_macro', p.subid)
-    const clickId = normalizeClickId(p.subid)
+    const clickId = normalizeClickId(p.subid.trim())
     const click = clickId ? this.q.findClick(clickId) : null
     if (!click) return ignore('unknown_click', p.subid)
 

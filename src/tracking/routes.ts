@@ -5,6 +5,7 @@ import type { Server } from 'bun'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { clientIp } from '../lib/ip'
+import { isHttpsRequest } from '../http/https'
 import { getClickOrThrow } from './get-click'
 import type { ClickQueries } from './queries'
 import type { Outcome, Tracker, Visitor } from './track'
@@ -15,8 +16,7 @@ const NOT_FOUND_BODY = JSON.stringify({ error: 'campaign not found' })
 const UNAVAILABLE_BODY = JSON.stringify({ error: 'temporarily unavailable' })
 
 export function trackingRoutes(ctx: AppContext, tracker: Tracker, clicks: ClickQueries) {
-  const { trustProxy, publicUrl } = ctx.config
-  const publicHttps = !!publicUrl && publicUrl.toLowerCase().startsWith('https:')
+  const { trustProxy } = ctx.config
 
   const visitor = (request: Request, server: Server<unknown> | null, withCookie: boolean): Visitor => {
     const h = request.headers
@@ -33,12 +33,6 @@ export function trackingRoutes(ctx: AppContext, tracker: Tracker, clicks: ClickQ
     }
   }
 
-  const secure = (request: Request): boolean => {
-    if (publicHttps || request.url.startsWith('https:')) return true
-    if (!trustProxy) return false
-    const proto = request.headers.get('x-forwarded-proto')
-    return !!proto && proto.split(',')[0]!.trim().toLowerCase() === 'https'
-  }
 
   const respond = (o: Outcome, request: Request | null): Response => {
     if (o.kind === 'redirect') {
@@ -46,7 +40,7 @@ export function trackingRoutes(ctx: AppContext, tracker: Tracker, clicks: ClickQ
       if (o.clickId && request) {
         const maxAge = ctx.settings.get('click_cookie_days') * 86400
         headers['set-cookie'] =
-          `${CLICK_COOKIE}=${o.clickId}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure(request) ? '; Secure' : ''}`
+          `${CLICK_COOKIE}=${o.clickId}; Path=/; Max-Age=${maxAge}; SameSite=Lax${isHttpsRequest(ctx.config, request) ? '; Secure' : ''}`
       }
       return new Response(null, { status: 302, headers })
     }

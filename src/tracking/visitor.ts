@@ -1,5 +1,6 @@
 // What a visitor's request tells us, parsed defensively: any query string, header or cookie a stranger
 // can send must come out as bounded strings, never as an exception.
+import { cookieValue } from '../lib/cookies'
 
 export const CLICK_COOKIE = '_svc_click'
 export const UA_MAX = 512
@@ -8,12 +9,7 @@ export const SUB_MAX = 256
 export const PARAM_MAX = 256
 export const PARAMS_MAX_KEYS = 50
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Lower-cased click id, or null when the text is not a UUID. */
-export function normalizeClickId(v: string | null | undefined): string | null {
-  return typeof v === 'string' && v.length === 36 && UUID_RE.test(v) ? v.toLowerCase() : null
-}
+export { normalizeClickId } from '../lib/click-id'
 
 /** Crops to `max` UTF-16 units without leaving half a surrogate pair at the end. */
 export function crop(s: string, max: number): string {
@@ -90,19 +86,4 @@ export function parseVisitQuery(url: string): VisitQuery {
 }
 
 /** The `_svc_click` value from a Cookie header, or null. */
-export function clickCookie(header: string | null): string | null {
-  if (!header) return null
-  let at = header.indexOf(CLICK_COOKIE + '=')
-  while (at !== -1) {
-    // Must start the header or follow "; " so that e.g. "x_svc_click=" does not match.
-    const before = at === 0 ? ';' : header[at - 1] === ' ' ? header[at - 2] ?? ';' : header[at - 1]
-    if (before === ';') {
-      const start = at + CLICK_COOKIE.length + 1
-      let end = header.indexOf(';', start)
-      if (end === -1) end = header.length
-      return header.slice(start, end).trim()
-    }
-    at = header.indexOf(CLICK_COOKIE + '=', at + 1)
-  }
-  return null
-}
+export const clickCookie = (header: string | null): string | null => cookieValue(header, CLICK_COOKIE)

@@ -2,15 +2,10 @@ import type { Cookie } from 'elysia'
 import type { AppContext } from '../../context'
 import type { AdminUser } from '../../auth/permissions'
 import { SESSION_COOKIE } from '../../auth/session'
+import { isHttpsRequest } from '../../http/https'
 
 type Jar = Record<string, Cookie<unknown>>
 
-/** Secure cookies whenever the admin reached us over HTTPS (directly, via a trusted proxy, or by configuration). */
-export function isHttps(ctx: AppContext, request: Request): boolean {
-  if (new URL(request.url).protocol === 'https:') return true
-  if (ctx.config.trustProxy && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https') return true
-  return ctx.config.publicUrl?.startsWith('https:') === true
-}
 
 /**
  * Elysia's own cookie signing is not used: it answers 400 on a bad signature where the spec wants 401,
@@ -21,12 +16,12 @@ export function issueSessionCookie(ctx: AppContext, jar: Jar, request: Request, 
     value: ctx.sessions.sign(user.id, user.sessionEpoch).value,
     httpOnly: true,
     sameSite: 'lax',
-    secure: isHttps(ctx, request),
+    secure: isHttpsRequest(ctx.config, request),
     path: '/',
     maxAge: ctx.sessions.ttlSeconds,
   })
 }
 
 export function clearSessionCookie(ctx: AppContext, jar: Jar, request: Request) {
-  jar[SESSION_COOKIE]!.set({ value: '', httpOnly: true, sameSite: 'lax', secure: isHttps(ctx, request), path: '/', maxAge: 0 })
+  jar[SESSION_COOKIE]!.set({ value: '', httpOnly: true, sameSite: 'lax', secure: isHttpsRequest(ctx.config, request), path: '/', maxAge: 0 })
 }
