@@ -2,6 +2,7 @@
 import { t } from 'elysia'
 import { Type, type IntegerOptions } from '@sinclair/typebox'
 import { badRequest, notFound } from '../lib/errors'
+import { DEFAULT_LIMIT, MAX_LIMIT, pageOf as pageOfRows, parseCursor, parseLimit } from '../lib/paging'
 
 /**
  * A strict JSON integer. Elysia's t.Integer also accepts numeric strings ("3"), which would make
@@ -9,8 +10,7 @@ import { badRequest, notFound } from '../lib/errors'
  */
 export const Int = (options?: IntegerOptions) => Type.Integer(options)
 
-export const DEFAULT_LIMIT = 50
-export const MAX_LIMIT = 500
+export { DEFAULT_LIMIT, MAX_LIMIT } from '../lib/paging'
 
 /** `?limit=&cursor=` of every collection GET (CONTRACT.md §2). */
 export const pageQuery = t.Object({
@@ -26,24 +26,12 @@ export interface Page {
 
 /** The cursor is the last id of the previous page, so paging is stable while rows are added. */
 export function parsePage(query: { limit?: string; cursor?: string }): Page {
-  let limit = DEFAULT_LIMIT
-  if (query.limit !== undefined && query.limit !== '') {
-    if (!/^\d{1,6}$/.test(query.limit) || Number(query.limit) < 1) throw badRequest(`limit: must be a whole number from 1 to ${MAX_LIMIT}`)
-    limit = Math.min(Number(query.limit), MAX_LIMIT)
-  }
-  let afterId = 0
-  if (query.cursor !== undefined && query.cursor !== '') {
-    if (!/^\d{1,15}$/.test(query.cursor)) throw badRequest('cursor: invalid cursor')
-    afterId = Number(query.cursor)
-  }
-  return { afterId, limit }
+  return { afterId: parseCursor(query.cursor) ?? 0, limit: parseLimit(query.limit) }
 }
 
 /** Callers fetch limit + 1 rows; the extra row only says whether there is a next page. */
 export function toPage<R extends { id: number }, O>(rows: R[], page: Page, render: (row: R) => O): { items: O[]; next_cursor: string | null } {
-  const more = rows.length > page.limit
-  const shown = more ? rows.slice(0, page.limit) : rows
-  return { items: shown.map(render), next_cursor: more ? String(shown[shown.length - 1]!.id) : null }
+  return pageOfRows(rows, page.limit, render)
 }
 
 export const pageOf = <T extends Parameters<typeof t.Array>[0]>(item: T) =>

@@ -1,5 +1,6 @@
 // The durable job loop: outbound work (postbacks to sources, later emails) survives restarts and is retried.
 import { abortable } from '../lib/abortable'
+import { pageOf } from '../lib/paging'
 import type { RawDb } from '../db/client'
 import type { Config } from '../config'
 import { badRequest, conflict } from '../lib/errors'
@@ -66,22 +67,12 @@ export class JobLoop implements JobQueue {
     await Promise.race([Promise.allSettled([...this.inflight]), grace])
   }
 
-  list(filter: { status?: string; kind?: string; limit?: number; cursor?: string | null }): { items: JobRow[]; next_cursor: string | null } {
+  list(filter: { status?: string; kind?: string; limit: number; before?: number }): { items: JobRow[]; next_cursor: string | null } {
     if (filter.status && !(JOB_STATUSES as readonly string[]).includes(filter.status)) {
       throw badRequest(`status: must be one of ${JOB_STATUSES.join(', ')}`)
     }
-    if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 1)) {
-      throw badRequest('limit: must be a whole number from 1 to 500')
-    }
-    const limit = Math.min(filter.limit ?? 50, 500)
-    let before: number | undefined
-    if (filter.cursor) {
-      if (!/^\d{1,15}$/.test(filter.cursor)) throw badRequest('cursor: invalid cursor')
-      before = Number(filter.cursor)
-    }
-    const rows = this.q.list({ status: filter.status || undefined, kind: filter.kind || undefined, limit: limit + 1, before })
-    const page = rows.slice(0, limit)
-    return { items: page.map(toJobRow), next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null }
+    const rows = this.q.list({ status: filter.status || undefined, kind: filter.kind || undefined, limit: filter.limit + 1, before: filter.before })
+    return pageOf(rows, filter.limit, toJobRow)
   }
 
   get(id: number): JobRow | null {

@@ -2,7 +2,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import { badRequest, notFound } from '../lib/errors'
+import { notFound } from '../lib/errors'
+import { parseCursor, parseLimit } from '../lib/paging'
 
 function found<T>(value: T | null): T {
   if (value === null) throw notFound('job not found')
@@ -20,11 +21,6 @@ function first(v: unknown): string | undefined {
   return v === undefined ? undefined : String(v)
 }
 
-function limitParam(raw: string | undefined): number | undefined {
-  if (raw === undefined || raw === '') return undefined
-  if (!/^\d{1,6}$/.test(raw)) throw badRequest('limit: must be a whole number from 1 to 500')
-  return Number(raw)
-}
 
 export function jobsAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: 'jobs-admin' })
@@ -35,8 +31,8 @@ export function jobsAdminRoutes(ctx: AppContext) {
         ctx.jobs.list({
           status: first(query.status),
           kind: first(query.kind),
-          limit: limitParam(first(query.limit)),
-          cursor: first(query.cursor),
+          limit: parseLimit(first(query.limit)),
+          before: parseCursor(first(query.cursor)),
         }),
       { permission: 'conversions:read', detail: { tags: ['jobs'], summary: 'List outbound jobs, newest first (filters status, kind)' } },
     )

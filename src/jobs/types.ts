@@ -47,7 +47,8 @@ export interface JobQueue {
   enqueue(kind: string, payload: unknown, raw?: RawDb): number
   /** Wakes the loop after the enqueuing transaction committed. */
   kick(): void
-  list(filter: { status?: string; kind?: string; limit?: number; cursor?: string | null }): { items: JobRow[]; next_cursor: string | null }
+  /** Newest first; `before` is the cursor (an id), `limit` already validated. */
+  list(filter: { status?: string; kind?: string; limit: number; before?: number }): { items: JobRow[]; next_cursor: string | null }
   get(id: number): JobRow | null
   /** Failed job → pending, due now, with a fresh attempt budget. Null when the id is unknown. */
   retry(id: number): JobRow | null

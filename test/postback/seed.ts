@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { bucketOf } from '../../src/tracking/click-index'
 import type { TestServer } from '../helpers/server'
+import type { ConversionRecord } from '../../src/postback/queries'
 import { OWNER } from '../helpers/server'
 
 export interface Catalog {
@@ -64,23 +65,8 @@ export function postback(s: TestServer, query: string, headers: Record<string, s
   return fetch(`${s.base}/postback${query === '' ? '' : '?' + query}`, { headers })
 }
 
-export interface ConversionRow {
-  id: number
-  click_row_id: number
-  click_id: string
-  campaign_id: number
-  source_id: number | null
-  offer_id: number | null
-  landing_id: number | null
-  type: string
-  status: string | null
-  revenue: number
-  currency: string | null
-  transaction_id: string | null
-  email: string | null
-  date: number
-  created_at: number
-}
+/** A conversions row as stored. */
+export type ConversionRow = ConversionRecord
 
 export function conversionsOf(s: TestServer, clickId: string): ConversionRow[] {
   return s.ctx.database.raw.prepare('SELECT * FROM conversions WHERE click_id = $clickId ORDER BY id').all({ clickId }) as ConversionRow[]
