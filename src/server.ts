@@ -23,6 +23,8 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
 export interface SvcServer {
   app: Elysia
   ctx: AppContext
+  /** Indexes and rolls up every committed click now (what reports do before reading; tests use it too). */
+  catchUpClicks(): void
   listen(): Promise<{ port: number; hostname: string }>
   /** Graceful: stop accepting, finish in-flight work (click commits, job attempts), close the database. */
   stop(): Promise<void>
@@ -74,6 +76,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   return {
     app: app as unknown as Elysia,
     ctx,
+    catchUpClicks: () => tracking.catchUp(),
     async listen() {
       app.listen({ port: config.port, hostname: config.host, reusePort: false })
       for (const f of features) f.start?.()

@@ -33,7 +33,6 @@ export class ClickIndex {
   private readonly watermark: RawStatement
   private readonly bucketList: RawStatement
   private readonly rollup: ClickRollup
-  private readonly newestBucket: RawStatement
 
   constructor(private readonly raw: RawDb, private readonly onError: (err: unknown) => void = (e) => console.error('[tracking] click indexing failed:', e)) {
     this.probe = raw.prepare('SELECT click_row FROM click_index WHERE bucket = $bucket AND click_id = $clickId')
@@ -47,7 +46,6 @@ export class ClickIndex {
         'UNION ALL SELECT (SELECT max(bucket) FROM click_index WHERE bucket < b.x) FROM b WHERE b.x IS NOT NULL) ' +
         'SELECT x FROM b WHERE x IS NOT NULL',
     )
-    this.newestBucket = raw.prepare('SELECT max(bucket) AS b FROM click_index')
     this.refreshBuckets()
   }
 
@@ -60,9 +58,6 @@ export class ClickIndex {
   lookup(clickId: string): number | undefined {
     const fromTail = this.tail.get(clickId)
     if (fromTail !== undefined) return fromTail
-    // One index seek keeps the day list honest if anything but this indexer wrote click_index (a restore, a test).
-    const newest = (this.newestBucket.get() as { b: number | null }).b
-    if (newest !== null && newest !== this.buckets[0]) this.refreshBuckets()
     for (const bucket of this.buckets) {
       const hit = this.probe.get({ bucket, clickId }) as { click_row: number } | undefined
       if (hit) return hit.click_row

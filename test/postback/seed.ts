@@ -1,7 +1,6 @@
 // Seeds catalog rows and clicks with SQL (the admin CRUD and tracking are separate features) and signs
 // an owner session cookie directly, so these tests depend only on the postback feature and the job loop.
 import { randomUUID } from 'node:crypto'
-import { bucketOf } from '../../src/tracking/click-index'
 import type { TestServer } from '../helpers/server'
 import type { ConversionRecord } from '../../src/postback/queries'
 import { OWNER } from '../helpers/server'
@@ -47,11 +46,11 @@ export function addClick(s: TestServer, c: Catalog, over: { offerId?: number | n
   const clickId = randomUUID()
   const now = Date.now()
   const raw = s.ctx.database.raw
-  const row = raw
+  raw
     .prepare('INSERT INTO clicks (click_id, campaign_id, source_id, offer_id, landing_id, ip, created_at) VALUES ($clickId, $campaignId, $sourceId, $offerId, $landingId, $ip, $now)')
-    .run({ clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId, landingId: c.landingId, ip: '203.0.113.7', now }).lastInsertRowid
-  // Written behind the click writer's back, so index it the way the tracking feature's indexer would.
-  raw.prepare('INSERT INTO click_index (click_row, bucket, click_id) VALUES ($row, $bucket, $clickId)').run({ row: Number(row), bucket: bucketOf(Number(row)), clickId })
+    .run({ clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId, landingId: c.landingId, ip: '203.0.113.7', now })
+  // Written behind the click writer's back, so let the tracking feature index it now.
+  s.server.catchUpClicks()
   return clickId
 }
 
