@@ -66,12 +66,12 @@ function fileMb(path: string): number {
 }
 
 /**
- * Click rows the click index has not caught up with yet (max clicks.id − max click_index.click_row), or
- * null when the schema has no click_index. Only a diagnostic: it shows whether a backlog builds under load.
+ * Click rows past the click index's watermark (max clicks.id − indexed_through), or null when the schema
+ * has no click index. Only a diagnostic: it stays below two buckets (131 072 rows) unless a backlog builds.
  */
 function unindexed(dataDir: string): number | null {
   try {
-    return scalar(dataDir, 'SELECT (SELECT coalesce(max(id), 0) FROM clicks) - (SELECT coalesce(max(click_row), 0) FROM click_index) AS n')
+    return scalar(dataDir, 'SELECT (SELECT coalesce(max(id), 0) FROM clicks) - (SELECT coalesce(max(indexed_through), 0) FROM click_index_state) AS n')
   } catch {
     return null
   }

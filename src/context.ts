@@ -1,4 +1,5 @@
 import type { AnyElysia } from 'elysia'
+import type { BunRequest, Server } from 'bun'
 import type { Config } from './config'
 import type { Database } from './db/client'
 import type { SecretBox } from './lib/crypto'
@@ -20,10 +21,15 @@ export interface AppContext {
   users: AdminUsers
 }
 
+/** Bun.serve routes answered without Elysia (path pattern → method → handler). */
+export type NativeRoutes = Record<string, Partial<Record<'GET' | 'HEAD', (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>>>>
+
 /** A capability plugged into the server: its routes, plus optional start/stop for background work. */
 export interface Feature {
   name: string
   routes: AnyElysia
+  /** Hot-path routes served by Bun directly (see tracking/routes.ts for why). */
+  nativeRoutes?: NativeRoutes
   start?(): void
   /** Finish in-flight work; called on SIGTERM before the database closes. */
   stop?(): Promise<void>

@@ -23,7 +23,7 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
 export interface SvcServer {
   app: Elysia
   ctx: AppContext
-  /** Indexes and rolls up every committed click now (what reports do before reading; tests use it too). */
+  /** Takes in clicks that test seeds inserted with SQL, behind the click writer's back. */
   catchUpClicks(): void
   listen(): Promise<{ port: number; hostname: string }>
   /** Graceful: stop accepting, finish in-flight work (click commits, job attempts), close the database. */
@@ -63,11 +63,13 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const ctx = await createContext(config)
   const tracking = trackingFeature(ctx)
   const postback = postbackFeature(ctx, tracking.findClickRow)
-  const reports = reportsFeature(ctx, { catchUp: tracking.catchUp, onConversionRecorded: postback.onConversionRecorded })
+  const reports = reportsFeature(ctx, { onConversionRecorded: postback.onConversionRecorded })
   const features: Feature[] = [tracking, postback, adminFeature(ctx), reports]
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.
-  let app = new Elysia({ precompile: true, serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false } })
+  // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.
+  const routes = Object.assign({}, ...features.map((f) => f.nativeRoutes ?? {}))
+  let app = new Elysia({ precompile: true, serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false, routes } })
     .use(errorHandler)
     .get('/healthz', () => ({ ok: true, version: VERSION }))
   for (const f of features) app = app.use(f.routes) as never

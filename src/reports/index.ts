@@ -9,8 +9,6 @@ import { reportRoutes } from './routes'
 import { ReportService } from './service'
 
 export interface ReportsDeps {
-  /** The tracking feature's catch-up: indexes and rolls up every committed click before a report reads. */
-  catchUp: () => void
   /** The postback feature's hook registration (runs inside each conversion's transaction). */
   onConversionRecorded: (hook: ConversionHook) => void
 }
@@ -19,6 +17,6 @@ export function reportsFeature(ctx: AppContext, deps: ReportsDeps): Feature {
   const rollup = new ConversionRollup(ctx.database.raw)
   deps.onConversionRecorded(rollup.add)
   const queries = new ReportQueries(ctx.database.raw)
-  const service = new ReportService(queries, deps.catchUp)
+  const service = new ReportService(queries)
   return { name: 'reports', routes: reportRoutes(ctx, service, queries) }
 }

@@ -66,15 +66,13 @@ export function segmentsOf(a: number, b: number, daily: boolean): Segment[] {
 }
 
 export class ReportService {
-  constructor(private readonly q: ReportQueries, private readonly catchUp: () => void) {}
+  constructor(private readonly q: ReportQueries) {}
 
   /**
    * `all`: every top-level row (CSV), otherwise the requested page. `raw`: scan raw clicks even where the
    * rollups could answer (the benchmark's baseline).
    */
   async run(req: ReportRequest, opts: { all?: boolean; raw?: boolean } = {}): Promise<ReportResult> {
-    // Everything committed is indexed and rolled up before reading (at most a second of clicks).
-    this.catchUp()
     const types = this.q.conversionTypes()
     const rollups = !opts.raw && fromRollups(req.dims)
     let from = req.from

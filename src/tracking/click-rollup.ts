@@ -1,5 +1,5 @@
 // Click rollups: hourly counts per campaign/source/offer/landing, maintained in the same transaction
-// that indexes the clicks (click-index.ts), so every committed click is counted exactly once.
+// that commits the clicks (commit-core.ts), so every committed click is counted exactly once.
 import type { RawDb, RawStatement } from '../db/client'
 
 const HOUR_MS = 3_600_000

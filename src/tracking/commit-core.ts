@@ -19,6 +19,12 @@ const CLICK_COLUMNS = 28
 /** 28 × 64 bound values stays far below SQLite's variable limit. */
 const MAX_ROWS_PER_INSERT = 64
 
+/** The rollup fields of a click row (positions as in ClickRow). */
+const rollupOf = (r: ClickRow): RollupClick => ({
+  created_at: r[27], campaign_id: r[1], source_id: r[2], offer_id: r[3], landing_id: r[4],
+  bot_reason: r[19], excluded: r[20], is_unique: r[21], cost: r[22],
+})
+
 /** [row id, offer id, landing id]: a continued click whose offer/landing left the rotation. */
 export type Repoint = [rowId: number, offerId: number, landingId: number | null]
 
@@ -60,21 +66,18 @@ export function createCommitter(path: string): Committer {
   const raw = wrapBunDatabase(db)
   const rollup = new ClickRollup(raw)
   const before = raw.prepare(`SELECT ${ROLLUP_COLUMNS} FROM clicks WHERE id = $row`)
-  const indexedThrough = raw.prepare('SELECT coalesce(max(click_row), 0) AS w FROM click_index')
   const repoint = raw.prepare('UPDATE clicks SET offer_id = $offer, landing_id = $landing WHERE id = $row')
 
-  /** A repointed click that was already rolled up moves from its old rollup row to its new one. */
+  /** A repointed click moves from its old rollup row to its new one. */
   const applyRepoint = ([row, offer, landing]: Repoint) => {
     const old = before.get({ row }) as RollupClick | undefined
     if (!old) return
     repoint.run({ row, offer, landing })
-    if (row <= (indexedThrough.get() as { w: number }).w) {
-      rollup.apply([old], -1)
-      rollup.apply([{ ...old, offer_id: offer, landing_id: landing }], 1)
-    }
+    rollup.apply([old], -1)
+    rollup.apply([{ ...old, offer_id: offer, landing_id: landing }], 1)
   }
 
-  const tx = db.transaction((rows: unknown[][], repoints: Repoint[]): number[] => {
+  const tx = db.transaction((rows: ClickRow[], repoints: Repoint[]): number[] => {
     const ids = new Array<number>(rows.length)
     for (let from = 0; from < rows.length; from += MAX_ROWS_PER_INSERT) {
       const slice = rows.slice(from, from + MAX_ROWS_PER_INSERT)
@@ -82,6 +85,8 @@ export function createCommitter(path: string): Committer {
       // The write lock is held, so one statement's rows get consecutive ids ending at `last`.
       for (let i = 0; i < slice.length; i++) ids[from + i] = last - slice.length + 1 + i
     }
+    // Counted in the same transaction that stores them: reports are exact the moment a click commits.
+    rollup.apply(rows.map(rollupOf))
     for (let i = 0; i < repoints.length; i++) applyRepoint(repoints[i]!)
     return ids
   })

@@ -5,7 +5,7 @@ import { ClickWriter } from './click-writer'
 import { ClickQueries } from './queries'
 import { ClickRetention } from './retention'
 import { RoutingCache } from './routing'
-import { trackingRoutes } from './routes'
+import { trackingAdminRoutes, trackingLinkRoutes } from './routes'
 import { Tracker, type ClickQuality } from './track'
 import { TrafficClassifier, trafficConfig } from './quality/classify'
 import { UniqueVisitors } from './unique-visitors'
@@ -15,7 +15,7 @@ export { normalizeClickId, CLICK_COOKIE } from './visitor'
 export interface TrackingFeature extends Feature {
   /** Row id (clicks.id) of a handed-out click; `clickId` must be a lower-case UUID. */
   findClickRow(clickId: string): number | undefined
-  /** Indexes and rolls up every committed click now (reports call it so they include the last second). */
+  /** Takes in clicks inserted behind the click writer's back (test and bench seeds). */
   catchUp(): void
   /** Raw click retention (setting raw_click_retention_days); `run()` prunes what is due now. */
   retention: ClickRetention
@@ -24,9 +24,8 @@ export interface TrackingFeature extends Feature {
 export function trackingFeature(ctx: AppContext): TrackingFeature {
   const cache = new RoutingCache(ctx.database.raw, ctx.config.publicUrl)
   ctx.signals.on('catalog', () => cache.invalidate())
+  // Reloads the clicks past the index watermark into its tail before anything can look them up.
   const index = new ClickIndex(ctx.database.raw)
-  // Catch up with clicks a crash left unindexed before anything can look them up.
-  index.indexAll()
   const writer = new ClickWriter(ctx.database.path, (ids, rows) => index.noteCommitted(ids, rows))
   const clicks = new ClickQueries(ctx.database.raw, index)
   const classifier = new TrafficClassifier(trafficConfig(ctx.settings))
@@ -42,7 +41,11 @@ export function trackingFeature(ctx: AppContext): TrackingFeature {
   const tracker = new Tracker(cache, writer, clicks, quality)
   const retention = new ClickRetention(ctx.database.raw, {
     days: () => ctx.settings.get('raw_click_retention_days'),
-    onPruned: () => index.refreshBuckets(),
+    bucketOf: (row) => index.bucketOf(row),
+    onPruned: (gone) => {
+      index.forget(gone)
+      index.refreshBuckets()
+    },
   })
   let retentionDays = ctx.settings.get('raw_click_retention_days')
   ctx.signals.on('settings', () => {
@@ -52,9 +55,10 @@ export function trackingFeature(ctx: AppContext): TrackingFeature {
   })
   return {
     name: 'tracking',
-    routes: trackingRoutes(ctx, tracker, clicks),
+    routes: trackingAdminRoutes(ctx, clicks),
+    nativeRoutes: trackingLinkRoutes(ctx, tracker),
     findClickRow: (clickId) => index.lookup(clickId),
-    catchUp: () => index.indexAll(),
+    catchUp: () => index.catchUp(),
     retention,
     start: () => {
       index.start()

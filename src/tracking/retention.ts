@@ -1,11 +1,9 @@
 // Raw click retention (setting raw_click_retention_days, 0 = keep forever): deletes click rows older than
 // N days, with their click_index entries, in small transactions off the request path. Rollups are never
-// touched, so reports keep their totals; conversions keep the attribution they copied from their click.
-//
-// Only clicks at or below the indexing watermark are deleted: an unindexed click has not been rolled up
-// yet. Deleting indexed rows can lower max(click_row), but never below a click that still exists, and
-// click ids are AUTOINCREMENT (never reused), so nothing is indexed or counted twice.
+// touched (a click is counted when it commits), so reports keep their totals; conversions keep the
+// attribution they copied from their click. Click row ids are AUTOINCREMENT, never reused.
 import type { RawDb, RawStatement } from '../db/client'
+import { clickKey } from './click-index'
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
@@ -18,13 +16,14 @@ export interface RetentionOptions {
   intervalMs?: number
   now?: () => number
   onError?: (err: unknown) => void
-  /** Told after a run deleted clicks (the click index drops the days that are gone from its probe list). */
-  onPruned?: () => void
+  /** Told about every deleted chunk (the click index forgets them and drops emptied buckets). */
+  onPruned?: (clicks: ReadonlyArray<{ id: number; click_id: string }>) => void
+  /** The click index's bucket of a row. */
+  bucketOf: (clickRow: number) => number
 }
 
 export class ClickRetention {
   private readonly oldest: RawStatement
-  private readonly watermark: RawStatement
   private readonly deleteClick: RawStatement
   private readonly deleteIndex: RawStatement
   private timer: ReturnType<typeof setTimeout> | null = null
@@ -34,10 +33,9 @@ export class ClickRetention {
 
   constructor(private readonly raw: RawDb, private readonly opts: RetentionOptions) {
     // Oldest first through the created_at index: the chunk is the next slice of the table's old end.
-    this.oldest = raw.prepare('SELECT id FROM clicks WHERE created_at < $cutoff AND id <= $through ORDER BY created_at LIMIT $limit')
-    this.watermark = raw.prepare('SELECT coalesce(max(click_row), 0) AS w FROM click_index')
+    this.oldest = raw.prepare('SELECT id, click_id FROM clicks WHERE created_at < $cutoff ORDER BY created_at LIMIT $limit')
     this.deleteClick = raw.prepare('DELETE FROM clicks WHERE id = $id')
-    this.deleteIndex = raw.prepare('DELETE FROM click_index WHERE click_row = $id')
+    this.deleteIndex = raw.prepare('DELETE FROM click_index WHERE bucket = $bucket AND key = $key AND click_row = $id')
   }
 
   /** Runs once now, then every intervalMs (hourly by default). */
@@ -95,21 +93,21 @@ export class ClickRetention {
     const cutoff = (this.opts.now ?? Date.now)() - days * DAY_MS
     let deleted = 0
     while (!this.stopped) {
-      const n = this.raw.transaction(() => {
-        const through = (this.watermark.get() as { w: number }).w
-        const ids = this.oldest.all({ cutoff, through, limit: RETENTION_CHUNK }) as Array<{ id: number }>
-        for (const { id } of ids) {
+      const gone = this.raw.transaction(() => {
+        const rows = this.oldest.all({ cutoff, limit: RETENTION_CHUNK }) as Array<{ id: number; click_id: string }>
+        for (const { id, click_id } of rows) {
           this.deleteClick.run({ id })
-          this.deleteIndex.run({ id })
+          this.deleteIndex.run({ bucket: this.opts.bucketOf(id), key: clickKey(click_id), id })
         }
-        return ids.length
+        return rows
       })()
+      const n = gone.length
+      if (n > 0) this.opts.onPruned?.(gone)
       deleted += n
       if (n < RETENTION_CHUNK) break
       // Let redirects, click commits and indexing run between chunks.
       await new Promise((r) => setTimeout(r, 5))
     }
-    if (deleted > 0) this.opts.onPruned?.()
     return deleted
   }
 }

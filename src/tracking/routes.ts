@@ -1,9 +1,15 @@
 // HTTP surface of tracking: /c and /r (GET creates or continues a click, HEAD only previews) and the
 // admin read of one click. Handlers read the request, call the Tracker, and shape the response.
+//
+// /c and /r are Bun.serve routes of their own, not Elysia routes: on the hottest path Elysia's
+// per-request context (set, redirect, status, a `server` getter) and response mapping cost as much as
+// the rest of the handler's JavaScript, and none of it is used here. Elysia still serves everything else,
+// and these handlers answer every failure with the one error shape themselves.
 import { Elysia } from 'elysia'
-import type { Server } from 'bun'
-import type { AppContext } from '../context'
+import type { BunRequest, Server } from 'bun'
+import type { AppContext, NativeRoutes } from '../context'
 import { adminGuard } from '../http/admin-guard'
+import { errorResponse } from '../http/errors'
 import { clientIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
 import { getClickOrThrow } from './get-click'
@@ -15,10 +21,13 @@ const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-
 const NOT_FOUND_BODY = JSON.stringify({ error: 'campaign not found' })
 const UNAVAILABLE_BODY = JSON.stringify({ error: 'temporarily unavailable' })
 
-export function trackingRoutes(ctx: AppContext, tracker: Tracker, clicks: ClickQueries) {
+type Handler = (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>
+
+/** Bun routes for /c/:slug and /r/:slug (with and without a trailing slash, as before). */
+export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRoutes {
   const { trustProxy } = ctx.config
 
-  const visitor = (request: Request, server: Server<unknown> | null, withCookie: boolean): Visitor => {
+  const visitor = (request: Request, server: Server<unknown>, withCookie: boolean): Visitor => {
     const h = request.headers
     const ua = h.get('user-agent')
     const ref = h.get('referer')
@@ -26,13 +35,12 @@ export function trackingRoutes(ctx: AppContext, tracker: Tracker, clicks: ClickQ
       method: request.method,
       headers: h,
       query: parseVisitQuery(request.url),
-      ip: clientIp(h, server?.requestIP(request)?.address, trustProxy),
+      ip: clientIp(h, server.requestIP(request)?.address, trustProxy),
       userAgent: ua === null ? null : crop(ua, UA_MAX),
       referrer: ref === null ? null : crop(ref, REFERRER_MAX),
       cookieClickId: withCookie ? clickCookie(h.get('cookie')) : null,
     }
   }
-
 
   const respond = (o: Outcome, request: Request | null): Response => {
     if (o.kind === 'redirect') {
@@ -48,22 +56,44 @@ export function trackingRoutes(ctx: AppContext, tracker: Tracker, clicks: ClickQ
     return new Response(UNAVAILABLE_BODY, { status: 503, headers: { ...JSON_HEADERS, 'retry-after': '1' } })
   }
 
-  const publicRoutes = new Elysia({ name: 'tracking-public' })
-    .get('/c/:slug', async ({ params, request, server }) =>
-      respond(await tracker.click(params.slug, visitor(request, server, false)), request))
-    .get('/r/:slug', async ({ params, request, server }) =>
-      respond(await tracker.redirect(params.slug, visitor(request, server, true)), request))
-    // Link checkers and previews send HEAD: answer where a visitor would go, record nothing, set no cookie.
-    .head('/c/:slug', ({ params, request, server }) =>
-      respond(tracker.preview(params.slug, visitor(request, server, false), 'c'), null))
-    .head('/r/:slug', ({ params, request, server }) =>
-      respond(tracker.preview(params.slug, visitor(request, server, false), 'r'), null))
+  /** Outside Elysia there is no global error handler: an unexpected failure is logged and answered here. */
+  const failed = (request: Request, err: unknown): Response => {
+    console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, err)
+    return errorResponse(500, 'internal error')
+  }
 
-  const adminRoutes = new Elysia({ name: 'tracking-admin' })
+  const click: Handler = async (request, server) => {
+    try {
+      return respond(await tracker.click(request.params.slug!, visitor(request, server, false)), request)
+    } catch (err) {
+      return failed(request, err)
+    }
+  }
+  const redirect: Handler = async (request, server) => {
+    try {
+      return respond(await tracker.redirect(request.params.slug!, visitor(request, server, true)), request)
+    } catch (err) {
+      return failed(request, err)
+    }
+  }
+  // Link checkers and previews send HEAD: answer where a visitor would go, record nothing, set no cookie.
+  const preview = (step: 'c' | 'r'): Handler => (request, server) => {
+    try {
+      return respond(tracker.preview(request.params.slug!, visitor(request, server, false), step), null)
+    } catch (err) {
+      return failed(request, err)
+    }
+  }
+
+  const c = { GET: click, HEAD: preview('c') }
+  const r = { GET: redirect, HEAD: preview('r') }
+  return { '/c/:slug': c, '/c/:slug/': c, '/r/:slug': r, '/r/:slug/': r }
+}
+
+export function trackingAdminRoutes(ctx: AppContext, clicks: ClickQueries) {
+  return new Elysia({ name: 'tracking-admin' })
     .use(adminGuard(ctx))
     .get('/admin/api/clicks/:click_id', ({ params }) => getClickOrThrow(clicks, params.click_id), {
       permission: 'conversions:read',
     })
-
-  return new Elysia({ name: 'tracking' }).use(publicRoutes).use(adminRoutes)
 }

@@ -1,10 +1,12 @@
-// The click id → row lookup: clicks are appended without a click_id index and indexed later in bulk,
-// yet every click that was handed out in a 302 must be findable at once, after indexing, and after a crash.
+// The click id → row lookup: clicks are appended without a click_id index and indexed a full bucket at a
+// time, yet every click that was handed out in a 302 must be findable at once, after indexing, after a
+// restart and after a crash.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { startServer, get, type TestServer } from '../helpers/server'
-import { ClickIndex, INDEX_CHUNK, bucketOf } from '../../src/tracking/click-index'
+import { ClickIndex, INDEX_SLICE, clickKey, readWatermark } from '../../src/tracking/click-index'
 import { seeder, cookieClickId } from './seed'
 
 const dirs: string[] = []
@@ -43,57 +45,66 @@ describe('click index', () => {
     }
   })
 
-  test('a graceful stop indexes the tail; after a restart clicks are found through click_index', async () => {
+  test('after a restart the clicks of the unfinished bucket are reloaded and found', async () => {
     const s = await serverWithCampaign()
     const ids: string[] = []
     for (let i = 0; i < 20; i++) ids.push(cookieClickId(await get(`${s.base}/c/idx`))!)
     await s.stop()
     const again = await serverWithCampaign(s.dataDir)
     try {
-      expect(indexedRows(again)).toBe(20)
-      const day = again.ctx.database.raw.prepare('SELECT DISTINCT bucket FROM click_index').all() as Array<{ bucket: number }>
-      expect(day.map((d) => d.bucket)).toEqual([0])
+      // 20 rows do not fill a bucket: nothing is written to click_index, the tail holds them all.
+      expect(indexedRows(again)).toBe(0)
       for (const id of ids) expect((await again.api('GET', `/admin/api/clicks/${id}`)).status).toBe(200)
+      expect(await (await fetch(`${again.base}/postback?subid=${ids[7]}&payout=2`)).text()).toBe('OK')
+      expect((await again.api('GET', `/admin/api/conversions?click_id=${ids[7]}`)).body.items).toHaveLength(1)
     } finally {
       await again.stop()
     }
   })
 
-  test('clicks committed but never indexed (a crash between commit and indexing) are indexed at the next start', async () => {
+  test('clicks committed behind the writer (a crash, a seed while stopped) are found after the next start', async () => {
     const s = await serverWithCampaign()
     const campaignId = (s.ctx.database.raw.prepare("SELECT id FROM campaigns WHERE slug = 'idx'").get() as { id: number }).id
     await s.stop()
-    // What a SIGKILL leaves behind: committed click rows, no click_index rows.
     const db = new Database(`${s.dataDir}/svc.db`)
     const orphan = crypto.randomUUID()
     db.query('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES (?, ?, ?)').run(orphan, campaignId, Date.now())
     db.close()
     const again = await serverWithCampaign(s.dataDir)
     try {
-      expect(indexedRows(again)).toBe(1)
       expect((await again.api('GET', `/admin/api/clicks/${orphan}`)).status).toBe(200)
     } finally {
       await again.stop()
     }
   })
 
-  test('lookups reach clicks of earlier buckets, and an unknown id is a 404 after every bucket was probed', async () => {
+  test('lookups reach clicks of earlier buckets, tell apart clicks sharing a key, and 404 an unknown id', async () => {
     const s = await serverWithCampaign()
     try {
       const raw = s.ctx.database.raw
       const campaignId = (raw.prepare("SELECT id FROM campaigns WHERE slug = 'idx'").get() as { id: number }).id
-      const old = crypto.randomUUID()
       const at = Date.now() - 3 * 86_400_000
-      const row = Number(raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($id, $c, $at)').run({ id: old, c: campaignId, at }).lastInsertRowid)
-      raw.prepare('INSERT INTO click_index (click_row, bucket, click_id) VALUES ($row, $b, $id)').run({ row, b: bucketOf(row), id: old })
-      // Newer clicks land in a later bucket (row ids jump past it), so the old click is not in the first bucket probed.
-      raw.prepare("INSERT INTO sqlite_sequence (name, seq) SELECT 'clicks', 200000 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'clicks')").run()
+      const old = crypto.randomUUID()
+      // Same first 32 bits (same key), different click: the probe must compare the whole click_id.
+      const twin = old.slice(0, 9) + crypto.randomUUID().slice(9)
+      const addOld = (id: string) => {
+        const row = Number(raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($id, $c, $at)').run({ id, c: campaignId, at }).lastInsertRowid)
+        raw.prepare('INSERT INTO click_index (bucket, key, click_row) VALUES (0, $key, $row)').run({ key: clickKey(id), row })
+      }
+      addOld(old)
+      addOld(twin)
+      // Bucket 0 counts as written; newer clicks land three buckets later.
+      raw.prepare('UPDATE click_index_state SET indexed_through = 65535 WHERE id = 1').run()
       raw.prepare("UPDATE sqlite_sequence SET seq = 200000 WHERE name = 'clicks'").run()
-      cookieClickId(await get(`${s.base}/c/idx`))
+      const fresh = cookieClickId(await get(`${s.base}/c/idx`))!
       await s.stop()
       const again = await serverWithCampaign(s.dataDir)
       try {
-        expect((await again.api('GET', `/admin/api/clicks/${old}`)).status).toBe(200)
+        const found = async (id: string) => (await again.api('GET', `/admin/api/clicks/${id}`)).body.click_id
+        expect(await found(old)).toBe(old)
+        expect(await found(twin)).toBe(twin)
+        expect(await found(fresh)).toBe(fresh)
+        expect((await again.api('GET', `/admin/api/clicks/${old.slice(0, 9)}${crypto.randomUUID().slice(9)}`)).status).toBe(404)
         expect((await again.api('GET', `/admin/api/clicks/${crypto.randomUUID()}`)).status).toBe(404)
       } finally {
         await again.stop()
@@ -103,31 +114,56 @@ describe('click index', () => {
     }
   })
 
-  test('indexing runs in sorted chunks of INDEX_CHUNK rows and empties the tail', async () => {
+  test('a full bucket is written in key order in slices, moves the watermark and leaves the tail', async () => {
     const s = await serverWithCampaign()
     try {
       const raw = s.ctx.database.raw
-      const index = new ClickIndex(raw)
+      const index = new ClickIndex(raw, { bucketRows: 10_000 })
       const insert = raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($id, 1, $at)')
       const ids: string[] = []
       const rows: number[] = []
       raw.transaction(() => {
-        for (let i = 0; i < INDEX_CHUNK * 2 + 7; i++) {
+        for (let i = 0; i < 10_000 * 2 + 7; i++) {
           const id = crypto.randomUUID()
           ids.push(id)
           rows.push(Number(insert.run({ id, at: Date.now() }).lastInsertRowid))
         }
       })()
+      expect(rows[rows.length - 1]).toBe(20_007)
+      // Committed through the writer: the full buckets (rows 1..19 999) are written a slice per turn.
       index.noteCommitted(ids, rows)
-      expect(index.unindexed).toBe(ids.length)
       expect(index.lookup(ids[123]!)).toBe(rows[123])
-      index.indexAll()
-      expect(index.unindexed).toBe(0)
-      expect(indexedRows(s)).toBe(ids.length)
-      expect(index.lookup(ids[ids.length - 1]!)).toBe(rows[rows.length - 1])
+      expect(INDEX_SLICE).toBeLessThan(10_000)
+      for (let turn = 0; turn < 50 && index.watermark < 19_999; turn++) await new Promise((r) => setImmediate(r))
+      expect(index.watermark).toBe(19_999)
+      expect(readWatermark(raw)).toBe(19_999)
+      expect(indexedRows(s)).toBe(19_999)
+      expect(index.unindexed).toBe(8)
+      const keys = raw.prepare('SELECT bucket, key, click_row FROM click_index').all() as Array<{ bucket: number; key: number; click_row: number }>
+      expect(keys.every((k) => k.bucket === Math.floor(k.click_row / 10_000))).toBe(true)
+      for (const i of [0, 5000, 9998, 9999, 19_998, 20_006]) expect(index.lookup(ids[i]!)).toBe(rows[i])
       expect(index.lookup(crypto.randomUUID())).toBeUndefined()
+      // A new instance (a restart) loads only the 8 rows past the watermark.
+      const restarted = new ClickIndex(raw, { bucketRows: 10_000 })
+      expect(restarted.unindexed).toBe(8)
+      expect(restarted.lookup(ids[42]!)).toBe(rows[42])
     } finally {
       await s.stop()
     }
+  })
+})
+
+describe('migration 0003', () => {
+  test('carries the old click_index over: same rows and buckets, keys from the click_id, watermark at its last row', () => {
+    const db = new Database(':memory:')
+    db.run('CREATE TABLE click_index (click_row INTEGER PRIMARY KEY, bucket INTEGER NOT NULL, click_id TEXT NOT NULL)')
+    const ids = Array.from({ length: 50 }, () => crypto.randomUUID())
+    ids.forEach((id, i) => db.run('INSERT INTO click_index VALUES (?, ?, ?)', [i + 1, 0, id]))
+    const sql = readFileSync(join(import.meta.dir, '../../drizzle/0003_compact_click_index.sql'), 'utf8')
+    for (const statement of sql.split('--> statement-breakpoint')) if (statement.trim()) db.run(statement)
+    const rows = db.query('SELECT bucket, key, click_row FROM click_index ORDER BY click_row').all() as Array<{ bucket: number; key: number; click_row: number }>
+    expect(rows).toEqual(ids.map((id, i) => ({ bucket: 0, key: clickKey(id), click_row: i + 1 })))
+    expect(db.query('SELECT indexed_through AS w FROM click_index_state WHERE id = 1').get()).toEqual({ w: 50 })
+    db.close()
   })
 })

@@ -1,4 +1,4 @@
-import { sqliteTable, integer, text, real, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, integer, text, real, index, primaryKey } from 'drizzle-orm/sqlite-core'
 
 /**
  * One row per tracked visit, appended by the tracking feature's group-commit writer.
@@ -40,14 +40,18 @@ export const clicks = sqliteTable('clicks', {
 ])
 
 /**
- * click_id → clicks.id, written in sorted bulk chunks after the clicks commit (tracking/click-index.ts).
- * Keyed by (bucket = click row / 65536, click_id): one chunk's inserts land in the current bucket's
- * small region of the B-tree, so pages are shared across a chunk however large the table grows.
- * The rowid is the click's row id, so the indexing watermark is max(click_row).
+ * click_id → clicks.id, written once per full bucket of 65 536 click rows, in key order, so the index is
+ * only appended to (tracking/click-index.ts). key = the click_id's first 32 bits; a probe compares the
+ * whole click_id through the click row. WITHOUT ROWID (hand-written in drizzle/0003): one B-tree.
  */
 export const clickIndex = sqliteTable('click_index', {
-  clickRow: integer('click_row').primaryKey(),
   bucket: integer('bucket').notNull(),
-  clickId: text('click_id').notNull(),
-}, (t) => [uniqueIndex('click_index_lookup_idx').on(t.bucket, t.clickId)])
+  key: integer('key').notNull(),
+  clickRow: integer('click_row').notNull(),
+}, (t) => [primaryKey({ columns: [t.bucket, t.key, t.clickRow] })])
 
+/** One row (id = 1): every click row up to indexed_through is in click_index. */
+export const clickIndexState = sqliteTable('click_index_state', {
+  id: integer('id').primaryKey(),
+  indexedThrough: integer('indexed_through').notNull(),
+})
