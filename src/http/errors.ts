@@ -6,6 +6,12 @@ export const errorResponse = (status: number, error: string, headers: Record<str
   new Response(JSON.stringify({ error }), { status, headers: { 'content-type': 'application/json', ...headers } })
 const json = errorResponse
 
+/** An unexpected failure: logged with its stack, answered as a bare 500, never leaked. */
+export function internalError(request: Request, err: unknown): Response {
+  console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, err)
+  return json(500, 'internal error')
+}
+
 function validationMessage(err: unknown): string {
   // Elysia's ValidationError carries TypeBox details; name the field, hide the schema dump.
   const e = err as { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string; message?: string }
@@ -38,8 +44,7 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return json(status, status === 413 ? 'request body too large' : 'invalid request')
       }
-      console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, error)
-      return json(500, 'internal error')
+      return internalError(request, error)
     }
   }
 })

@@ -3,13 +3,13 @@
 //
 // /c and /r are Bun.serve routes of their own, not Elysia routes: on the hottest path Elysia's
 // per-request context (set, redirect, status, a `server` getter) and response mapping cost as much as
-// the rest of the handler's JavaScript, and none of it is used here. Elysia still serves everything else,
-// and these handlers answer every failure with the one error shape themselves.
+// the rest of the handler's JavaScript, and none of it is used here. Elysia still serves everything else;
+// outside its error handler these handlers answer an unexpected failure through the same internalError.
 import { Elysia } from 'elysia'
 import type { BunRequest, Server } from 'bun'
 import type { AppContext, NativeRoutes } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import { errorResponse } from '../http/errors'
+import { internalError } from '../http/errors'
 import { clientIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
 import { getClickOrThrow } from './get-click'
@@ -56,24 +56,18 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
     return new Response(UNAVAILABLE_BODY, { status: 503, headers: { ...JSON_HEADERS, 'retry-after': '1' } })
   }
 
-  /** Outside Elysia there is no global error handler: an unexpected failure is logged and answered here. */
-  const failed = (request: Request, err: unknown): Response => {
-    console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, err)
-    return errorResponse(500, 'internal error')
-  }
-
   const click: Handler = async (request, server) => {
     try {
       return respond(await tracker.click(request.params.slug!, visitor(request, server, false)), request)
     } catch (err) {
-      return failed(request, err)
+      return internalError(request, err)
     }
   }
   const redirect: Handler = async (request, server) => {
     try {
       return respond(await tracker.redirect(request.params.slug!, visitor(request, server, true)), request)
     } catch (err) {
-      return failed(request, err)
+      return internalError(request, err)
     }
   }
   // Link checkers and previews send HEAD: answer where a visitor would go, record nothing, set no cookie.
@@ -81,7 +75,7 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
     try {
       return respond(tracker.preview(request.params.slug!, visitor(request, server, false), step), null)
     } catch (err) {
-      return failed(request, err)
+      return internalError(request, err)
     }
   }
 
