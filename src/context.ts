@@ -3,18 +3,19 @@ import type { BunRequest, Server } from 'bun'
 import type { Config } from './config'
 import type { Database } from './db/client'
 import type { SecretBox } from './lib/crypto'
-import type { Signals } from './lib/signals'
+import type { EventBus } from './lib/event-bus'
 import type { SettingsStore } from './settings/store'
 import type { JobQueue } from './jobs/types'
 import type { SessionSigner } from './auth/session'
 import type { AdminUsers } from './auth/users'
+import type { VerbSet } from './lib/verb'
 
 /** Everything a feature needs, built once per server in src/server.ts (tests build one per test server). */
 export interface AppContext {
   config: Readonly<Config>
   database: Database
   box: SecretBox
-  signals: Signals
+  events: EventBus
   settings: SettingsStore
   jobs: JobQueue
   sessions: SessionSigner
@@ -30,6 +31,8 @@ export interface Feature {
   routes: AnyElysia
   /** Hot-path routes served by Bun directly (see tracking/routes.ts for why). */
   nativeRoutes?: NativeRoutes
+  /** The feature's verbs: every surface (REST, MCP, CLI, dashboard) calls these through invoke(). */
+  verbs?: VerbSet
   start?(): void
   /** Finish in-flight work; called on SIGTERM before the database closes. */
   stop?(): Promise<void>

@@ -5,13 +5,14 @@ import type { AppContext, Feature } from './context'
 import { openDatabase } from './db/client'
 import { migrate } from './db/migrate'
 import { SecretBox } from './lib/crypto'
-import { Signals } from './lib/signals'
+import { EventBus } from './lib/event-bus'
 import { SettingsStore } from './settings/store'
 import { JobLoop } from './jobs/loop'
 import { SessionSigner } from './auth/session'
 import { AdminUsers } from './auth/users'
 import { errorHandler } from './http/errors'
 import { VERSION } from './version'
+import type { Verb } from './lib/verb'
 import { trackingFeature } from './tracking'
 import { postbackFeature } from './postback'
 import { adminFeature } from './admin'
@@ -23,6 +24,8 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
 export interface SvcServer {
   app: Elysia
   ctx: AppContext
+  /** Every verb of every feature, by name. */
+  verbs: ReadonlyMap<string, Verb>
   /** Takes in clicks that test seeds inserted with SQL, behind the click writer's back. */
   catchUpClicks(): void
   listen(): Promise<{ port: number; hostname: string }>
@@ -39,7 +42,7 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
     config,
     database,
     box,
-    signals: new Signals(),
+    events: new EventBus(),
     settings: new SettingsStore(database.raw, box),
     jobs: new JobLoop(database.raw, config.jobs),
     sessions: new SessionSigner(config.secret, config.sessionTtlSeconds),
@@ -74,10 +77,19 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     .get('/healthz', () => ({ ok: true, version: VERSION }))
   for (const f of features) app = app.use(f.routes) as never
 
+  const verbs = new Map<string, Verb>()
+  for (const f of features) {
+    for (const v of Object.values(f.verbs ?? {})) {
+      if (verbs.has(v.name)) throw new Error(`verb ${v.name} is defined twice`)
+      verbs.set(v.name, v)
+    }
+  }
+
   let stopped = false
   return {
     app: app as unknown as Elysia,
     ctx,
+    verbs,
     catchUpClicks: () => tracking.catchUp(),
     async listen() {
       app.listen({ port: config.port, hostname: config.host, reusePort: false })

@@ -11,8 +11,6 @@ import { campaignRoutes } from './campaigns/routes'
 import { settingsRoutes } from './settings/routes'
 import { openapiRoutes } from './openapi'
 
-// Collection helpers for other features' admin routes (same paging and id rules everywhere).
-export { pageQuery, parsePage, toPage, pageOf, parseId, idParams, iso, type Page } from './shared'
 
 export function adminFeature(ctx: AppContext): Feature {
   const routes = new Elysia({ name: 'admin' })

@@ -1,5 +1,5 @@
 import type { RawDb, RawStatement } from '../db/client'
-import { badRequest, conflict } from '../lib/errors'
+import { invalid, conflict } from '../lib/errors'
 import { randomToken } from '../lib/crypto'
 import { allPermissions, parsePermissions, type AdminUser, type Permissions } from './permissions'
 
@@ -17,13 +17,13 @@ interface UserRow {
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/
 
 export function normalizeEmail(email: unknown): string {
-  if (typeof email !== 'string' || !EMAIL.test(email.trim())) throw badRequest('email: must be a valid email address')
+  if (typeof email !== 'string' || !EMAIL.test(email.trim())) throw invalid('email: must be a valid email address')
   return email.trim().toLowerCase()
 }
 
 export function checkPassword(password: unknown): string {
-  if (typeof password !== 'string' || password.length < 8) throw badRequest('password: must be at least 8 characters')
-  if (password.length > 256) throw badRequest('password: must be at most 256 characters')
+  if (typeof password !== 'string' || password.length < 8) throw invalid('password: must be at least 8 characters')
+  if (password.length > 256) throw invalid('password: must be at most 256 characters')
   return password
 }
 

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
-import { badRequest, forbidden, unauthorized } from '../lib/errors'
+import { invalid, forbidden, unauthorized } from '../lib/errors'
 import { can, SECTIONS, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
 import { SESSION_COOKIE } from '../auth/session'
 import { cookieValue } from '../lib/cookies'
@@ -22,7 +22,7 @@ export function requireJsonBody(request: Request) {
   const type = request.headers.get('content-type')
   if (type === null) return
   const mime = type.split(';')[0]!.trim().toLowerCase()
-  if (mime !== 'application/json') throw badRequest('request body must be JSON (content-type: application/json)')
+  if (mime !== 'application/json') throw invalid('request body must be JSON (content-type: application/json)')
 }
 
 /** The signed-in admin of a request: a valid, unexpired, unrevoked session cookie of an existing user, or 401. */

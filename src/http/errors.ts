@@ -1,10 +1,26 @@
 import { Elysia } from 'elysia'
-import { AppError } from '../lib/errors'
+import { AppError, type ErrorCode } from '../lib/errors'
+
+/** The one map from an error's meaning to its HTTP status. */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+}
 
 /** The one error body: `{ "error": "…" }`. */
 export const errorResponse = (status: number, error: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ error }), { status, headers: { 'content-type': 'application/json', ...headers } })
 const json = errorResponse
+
+/** An AppError as an HTTP answer (status from its code; 429 carries Retry-After). */
+export function appErrorResponse(err: AppError, headers: Record<string, string> = {}): Response {
+  const extra = err.retryAfterSeconds !== undefined ? { ...headers, 'retry-after': String(err.retryAfterSeconds) } : headers
+  return json(HTTP_STATUS[err.code], err.message, extra)
+}
 
 /** An unexpected failure: logged with its stack, answered as a bare 500, never leaked. */
 export function internalError(request: Request, err: unknown): Response {
@@ -29,7 +45,7 @@ function validationMessage(err: unknown): string {
  * Unexpected errors are logged with their stack and answered as a bare 500, never leaked.
  */
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, request }) => {
-  if (error instanceof AppError) return json(error.status, error.message, error.headers)
+  if (error instanceof AppError) return appErrorResponse(error)
   switch (code) {
     case 'VALIDATION':
       return json(400, validationMessage(error))

@@ -1,9 +1,9 @@
 // The durable job loop: outbound work (postbacks to sources, later emails) survives restarts and is retried.
 import { abortable } from '../lib/abortable'
-import { pageOf } from '../lib/paging'
+import { toPage } from '../lib/paging'
 import type { RawDb } from '../db/client'
 import type { Config } from '../config'
-import { badRequest, conflict } from '../lib/errors'
+import { invalid, conflict } from '../lib/errors'
 import { JobQueries, toJobRow, type JobRecord } from './queries'
 import { isRetryable, JOB_STATUSES, type JobHandler, type JobQueue, type JobRow } from './types'
 
@@ -69,10 +69,10 @@ export class JobLoop implements JobQueue {
 
   list(filter: { status?: string; kind?: string; limit: number; before?: number }): { items: JobRow[]; next_cursor: string | null } {
     if (filter.status && !(JOB_STATUSES as readonly string[]).includes(filter.status)) {
-      throw badRequest(`status: must be one of ${JOB_STATUSES.join(', ')}`)
+      throw invalid(`status: must be one of ${JOB_STATUSES.join(', ')}`)
     }
     const rows = this.q.list({ status: filter.status || undefined, kind: filter.kind || undefined, limit: filter.limit + 1, before: filter.before })
-    return pageOf(rows, filter.limit, toJobRow)
+    return toPage(rows, filter, toJobRow)
   }
 
   get(id: number): JobRow | null {

@@ -1,17 +1,26 @@
 /**
- * The one error type services throw for expected failures. The HTTP edge (src/http/errors.ts) maps it
- * to `{ "error": message }` with `status`; anything else becomes a logged 500 without details.
+ * The one error type verbs and stores throw for expected failures. It carries a meaning (a code), not a
+ * transport status: the HTTP edge (src/http/errors.ts) maps each code to a status and answers
+ * `{ "error": message }`; the MCP surface will map the same codes to its own errors. Anything that is not
+ * an AppError is unexpected and becomes a logged 500 without details.
  */
+export const ERROR_CODES = ['invalid', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'rate_limited'] as const
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
 export class AppError extends Error {
-  constructor(public readonly status: number, message: string, public readonly headers?: Record<string, string>) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** rate_limited: seconds until the caller may try again. */
+    readonly retryAfterSeconds?: number,
+  ) {
     super(message)
   }
 }
 
-export const badRequest = (message: string) => new AppError(400, message)
-export const unauthorized = (message = 'not authenticated') => new AppError(401, message)
-export const forbidden = (message = 'permission denied') => new AppError(403, message)
-export const notFound = (message = 'not found') => new AppError(404, message)
-export const conflict = (message: string) => new AppError(409, message)
-export const tooManyRequests = (retryAfterSeconds: number) =>
-  new AppError(429, 'too many requests', { 'retry-after': String(retryAfterSeconds) })
+export const invalid = (message: string) => new AppError('invalid', message)
+export const unauthorized = (message = 'not authenticated') => new AppError('unauthorized', message)
+export const forbidden = (message = 'permission denied') => new AppError('forbidden', message)
+export const notFound = (message = 'not found') => new AppError('not_found', message)
+export const conflict = (message: string) => new AppError('conflict', message)
+export const rateLimited = (retryAfterSeconds: number) => new AppError('rate_limited', 'too many requests', retryAfterSeconds)

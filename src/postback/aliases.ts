@@ -1,5 +1,5 @@
 // Query-string names accepted for each postback parameter (spec §4 table), with operator overrides.
-import { badRequest } from '../lib/errors'
+import { invalid } from '../lib/errors'
 import type { SettingsStore } from '../settings/store'
 
 export const CANONICAL = ['subid', 'status', 'payout', 'tid', 'date', 'sig', 'email'] as const
@@ -59,22 +59,22 @@ export class Aliases {
    */
   replace(body: unknown): AliasMap {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw badRequest('body: must be an object like {"subid":["subid","click_id"]}')
+      throw invalid('body: must be an object like {"subid":["subid","click_id"]}')
     }
     const next: Overrides = { ...(this.settings.getJson<Overrides>(SETTINGS_KEY) ?? {}) }
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-      if (!isCanonical(key)) throw badRequest(`${key}: unknown postback parameter (known: ${CANONICAL.join(', ')})`)
+      if (!isCanonical(key)) throw invalid(`${key}: unknown postback parameter (known: ${CANONICAL.join(', ')})`)
       if (value === null) {
         delete next[key]
         continue
       }
-      if (!Array.isArray(value) || value.length === 0) throw badRequest(`${key}: must be a non-empty array of parameter names`)
-      if (value.length > MAX_ALIASES) throw badRequest(`${key}: at most ${MAX_ALIASES} names`)
+      if (!Array.isArray(value) || value.length === 0) throw invalid(`${key}: must be a non-empty array of parameter names`)
+      if (value.length > MAX_ALIASES) throw invalid(`${key}: at most ${MAX_ALIASES} names`)
       const names: string[] = []
       for (const v of value) {
-        if (typeof v !== 'string') throw badRequest(`${key}: every name must be a string`)
+        if (typeof v !== 'string') throw invalid(`${key}: every name must be a string`)
         if (v === '' || v.length > MAX_ALIAS_LENGTH || v.trim() !== v) {
-          throw badRequest(`${key}: "${String(v).slice(0, 80)}" is not a valid parameter name (1-${MAX_ALIAS_LENGTH} characters, no surrounding spaces)`)
+          throw invalid(`${key}: "${String(v).slice(0, 80)}" is not a valid parameter name (1-${MAX_ALIAS_LENGTH} characters, no surrounding spaces)`)
         }
         if (!names.includes(v)) names.push(v)
       }

@@ -1,6 +1,6 @@
 // Conversion types and the status map: an in-memory cache for the postback hot path plus their admin verbs.
-import type { Signals } from '../lib/signals'
-import { badRequest, conflict, notFound } from '../lib/errors'
+import type { EventBus } from '../lib/event-bus'
+import { invalid, conflict, notFound } from '../lib/errors'
 import type { ConversionTypeRecord, PostbackQueries } from './queries'
 
 export interface ConversionType {
@@ -50,9 +50,9 @@ export class ConversionTypes {
   private types = new Map<string, ConversionType>()
   private statusMap = new Map<string, string>()
 
-  constructor(private readonly q: PostbackQueries, private readonly signals: Signals) {
+  constructor(private readonly q: PostbackQueries, private readonly events: EventBus) {
     this.reload()
-    signals.on('conversion-types', () => this.reload())
+    events.on('conversion-types.changed', 'after-commit', 'postback.conversion-types-cache', () => this.reload())
   }
 
   reload(): void {
@@ -79,7 +79,7 @@ export class ConversionTypes {
 
   create(input: ConversionTypeInput): ConversionType {
     const slug = input.slug ?? ''
-    if (!SLUG.test(slug)) throw badRequest('slug: must match ^[a-z][a-z0-9_-]{0,31}$')
+    if (!SLUG.test(slug)) throw invalid('slug: must match ^[a-z][a-z0-9_-]{0,31}$')
     const name = checkName(input.name ?? '')
     if (this.q.typeBySlug(slug)) throw conflict(`conversion type "${slug}" already exists`)
     const row = {
@@ -98,7 +98,7 @@ export class ConversionTypes {
 
   update(slug: string, input: ConversionTypeInput): ConversionType {
     const current = this.get(slug)
-    if (input.slug !== undefined && input.slug !== slug) throw badRequest('slug: cannot be changed')
+    if (input.slug !== undefined && input.slug !== slug) throw invalid('slug: cannot be changed')
     const row = {
       slug,
       name: input.name === undefined ? current.name : checkName(input.name),
@@ -131,20 +131,20 @@ export class ConversionTypes {
   /** PUT replaces the whole map; keys are trimmed and lower-cased like received statuses. */
   replaceStatusMap(body: unknown): Record<string, string> {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw badRequest('body: must be an object like {"approved":"sale"}')
+      throw invalid('body: must be an object like {"approved":"sale"}')
     }
     const entries = new Map<string, string>()
     for (const [rawKey, value] of Object.entries(body as Record<string, unknown>)) {
       const key = rawKey.trim().toLowerCase()
-      if (key === '' || key.length > MAX_STATUS_LENGTH) throw badRequest(`${rawKey}: a status must be 1-${MAX_STATUS_LENGTH} characters`)
+      if (key === '' || key.length > MAX_STATUS_LENGTH) throw invalid(`${rawKey}: a status must be 1-${MAX_STATUS_LENGTH} characters`)
       if (typeof value !== 'string' || !this.types.has(value)) {
-        throw badRequest(`${rawKey}: ${JSON.stringify(value)} is not an existing conversion type slug`)
+        throw invalid(`${rawKey}: ${JSON.stringify(value)} is not an existing conversion type slug`)
       }
       const prev = entries.get(key)
-      if (prev !== undefined && prev !== value) throw badRequest(`${rawKey}: "${key}" is mapped twice (statuses are case-insensitive)`)
+      if (prev !== undefined && prev !== value) throw invalid(`${rawKey}: "${key}" is mapped twice (statuses are case-insensitive)`)
       entries.set(key, value)
     }
-    if (entries.size > MAX_STATUS_ENTRIES) throw badRequest(`body: at most ${MAX_STATUS_ENTRIES} statuses`)
+    if (entries.size > MAX_STATUS_ENTRIES) throw invalid(`body: at most ${MAX_STATUS_ENTRIES} statuses`)
     this.q.replaceStatusMap([...entries])
     this.changed()
     return this.statusMapObject()
@@ -152,18 +152,18 @@ export class ConversionTypes {
 
   private changed() {
     // Every cache (this one, reports) listens on the signal; reloading here happens through it.
-    this.signals.emit('conversion-types')
+    this.events.committed('conversion-types.changed', {})
   }
 }
 
 function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 100) throw badRequest('name: must be 1-100 characters')
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 100) throw invalid('name: must be 1-100 characters')
   return name.trim()
 }
 
 function checkForwarding(t: { slug: string; send_postback: boolean; negative: boolean }) {
   if (t.send_postback && (NEVER_FORWARDED.has(t.slug) || t.negative)) {
-    throw badRequest('send_postback: never for reject and chargeback (nor any negative type)')
+    throw invalid('send_postback: never for reject and chargeback (nor any negative type)')
   }
 }
 

@@ -1,6 +1,6 @@
 // Read side of conversions and postback errors for the admin API.
-import { pageOf, parseCursor, parseLimit } from '../lib/paging'
-import { badRequest, notFound } from '../lib/errors'
+import { toPage, parseCursor, parseLimit } from '../lib/paging'
+import { invalid, notFound } from '../lib/errors'
 import { parseMoment } from './parse'
 import type { ConversionRecord, PostbackErrorRecord, PostbackQueries } from './queries'
 import { ERROR_REASONS } from './receive'
@@ -36,7 +36,7 @@ function errorToApi(r: PostbackErrorRecord) {
 function idFilter(q: Query, name: string): number | undefined {
   const raw = q[name]
   if (raw === undefined || raw === '') return undefined
-  if (!/^\d{1,15}$/.test(raw)) throw badRequest(`${name}: must be a whole number`)
+  if (!/^\d{1,15}$/.test(raw)) throw invalid(`${name}: must be a whole number`)
   return Number(raw)
 }
 
@@ -44,7 +44,7 @@ function timeFilter(q: Query, name: string): number | undefined {
   const raw = q[name]
   if (raw === undefined || raw === '') return undefined
   const t = parseMoment(raw)
-  if (t === null) throw badRequest(`${name}: must be an ISO 8601 date or epoch seconds/milliseconds`)
+  if (t === null) throw invalid(`${name}: must be an ISO 8601 date or epoch seconds/milliseconds`)
   return t
 }
 
@@ -64,7 +64,7 @@ export class ConversionsReader {
       before: parseCursor(query.cursor),
       limit: limit + 1,
     })
-    return pageOf(rows, limit, conversionToApi)
+    return toPage(rows, { limit }, conversionToApi)
   }
 
   get(idRaw: string) {
@@ -77,8 +77,8 @@ export class ConversionsReader {
     const limit = parseLimit(query.limit)
     const reason = query.reason || undefined
     if (reason !== undefined && !(ERROR_REASONS as readonly string[]).includes(reason)) {
-      throw badRequest(`reason: must be one of ${ERROR_REASONS.join(', ')}`)
+      throw invalid(`reason: must be one of ${ERROR_REASONS.join(', ')}`)
     }
-    return pageOf(this.q.listErrors({ reason, before: parseCursor(query.cursor), limit: limit + 1 }), limit, errorToApi)
+    return toPage(this.q.listErrors({ reason, before: parseCursor(query.cursor), limit: limit + 1 }), { limit }, errorToApi)
   }
 }

@@ -34,7 +34,7 @@ export function postbackFeature(ctx: AppContext, findClickRow: (clickId: string)
   const raw = ctx.database.raw
   const queries = new PostbackQueries(raw, findClickRow)
   const aliases = new Aliases(ctx.settings)
-  const types = new ConversionTypes(queries, ctx.signals)
+  const types = new ConversionTypes(queries, ctx.events)
   const recorder = new ConversionRecorder(raw, queries, ctx.jobs)
   const receiver = new PostbackReceiver(ctx.settings, aliases, types, queries, recorder)
   ctx.jobs.register(FORWARD_JOB, forwardHandler(ctx.config.outboundAllowPrivate))

@@ -1,5 +1,5 @@
 // Query parameters of the reports: parsed and validated here, so a bad one is a 400 that names it.
-import { badRequest } from '../lib/errors'
+import { invalid } from '../lib/errors'
 import { DIMENSIONS, isDimension, isTimeDimension, type Dimension } from './dimensions'
 import { METRIC_NAMES, type MetricName } from './metrics'
 import type { Filters } from './queries'
@@ -52,7 +52,7 @@ const present = (v: string | undefined): v is string => v !== undefined && v !==
  * zone), an ISO 8601 date-time with Z or an offset (absolute), or epoch seconds/milliseconds (absolute).
  */
 export function parseTime(raw: string, zone: Zone, name: string): number {
-  const bad = () => badRequest(`${name}: must be YYYY-MM-DD, an ISO 8601 date-time or epoch seconds/milliseconds (years ${MIN_YEAR}–${MAX_YEAR - 1})`)
+  const bad = () => invalid(`${name}: must be YYYY-MM-DD, an ISO 8601 date-time or epoch seconds/milliseconds (years ${MIN_YEAR}–${MAX_YEAR - 1})`)
   const v = raw.trim()
   // Epoch seconds (up to 11 digits) or milliseconds, as the conversions list accepts them.
   if (/^\d{9,13}$/.test(v)) {
@@ -97,14 +97,14 @@ export function parseRange(q: Query, now = Date.now()): Range {
     const end = zone.dateOf(to - 1)
     from = zone.instantOf(end.y, end.mo, end.d + 1 - DEFAULT_DAYS)
   }
-  if (from >= to) throw badRequest('to: must be after from')
+  if (from >= to) throw invalid('to: must be after from')
   return { zone, from, to }
 }
 
 function idParam(q: Query, name: keyof Filters): number | undefined {
   const raw = q[name]
   if (!present(raw)) return undefined
-  if (!/^\d{1,15}$/.test(raw.trim())) throw badRequest(`${name}: must be a whole number (0 = none)`)
+  if (!/^\d{1,15}$/.test(raw.trim())) throw invalid(`${name}: must be a whole number (0 = none)`)
   return Number(raw.trim())
 }
 
@@ -121,16 +121,16 @@ export function parseGroupBy(raw: string | undefined): Dimension[] {
   if (!present(raw)) return ['campaign']
   const parts = raw.split(',').map((p) => p.trim())
   const allowed = `one or two of ${DIMENSIONS.join(', ')}, comma-separated`
-  if (parts.length > 2) throw badRequest(`group_by: at most two levels (${allowed})`)
-  for (const p of parts) if (!isDimension(p)) throw badRequest(`group_by: unknown grouping ${JSON.stringify(p.slice(0, 40))} (${allowed})`)
-  if (parts.length === 2 && parts[0] === parts[1]) throw badRequest('group_by: the two levels must differ')
+  if (parts.length > 2) throw invalid(`group_by: at most two levels (${allowed})`)
+  for (const p of parts) if (!isDimension(p)) throw invalid(`group_by: unknown grouping ${JSON.stringify(p.slice(0, 40))} (${allowed})`)
+  if (parts.length === 2 && parts[0] === parts[1]) throw invalid('group_by: the two levels must differ')
   return parts as Dimension[]
 }
 
 function wholeNumber(q: Query, name: string, def: number, min: number, max: number): number {
   const raw = q[name]
   if (!present(raw)) return def
-  if (!/^\d{1,9}$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) throw badRequest(`${name}: must be a whole number from ${min} to ${max}`)
+  if (!/^\d{1,9}$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) throw invalid(`${name}: must be a whole number from ${min} to ${max}`)
   return Number(raw)
 }
 
@@ -142,7 +142,7 @@ export function parseReportRequest(q: Query, now = Date.now()): ReportRequest {
   let sort: SortKey
   if (present(q.sort)) {
     if (q.sort !== 'key' && q.sort !== 'label' && !(METRIC_NAMES as readonly string[]).includes(q.sort)) {
-      throw badRequest(`sort: must be key, label or one of ${METRIC_NAMES.join(', ')}`)
+      throw invalid(`sort: must be key, label or one of ${METRIC_NAMES.join(', ')}`)
     }
     sort = q.sort as SortKey
   } else {
@@ -150,7 +150,7 @@ export function parseReportRequest(q: Query, now = Date.now()): ReportRequest {
   }
   let order: 'asc' | 'desc'
   if (present(q.order)) {
-    if (q.order !== 'asc' && q.order !== 'desc') throw badRequest('order: must be asc or desc')
+    if (q.order !== 'asc' && q.order !== 'desc') throw invalid('order: must be asc or desc')
     order = q.order
   } else {
     order = sort === 'key' || sort === 'label' ? 'asc' : 'desc'
@@ -165,12 +165,12 @@ export function parseReportRequest(q: Query, now = Date.now()): ReportRequest {
 export function parseFormat(q: Query): Format {
   if (!present(q.format) || q.format === 'json') return 'json'
   if (q.format === 'csv') return 'csv'
-  throw badRequest('format: must be json or csv')
+  throw invalid('format: must be json or csv')
 }
 
 export function parseExportRequest(q: Query, now = Date.now()): ExportRequest {
   const range = parseRange(q, now)
   const filters = parseFilters(q)
-  if (present(q.format) && q.format !== 'csv') throw badRequest('format: must be csv')
+  if (present(q.format) && q.format !== 'csv') throw invalid('format: must be csv')
   return { ...range, filters }
 }

@@ -1,6 +1,6 @@
 // Runs a report: which tables to read (rollups or raw clicks), merging clicks and conversions per group,
 // metrics, sorting, paging and labels.
-import { badRequest } from '../lib/errors'
+import { invalid } from '../lib/errors'
 import { fromRollups, isIdDimension, labelTable, toKey, type Dimension, type Key } from './dimensions'
 import { computeMetrics, Sums, type Metrics, type TypeFlags } from './metrics'
 import type { ReportRequest, SortKey } from './params'
@@ -121,7 +121,7 @@ export class ReportService {
     const g: Grouping = { dims: req.dims, zone: req.zone, from: req.from, to: req.to }
     const tooMany = () => {
       if (groups.size > MAX_RAW_GROUPS) {
-        throw badRequest(`group_by: more than ${MAX_RAW_GROUPS} distinct values in the range; narrow the range or add a filter`)
+        throw invalid(`group_by: more than ${MAX_RAW_GROUPS} distinct values in the range; narrow the range or add a filter`)
       }
     }
     for (let t = req.from; t < req.to; ) {

@@ -1,6 +1,6 @@
 // Time zones for reports: IANA names through Intl, UTC offsets per instant, and the offset changes (DST)
 // inside a range, which queries turn into a SQL CASE so local days and hours are computed in SQLite.
-import { badRequest } from '../lib/errors'
+import { invalid } from '../lib/errors'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -26,7 +26,7 @@ export class Zone {
         timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
       })
     } catch {
-      throw badRequest(`tz: unknown time zone ${JSON.stringify(name.slice(0, 64))}`)
+      throw invalid(`tz: unknown time zone ${JSON.stringify(name.slice(0, 64))}`)
     }
     const canonical = format.resolvedOptions().timeZone
     let zone = cache.get(canonical)

@@ -1,11 +1,11 @@
 // Every settings key, its default, whether it is a secret, and how a written value is validated.
-import { badRequest } from '../lib/errors'
+import { invalid } from '../lib/errors'
 import { CidrError, parseCidr } from '../tracking/quality/cidr'
 
 export interface SettingDef<T> {
   secret: boolean
   default: T
-  /** Returns the normalised value or throws badRequest naming the key. */
+  /** Returns the normalised value or throws invalid naming the key. */
   parse(value: unknown, key: string): T
 }
 
@@ -14,8 +14,8 @@ const secretString: SettingDef<string | null> = {
   default: null,
   parse(v, key) {
     if (v === null || v === '') return null
-    if (typeof v !== 'string') throw badRequest(`${key}: must be a string or null`)
-    if (v.length > 1024) throw badRequest(`${key}: is longer than 1024 characters`)
+    if (typeof v !== 'string') throw invalid(`${key}: must be a string or null`)
+    if (v.length > 1024) throw invalid(`${key}: is longer than 1024 characters`)
     return v
   },
 }
@@ -24,7 +24,7 @@ const bool = (def: boolean): SettingDef<boolean> => ({
   secret: false,
   default: def,
   parse(v, key) {
-    if (typeof v !== 'boolean') throw badRequest(`${key}: must be true or false`)
+    if (typeof v !== 'boolean') throw invalid(`${key}: must be true or false`)
     return v
   },
 })
@@ -33,11 +33,11 @@ const origins: SettingDef<string[]> = {
   secret: false,
   default: [],
   parse(v, key) {
-    if (!Array.isArray(v) || v.length > 200) throw badRequest(`${key}: must be an array of origins`)
+    if (!Array.isArray(v) || v.length > 200) throw invalid(`${key}: must be an array of origins`)
     return v.map((o) => {
-      if (typeof o !== 'string') throw badRequest(`${key}: must contain strings`)
+      if (typeof o !== 'string') throw invalid(`${key}: must contain strings`)
       if (o === '*') return o
-      const bad = () => badRequest(`${key}: "${o.slice(0, 100)}" is not an origin like https://shop.example`)
+      const bad = () => invalid(`${key}: "${o.slice(0, 100)}" is not an origin like https://shop.example`)
       let u: URL
       try { u = new URL(o) } catch { throw bad() }
       if (!/^https?:$/.test(u.protocol) || u.origin !== o.replace(/\/$/, '')) throw bad()
@@ -50,7 +50,7 @@ const positiveInt = (def: number, max: number): SettingDef<number> => ({
   secret: false,
   default: def,
   parse(v, key) {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw badRequest(`${key}: must be a whole number from 0 to ${max}`)
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw invalid(`${key}: must be a whole number from 0 to ${max}`)
     return v
   },
 })
@@ -59,7 +59,7 @@ const intRange = (def: number, min: number, max: number): SettingDef<number> => 
   secret: false,
   default: def,
   parse(v, key) {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw badRequest(`${key}: must be a whole number from ${min} to ${max}`)
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw invalid(`${key}: must be a whole number from ${min} to ${max}`)
     return v
   },
 })
@@ -69,15 +69,15 @@ const ipRanges = (max: number): SettingDef<string[]> => ({
   secret: false,
   default: [],
   parse(v, key) {
-    if (!Array.isArray(v)) throw badRequest(`${key}: must be an array of IP addresses or CIDR ranges`)
-    if (v.length > max) throw badRequest(`${key}: has more than ${max} entries`)
+    if (!Array.isArray(v)) throw invalid(`${key}: must be an array of IP addresses or CIDR ranges`)
+    if (v.length > max) throw invalid(`${key}: has more than ${max} entries`)
     return v.map((e, i) => {
-      if (typeof e !== 'string') throw badRequest(`${key}: entry ${i + 1} must be a string`)
+      if (typeof e !== 'string') throw invalid(`${key}: entry ${i + 1} must be a string`)
       try {
         parseCidr(e)
       } catch (err) {
         if (!(err instanceof CidrError)) throw err
-        throw badRequest(`${key}: entry ${i + 1} "${e.slice(0, 100)}" ${err.message}`)
+        throw invalid(`${key}: entry ${i + 1} "${e.slice(0, 100)}" ${err.message}`)
       }
       return e.trim()
     })

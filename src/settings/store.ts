@@ -1,5 +1,5 @@
 import type { RawDb, RawStatement } from '../db/client'
-import { badRequest } from '../lib/errors'
+import { invalid } from '../lib/errors'
 import type { SecretBox } from '../lib/crypto'
 import { SETTINGS, isSettingKey, type SettingKey, type SettingValue } from './registry'
 
@@ -66,7 +66,7 @@ export class SettingsStore {
   update(partial: Record<string, unknown>): void {
     const parsed: Array<[SettingKey, unknown]> = []
     for (const [key, value] of Object.entries(partial)) {
-      if (!isSettingKey(key)) throw badRequest(`${key.slice(0, 100)}: unknown setting`)
+      if (!isSettingKey(key)) throw invalid(`${key.slice(0, 100)}: unknown setting`)
       const def = SETTINGS[key]
       if (def.secret && value === MASK) continue
       parsed.push([key, def.parse(value as never, key)])

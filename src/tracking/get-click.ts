@@ -1,5 +1,5 @@
 // GET /admin/api/clicks/:click_id: one click as the admin API shows it.
-import { badRequest, notFound } from '../lib/errors'
+import { invalid, notFound } from '../lib/errors'
 import type { ClickQueries } from './queries'
 import { normalizeClickId } from './visitor'
 
@@ -38,7 +38,7 @@ function parseParams(text: string | null): Record<string, string> {
 
 export function getClickOrThrow(clicks: ClickQueries, rawId: string): ClickView {
   const id = normalizeClickId(rawId)
-  if (!id) throw badRequest('click_id: must be a UUID')
+  if (!id) throw invalid('click_id: must be a UUID')
   const c = clicks.record(id)
   if (!c) throw notFound('click not found')
   return {

@@ -23,14 +23,14 @@ export interface TrackingFeature extends Feature {
 
 export function trackingFeature(ctx: AppContext): TrackingFeature {
   const cache = new RoutingCache(ctx.database.raw, ctx.config.publicUrl)
-  ctx.signals.on('catalog', () => cache.invalidate())
+  ctx.events.on('catalog.changed', 'after-commit', 'tracking.routing-cache', () => cache.invalidate())
   // Reloads the clicks past the index watermark into its tail before anything can look them up.
   const index = new ClickIndex(ctx.database.raw)
   const writer = new ClickWriter(ctx.database.path, (ids, rows) => index.noteCommitted(ids, rows))
   const clicks = new ClickQueries(ctx.database.raw, index)
   const classifier = new TrafficClassifier(trafficConfig(ctx.settings))
   const uniques = new UniqueVisitors(ctx.database.raw, ctx.settings.get('unique_window_hours'))
-  ctx.signals.on('settings', () => {
+  ctx.events.on('settings.changed', 'after-commit', 'tracking.traffic-quality', () => {
     classifier.reconfigure(trafficConfig(ctx.settings))
     uniques.setWindowHours(ctx.settings.get('unique_window_hours'))
   })
@@ -48,7 +48,7 @@ export function trackingFeature(ctx: AppContext): TrackingFeature {
     },
   })
   let retentionDays = ctx.settings.get('raw_click_retention_days')
-  ctx.signals.on('settings', () => {
+  ctx.events.on('settings.changed', 'after-commit', 'tracking.retention', () => {
     const days = ctx.settings.get('raw_click_retention_days')
     if (days !== retentionDays) retention.kick()
     retentionDays = days

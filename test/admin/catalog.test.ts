@@ -6,7 +6,7 @@ let s: TestServer
 let catalogSignals = 0
 beforeAll(async () => {
   s = await startServer()
-  s.ctx.signals.on('catalog', () => { catalogSignals++ })
+  s.ctx.events.on('catalog.changed', 'after-commit', 'test', () => { catalogSignals++ })
 })
 afterAll(() => s.destroy())
 

@@ -5,7 +5,7 @@ let s: TestServer
 let settingsSignals = 0
 beforeAll(async () => {
   s = await startServer()
-  s.ctx.signals.on('settings', () => { settingsSignals++ })
+  s.ctx.events.on('settings.changed', 'after-commit', 'test', () => { settingsSignals++ })
 })
 afterAll(() => s.destroy())
 

@@ -1,10 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { isUniqueViolation, parseId, parsePage, toPage, urlTemplate } from '../../src/admin/shared'
+import { isUniqueViolation } from '../../src/db/errors'
+import { parseId } from '../../src/http/collection'
+import { parsePage, toPage } from '../../src/lib/paging'
+import { urlTemplate } from '../../src/lib/fields'
 import { AppError } from '../../src/lib/errors'
+import { HTTP_STATUS } from '../../src/http/errors'
 
 const status = (fn: () => unknown) => {
-  try { fn(); return 0 } catch (e) { return e instanceof AppError ? e.status : -1 }
+  try { fn(); return 0 } catch (e) { return e instanceof AppError ? HTTP_STATUS[e.code] : -1 }
 }
 
 describe('parsePage', () => {
@@ -17,8 +21,8 @@ describe('parsePage', () => {
 
   test('toPage sets next_cursor to the last shown id only when another row exists', () => {
     const rows = [{ id: 3 }, { id: 5 }, { id: 9 }]
-    expect(toPage(rows, { afterId: 0, limit: 2 }, (r) => r.id)).toEqual({ items: [3, 5], next_cursor: '5' })
-    expect(toPage(rows, { afterId: 0, limit: 3 }, (r) => r.id)).toEqual({ items: [3, 5, 9], next_cursor: null })
+    expect(toPage(rows, { limit: 2 }, (r) => r.id)).toEqual({ items: [3, 5], next_cursor: '5' })
+    expect(toPage(rows, { limit: 3 }, (r) => r.id)).toEqual({ items: [3, 5, 9], next_cursor: null })
   })
 })
 

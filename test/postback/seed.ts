@@ -37,7 +37,7 @@ export function seedCatalog(
     raw.prepare('INSERT INTO campaigns (name, slug, source_id, external_id, active, created_at, updated_at) VALUES ($name, $slug, $sourceId, $ext, 1, $now, $now)')
       .run({ name: `campaign ${n}`, slug: `campaign-${n}-${now}`, sourceId, ext: opts.externalId ?? null, now }).lastInsertRowid,
   )
-  s.ctx.signals.emit('catalog')
+  s.ctx.events.committed('catalog.changed', { entity: 'campaign', id: 0, action: 'updated' })
   return { sourceId, offerId, landingId, campaignId }
 }
 

@@ -212,7 +212,7 @@ describe('rollups against raw rows', () => {
     expect(victim).toBeDefined()
     await settle(s) // the click is rolled up under its old offer before it moves
     raw.prepare('DELETE FROM campaign_offers WHERE campaign_id = $c AND offer_id = $o').run({ c: a.id, o: a.offers[1] })
-    s.ctx.signals.emit('catalog')
+    s.ctx.events.committed('catalog.changed', { entity: 'campaign', id: 0, action: 'updated' })
     a.offers = [a.offers[0]!]
     const res = await get(`${s.base}/c/${a.slug}?click_id=${victim.click_id}`, { 'user-agent': HUMAN_UAS[0]!, 'x-forwarded-for': '203.0.113.77' })
     expect(res.status).toBe(302)

@@ -34,7 +34,7 @@ export function catalog(s: TestServer) {
   const now = Date.now()
   const insert = (sql: string, p: Record<string, unknown>) => Number(raw.prepare(sql).run({ ...p, now }).lastInsertRowid)
   const done = <T>(v: T) => {
-    s.ctx.signals.emit('catalog')
+    s.ctx.events.committed('catalog.changed', { entity: 'campaign', id: 0, action: 'updated' })
     return v
   }
   return {

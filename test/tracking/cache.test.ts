@@ -20,7 +20,7 @@ describe('routing cache', () => {
     s.ctx.database.raw.prepare("UPDATE offers SET url = 'https://offer.example/v2' WHERE id = $id").run({ id: offer })
     expect((await get(`${s.base}/c/cached`)).headers.get('location')).toBe('https://offer.example/v1')
 
-    s.ctx.signals.emit('catalog')
+    s.ctx.events.committed('catalog.changed', { entity: 'campaign', id: 0, action: 'updated' })
     expect((await get(`${s.base}/c/cached`)).headers.get('location')).toBe('https://offer.example/v2')
 
     seed.exec('UPDATE campaigns SET active = 0 WHERE id = $id', { id: campaign })

@@ -18,7 +18,7 @@ export function seeder(s: TestServer) {
   const now = Date.now()
   const insert = (sql: string, params: Record<string, unknown>): number =>
     Number(raw.prepare(sql).run({ ...params, now }).lastInsertRowid)
-  const changed = () => s.ctx.signals.emit('catalog')
+  const changed = () => s.ctx.events.committed('catalog.changed', { entity: 'campaign', id: 0, action: 'updated' })
 
   return {
     source(postbackUrl: string | null = null): number {

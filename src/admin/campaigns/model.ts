@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import type { campaigns } from '../../db/schema'
-import { iso, Int } from '../shared'
+import { iso } from '../../lib/time'
+import { Int } from '../../lib/fields'
 
 export type CampaignRow = typeof campaigns.$inferSelect
 export interface OfferLink { offerId: number; weight: number }

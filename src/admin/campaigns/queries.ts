@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { campaignLandings, campaignOffers, campaigns, clicks, landings, offers, sources } from '../../db/schema'
-import type { Page } from '../shared'
+import { type Page } from '../../lib/paging'
 import type { CampaignLinks, CampaignRow, LandingLink, OfferLink } from './model'
 
 type Values = Omit<CampaignRow, 'id'>

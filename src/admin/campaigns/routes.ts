@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { adminGuard } from '../../http/admin-guard'
-import { idParams, okResponse, pageOf, pageQuery, parseId, parsePage, toPage } from '../shared'
+import { idParams, okResponse, pageSchema, pageQuery, parseId } from '../../http/collection'
+import { parsePage, toPage } from '../../lib/paging'
 import { CampaignCreate, CampaignPatch, CampaignRecord, renderCampaign } from './model'
 import { createCampaign, getCampaignOrThrow, listCampaignsWithLinks, patchCampaign, removeCampaign, type Campaign } from './service'
 
@@ -14,7 +15,7 @@ export const campaignRoutes = (ctx: AppContext) =>
     .get('/admin/api/campaigns', ({ query }) => {
       const page = parsePage(query)
       return toPage(listCampaignsWithLinks(ctx, page).map((c) => ({ ...c, id: c.row.id })), page, render)
-    }, { permission: 'campaigns:read', query: pageQuery, response: pageOf(CampaignRecord), detail: { tags, summary: 'List campaigns with their offer and landing rotations' } })
+    }, { permission: 'campaigns:read', query: pageQuery, response: pageSchema(CampaignRecord), detail: { tags, summary: 'List campaigns with their offer and landing rotations' } })
     .post('/admin/api/campaigns', ({ body, set }) => {
       set.status = 201
       return render(createCampaign(ctx, body))

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context'
 import type { Db } from '../../db/client'
-import { badRequest, conflict, notFound } from '../../lib/errors'
-import { isUniqueViolation, optionalText, requiredText, slug, urlTemplate } from '../shared'
+import { invalid, conflict, notFound } from '../../lib/errors'
+import { isUniqueViolation } from '../../db/errors'
+import { optionalText, requiredText, slug, urlTemplate } from '../../lib/fields'
 import {
   DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT,
   type CampaignInput, type CampaignLinks, type CampaignRow, type LandingLink, type OfferLink,
@@ -10,18 +11,18 @@ import {
   campaignHasClicks, campaignSlugTaken, deleteCampaign, existingLandingIds, existingOfferIds, findCampaign, insertCampaign,
   linksOf, listCampaigns, replaceLandings, replaceOffers, sourceExists, updateCampaign,
 } from './queries'
-import type { Page } from '../shared'
+import { type Page } from '../../lib/paging'
 
 export interface Campaign { row: CampaignRow; links: CampaignLinks }
 
 function positiveId(v: unknown, field: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw badRequest(`${field}: must be a positive integer`)
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw invalid(`${field}: must be a positive integer`)
   return v
 }
 
 function weightOf(v: unknown, field: string): number {
   if (v === undefined || v === null) return DEFAULT_WEIGHT
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_WEIGHT) throw badRequest(`${field}: must be a whole number from 1 to ${MAX_WEIGHT}`)
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_WEIGHT) throw invalid(`${field}: must be a whole number from 1 to ${MAX_WEIGHT}`)
   return v
 }
 
@@ -34,25 +35,25 @@ function linkList(
 ): Array<{ id: number; weight: number; field: string }> | undefined {
   const single = input[one]
   const list = input[many]
-  if (single !== undefined && list !== undefined) throw badRequest(`${many}: give ${one} or ${many}, not both`)
+  if (single !== undefined && list !== undefined) throw invalid(`${many}: give ${one} or ${many}, not both`)
   let out: Array<{ id: number; weight: number; field: string }>
   if (single !== undefined) {
     out = single === null ? [] : [{ id: positiveId(single, one), weight: DEFAULT_WEIGHT, field: one }]
   } else if (list !== undefined) {
-    if (!Array.isArray(list)) throw badRequest(`${many}: must be an array`)
-    if (list.length > MAX_LINKS) throw badRequest(`${many}: at most ${MAX_LINKS} entries`)
+    if (!Array.isArray(list)) throw invalid(`${many}: must be an array`)
+    if (list.length > MAX_LINKS) throw invalid(`${many}: at most ${MAX_LINKS} entries`)
     out = list.map((entry, i) => {
-      if (entry === null || typeof entry !== 'object') throw badRequest(`${many}.${i}: must be an object {"${one}":…,"weight":…}`)
+      if (entry === null || typeof entry !== 'object') throw invalid(`${many}.${i}: must be an object {"${one}":…,"weight":…}`)
       const e = entry as Record<string, unknown>
       return { id: positiveId(e[one], `${many}.${i}.${one}`), weight: weightOf(e.weight, `${many}.${i}.weight`), field: `${many}.${i}.${one}` }
     })
   } else {
     return undefined
   }
-  if (required && out.length === 0) throw badRequest(`${single !== undefined ? one : many}: a campaign needs at least one offer`)
+  if (required && out.length === 0) throw invalid(`${single !== undefined ? one : many}: a campaign needs at least one offer`)
   const seen = new Set<number>()
   for (const l of out) {
-    if (seen.has(l.id)) throw badRequest(`${l.field}: ${one.replace('_id', '')} ${l.id} is listed twice`)
+    if (seen.has(l.id)) throw invalid(`${l.field}: ${one.replace('_id', '')} ${l.id} is listed twice`)
     seen.add(l.id)
   }
   return out
@@ -78,13 +79,13 @@ function parse(input: CampaignInput): Parsed {
   if (input.source_id !== undefined) out.sourceId = input.source_id === null ? null : positiveId(input.source_id, 'source_id')
   if (input.external_id !== undefined) out.externalId = optionalText(input.external_id, 'external_id')
   if (input.active !== undefined) {
-    if (typeof input.active !== 'boolean') throw badRequest('active: must be true or false')
+    if (typeof input.active !== 'boolean') throw invalid('active: must be true or false')
     out.active = input.active
   }
   if (input.bot_url !== undefined) out.botUrl = input.bot_url === null || input.bot_url.trim() === '' ? null : urlTemplate(input.bot_url, 'bot_url')
   if (input.cost_model !== undefined) out.costModel = input.cost_model
   if (input.cpc !== undefined) {
-    if (!Number.isFinite(input.cpc) || input.cpc < 0) throw badRequest('cpc: must be a number ≥ 0')
+    if (!Number.isFinite(input.cpc) || input.cpc < 0) throw invalid('cpc: must be a number ≥ 0')
     out.cpc = input.cpc
   }
   out.offers = linkList(input as Record<string, unknown>, 'offer_id', 'offers', true)
@@ -94,16 +95,16 @@ function parse(input: CampaignInput): Parsed {
 
 /** Referenced rows must exist; run inside the write transaction so nothing is deleted in between. */
 function checkReferences(db: Db, p: Parsed): void {
-  if (p.sourceId != null && !sourceExists(db, p.sourceId)) throw badRequest(`source_id: source ${p.sourceId} does not exist`)
+  if (p.sourceId != null && !sourceExists(db, p.sourceId)) throw invalid(`source_id: source ${p.sourceId} does not exist`)
   if (p.offers) {
     const found = existingOfferIds(db, p.offers.map((o) => o.id))
     const missing = p.offers.find((o) => !found.has(o.id))
-    if (missing) throw badRequest(`${missing.field}: offer ${missing.id} does not exist`)
+    if (missing) throw invalid(`${missing.field}: offer ${missing.id} does not exist`)
   }
   if (p.landings) {
     const found = existingLandingIds(db, p.landings.map((l) => l.id))
     const missing = p.landings.find((l) => !found.has(l.id))
-    if (missing) throw badRequest(`${missing.field}: landing ${missing.id} does not exist`)
+    if (missing) throw invalid(`${missing.field}: landing ${missing.id} does not exist`)
   }
 }
 
@@ -128,7 +129,7 @@ export function listCampaignsWithLinks(ctx: AppContext, page: Page): Campaign[] 
 /** The campaign row and its rotations are written in one transaction: never a campaign without offers. */
 export function createCampaign(ctx: AppContext, input: CampaignInput): Campaign {
   const p = parse({ ...input, name: input.name ?? '', slug: input.slug ?? '' })
-  if (!p.offers) throw badRequest('offers: a campaign needs at least one offer (give offer_id or offers)')
+  if (!p.offers) throw invalid('offers: a campaign needs at least one offer (give offer_id or offers)')
   const db = ctx.database.db
   const write = ctx.database.raw.transaction(() => {
     checkReferences(db, p)
@@ -144,7 +145,7 @@ export function createCampaign(ctx: AppContext, input: CampaignInput): Campaign 
     return load(db, row.id)
   })
   const campaign = withUniqueSlug(write, p.slug)
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'campaign', id: campaign.row.id, action: 'created' })
   return campaign
 }
 
@@ -172,7 +173,7 @@ export function patchCampaign(ctx: AppContext, id: number, input: CampaignInput)
     return load(db, id)
   })
   const campaign = withUniqueSlug(write, p.slug)
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'campaign', id, action: 'updated' })
   return campaign
 }
 
@@ -184,7 +185,7 @@ export function removeCampaign(ctx: AppContext, id: number): void {
     if (campaignHasClicks(db, id)) throw conflict('campaign has clicks; set active=false instead')
     deleteCampaign(db, id)
   })()
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'campaign', id, action: 'deleted' })
 }
 
 function withUniqueSlug(run: () => Campaign, slugValue: string | undefined): Campaign {

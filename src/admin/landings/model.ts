@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import type { landings } from '../../db/schema'
-import { iso, Int } from '../shared'
+import { iso } from '../../lib/time'
+import { Int } from '../../lib/fields'
 
 export type LandingRow = typeof landings.$inferSelect
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { campaignLandings, campaigns, landings } from '../../db/schema'
-import type { Page } from '../shared'
+import { type Page } from '../../lib/paging'
 import type { LandingRow } from './model'
 
 type Values = Omit<LandingRow, 'id'>

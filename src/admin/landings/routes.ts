@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { adminGuard } from '../../http/admin-guard'
-import { idParams, okResponse, pageOf, pageQuery, parseId, parsePage, toPage } from '../shared'
+import { idParams, okResponse, pageSchema, pageQuery, parseId } from '../../http/collection'
+import { parsePage, toPage } from '../../lib/paging'
 import { renderLanding, LandingCreate, LandingPatch, LandingRecord } from './model'
 import { listLandings } from './queries'
 import { createLanding, getLandingOrThrow, patchLanding, removeLanding } from './service'
@@ -14,7 +15,7 @@ export const landingRoutes = (ctx: AppContext) =>
     .get('/admin/api/landings', ({ query }) => {
       const page = parsePage(query)
       return toPage(listLandings(ctx.database.db, page), page, renderLanding)
-    }, { permission: 'landings:read', query: pageQuery, response: pageOf(LandingRecord), detail: { tags, summary: 'List landings' } })
+    }, { permission: 'landings:read', query: pageQuery, response: pageSchema(LandingRecord), detail: { tags, summary: 'List landings' } })
     .post('/admin/api/landings', ({ body, set }) => {
       set.status = 201
       return renderLanding(createLanding(ctx, body))

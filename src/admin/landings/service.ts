@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context'
-import { badRequest, conflict, notFound } from '../../lib/errors'
-import { isUniqueViolation, optionalUrlTemplate, requiredText, slug } from '../shared'
+import { invalid, conflict, notFound } from '../../lib/errors'
+import { isUniqueViolation } from '../../db/errors'
+import { optionalUrlTemplate, requiredText, slug } from '../../lib/fields'
 import { MAX_HTML, type LandingInput, type LandingRow } from './model'
 import { campaignUsingLanding, deleteLanding, findLanding, insertLanding, landingSlugTaken, updateLanding } from './queries'
 
@@ -8,8 +9,8 @@ type Fields = Partial<Pick<LandingRow, 'name' | 'slug' | 'html' | 'url' | 'email
 
 function html(value: unknown): string | null {
   if (value === null || value === undefined) return null
-  if (typeof value !== 'string') throw badRequest('html: must be a string or null')
-  if (value.length > MAX_HTML) throw badRequest(`html: must be at most ${MAX_HTML} characters`)
+  if (typeof value !== 'string') throw invalid('html: must be a string or null')
+  if (value.length > MAX_HTML) throw invalid(`html: must be at most ${MAX_HTML} characters`)
   return value.trim() === '' ? null : value
 }
 
@@ -21,7 +22,7 @@ function fields(input: LandingInput): Fields {
   if (input.url !== undefined) out.url = optionalUrlTemplate(input.url, 'url')
   if (input.email_list_id !== undefined) {
     const v = input.email_list_id
-    if (v !== null && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) throw badRequest('email_list_id: must be a positive integer or null')
+    if (v !== null && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) throw invalid('email_list_id: must be a positive integer or null')
     out.emailListId = v
   }
   return out
@@ -29,7 +30,7 @@ function fields(input: LandingInput): Fields {
 
 /** A landing is either a hosted page (html) or an external one (url); with neither, /lp/:slug has nothing to serve. */
 function needsContent(html: string | null, url: string | null) {
-  if (html === null && url === null) throw badRequest('html: a landing needs html or url')
+  if (html === null && url === null) throw invalid('html: a landing needs html or url')
 }
 
 const slugTaken = (s: string) => conflict(`slug: "${s}" is already used by another landing`)
@@ -55,7 +56,7 @@ export function createLanding(ctx: AppContext, input: LandingInput): LandingRow 
     if (isUniqueViolation(err)) throw slugTaken(f.slug!)
     throw err
   }
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'landing', id: row.id, action: 'created' })
   return row
 }
 
@@ -73,7 +74,7 @@ export function patchLanding(ctx: AppContext, id: number, input: LandingInput): 
     throw err
   }
   if (!row) throw notFound('landing not found')
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'landing', id, action: 'updated' })
   return row
 }
 
@@ -85,5 +86,5 @@ export function removeLanding(ctx: AppContext, id: number): void {
     if (user) throw conflict(`landing is used by campaign "${user.slug}" (id ${user.id})`)
     deleteLanding(db, id)
   })()
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'landing', id, action: 'deleted' })
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { campaignOffers, campaigns, offers } from '../../db/schema'
-import type { Page } from '../shared'
+import { type Page } from '../../lib/paging'
 import type { OfferRow } from './model'
 
 type Values = Omit<OfferRow, 'id'>

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { adminGuard } from '../../http/admin-guard'
-import { idParams, okResponse, pageOf, pageQuery, parseId, parsePage, toPage } from '../shared'
+import { idParams, okResponse, pageSchema, pageQuery, parseId } from '../../http/collection'
+import { parsePage, toPage } from '../../lib/paging'
 import { renderOffer, OfferCreate, OfferPatch, OfferRecord } from './model'
 import { listOffers } from './queries'
 import { createOffer, getOfferOrThrow, patchOffer, removeOffer } from './service'
@@ -14,7 +15,7 @@ export const offerRoutes = (ctx: AppContext) =>
     .get('/admin/api/offers', ({ query }) => {
       const page = parsePage(query)
       return toPage(listOffers(ctx.database.db, page), page, renderOffer)
-    }, { permission: 'campaigns:read', query: pageQuery, response: pageOf(OfferRecord), detail: { tags, summary: 'List offers' } })
+    }, { permission: 'campaigns:read', query: pageQuery, response: pageSchema(OfferRecord), detail: { tags, summary: 'List offers' } })
     .post('/admin/api/offers', ({ body, set }) => {
       set.status = 201
       return renderOffer(createOffer(ctx, body))

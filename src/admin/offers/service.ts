@@ -1,13 +1,14 @@
 import type { AppContext } from '../../context'
-import { badRequest, conflict, notFound } from '../../lib/errors'
-import { isUniqueViolation, requiredText, slug, urlTemplate } from '../shared'
+import { invalid, conflict, notFound } from '../../lib/errors'
+import { isUniqueViolation } from '../../db/errors'
+import { requiredText, slug, urlTemplate } from '../../lib/fields'
 import type { OfferInput, OfferRow } from './model'
 import { campaignUsingOffer, deleteOffer, findOffer, insertOffer, offerSlugTaken, updateOffer } from './queries'
 
 type Fields = Partial<Pick<OfferRow, 'name' | 'slug' | 'url' | 'payout' | 'currency'>>
 
 function currency(value: unknown): string {
-  if (typeof value !== 'string' || !/^[A-Za-z]{3}$/.test(value)) throw badRequest('currency: must be a 3-letter currency code such as USD')
+  if (typeof value !== 'string' || !/^[A-Za-z]{3}$/.test(value)) throw invalid('currency: must be a 3-letter currency code such as USD')
   return value.toUpperCase()
 }
 
@@ -17,7 +18,7 @@ function fields(input: OfferInput): Fields {
   if (input.slug !== undefined) out.slug = slug(input.slug)
   if (input.url !== undefined) out.url = urlTemplate(input.url, 'url')
   if (input.payout !== undefined) {
-    if (typeof input.payout !== 'number' || !Number.isFinite(input.payout)) throw badRequest('payout: must be a number')
+    if (typeof input.payout !== 'number' || !Number.isFinite(input.payout)) throw invalid('payout: must be a number')
     out.payout = input.payout
   }
   if (input.currency !== undefined) out.currency = currency(input.currency)
@@ -44,7 +45,7 @@ export function createOffer(ctx: AppContext, input: OfferInput): OfferRow {
     if (isUniqueViolation(err)) throw slugTaken(f.slug!)
     throw err
   }
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'offer', id: row.id, action: 'created' })
   return row
 }
 
@@ -61,7 +62,7 @@ export function patchOffer(ctx: AppContext, id: number, input: OfferInput): Offe
     throw err
   }
   if (!row) throw notFound('offer not found')
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'offer', id, action: 'updated' })
   return row
 }
 
@@ -73,5 +74,5 @@ export function removeOffer(ctx: AppContext, id: number): void {
     if (user) throw conflict(`offer is used by campaign "${user.slug}" (id ${user.id})`)
     deleteOffer(db, id)
   })()
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'offer', id, action: 'deleted' })
 }

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { Int } from '../shared'
+import { Int } from '../../lib/fields'
 import { allPermissions, SECTIONS, type AdminUser } from '../../auth/permissions'
 
 const flags = t.Object({ read: t.Boolean(), write: t.Boolean() })

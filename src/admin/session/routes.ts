@@ -3,9 +3,9 @@ import type { AppContext } from '../../context'
 import { adminGuard, earlyCheck, requireJsonBody } from '../../http/admin-guard'
 import { clientIp } from '../../lib/ip'
 import { RateLimiter } from '../../lib/rate-limit'
-import { tooManyRequests, unauthorized } from '../../lib/errors'
+import { rateLimited, unauthorized } from '../../lib/errors'
 import { clearSessionCookie, issueSessionCookie } from './cookie'
-import { errorResponse, okResponse } from '../shared'
+import { errorSchema, okResponse } from '../../http/collection'
 import { LoginBody, LoginResponse, Me, renderMe } from './model'
 
 const tags = ['session']
@@ -30,11 +30,11 @@ export const sessionRoutes = (ctx: AppContext) => {
       ...earlyCheck(({ request, server }) => {
         const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
         const decision = limiter.hit(`login:${ip}`)
-        if (!decision.allowed) throw tooManyRequests(decision.retryAfter)
+        if (!decision.allowed) throw rateLimited(decision.retryAfter)
         requireJsonBody(request)
       }),
       body: LoginBody,
-      response: { 200: LoginResponse, 401: errorResponse, 429: errorResponse },
+      response: { 200: LoginResponse, 401: errorSchema, 429: errorSchema },
       detail: {
         tags,
         summary: 'Sign in; sets the svc_admin_session cookie',

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
 import { adminGuard } from '../../http/admin-guard'
-import { badRequest } from '../../lib/errors'
+import { invalid } from '../../lib/errors'
 import { MASK } from '../../settings/store'
 
 const tags = ['settings']
@@ -21,9 +21,9 @@ export const settingsRoutes = (ctx: AppContext) =>
     .put('/admin/api/settings', ({ body }) => {
       // t.Unknown keeps the body as sent: an Object schema would silently drop unknown keys, and
       // a Record schema turns arrays into objects; the registry must see what the client wrote.
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('body: must be a JSON object of settings')
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('body: must be a JSON object of settings')
       ctx.settings.update(body as Record<string, unknown>)
-      ctx.signals.emit('settings')
+      ctx.events.committed('settings.changed', { keys: Object.keys(body as object) })
       return ctx.settings.masked()
     }, {
       permission: 'settings:write',

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import type { sources } from '../../db/schema'
-import { iso, Int } from '../shared'
+import { iso } from '../../lib/time'
+import { Int } from '../../lib/fields'
 
 export type SourceRow = typeof sources.$inferSelect
 

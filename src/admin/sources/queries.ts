@@ -1,7 +1,7 @@
 import { asc, eq, gt } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { campaigns, sources } from '../../db/schema'
-import type { Page } from '../shared'
+import { type Page } from '../../lib/paging'
 import type { SourceRow } from './model'
 
 type Values = Omit<SourceRow, 'id'>

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { adminGuard } from '../../http/admin-guard'
-import { idParams, okResponse, pageOf, pageQuery, parseId, parsePage, toPage } from '../shared'
+import { idParams, okResponse, pageSchema, pageQuery, parseId } from '../../http/collection'
+import { parsePage, toPage } from '../../lib/paging'
 import { renderSource, SourceCreate, SourcePatch, SourceRecord } from './model'
 import { listSources } from './queries'
 import { createSource, getSourceOrThrow, patchSource, removeSource } from './service'
@@ -14,7 +15,7 @@ export const sourceRoutes = (ctx: AppContext) =>
     .get('/admin/api/sources', ({ query }) => {
       const page = parsePage(query)
       return toPage(listSources(ctx.database.db, page), page, renderSource)
-    }, { permission: 'campaigns:read', query: pageQuery, response: pageOf(SourceRecord), detail: { tags, summary: 'List traffic sources' } })
+    }, { permission: 'campaigns:read', query: pageQuery, response: pageSchema(SourceRecord), detail: { tags, summary: 'List traffic sources' } })
     .post('/admin/api/sources', ({ body, set }) => {
       set.status = 201
       return renderSource(createSource(ctx, body))

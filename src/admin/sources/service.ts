@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context'
 import { conflict, notFound } from '../../lib/errors'
-import { optionalUrlTemplate, requiredText } from '../shared'
+import { optionalUrlTemplate, requiredText } from '../../lib/fields'
 import type { SourceInput, SourceRow } from './model'
 import { campaignUsingSource, deleteSource, findSource, insertSource, updateSource } from './queries'
 
@@ -21,7 +21,7 @@ export function createSource(ctx: AppContext, input: SourceInput): SourceRow {
   const f = fields({ ...input, name: input.name ?? '' })
   const now = Date.now()
   const row = insertSource(ctx.database.db, { name: f.name!, postbackUrl: f.postbackUrl ?? null, createdAt: now, updatedAt: now })
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'source', id: row.id, action: 'created' })
   return row
 }
 
@@ -29,7 +29,7 @@ export function patchSource(ctx: AppContext, id: number, input: SourceInput): So
   getSourceOrThrow(ctx, id)
   const row = updateSource(ctx.database.db, id, { ...fields(input), updatedAt: Date.now() })
   if (!row) throw notFound('source not found')
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'source', id, action: 'updated' })
   return row
 }
 
@@ -41,5 +41,5 @@ export function removeSource(ctx: AppContext, id: number): void {
     if (user) throw conflict(`source is used by campaign "${user.slug}" (id ${user.id})`)
     deleteSource(db, id)
   })()
-  ctx.signals.emit('catalog')
+  ctx.events.committed('catalog.changed', { entity: 'source', id, action: 'deleted' })
 }

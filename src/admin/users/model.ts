@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import type { UserRecord } from '../../auth/users'
-import { iso, Int } from '../shared'
+import { iso } from '../../lib/time'
+import { Int } from '../../lib/fields'
 import { PermissionsView, permissionsView } from '../session/model'
 
 const permissionsInput = t.Unknown({

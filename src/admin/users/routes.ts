@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { adminGuard } from '../../http/admin-guard'
-import { idParams, okResponse, pageOf, pageQuery, parseId, parsePage, toPage } from '../shared'
+import { idParams, okResponse, pageSchema, pageQuery, parseId } from '../../http/collection'
+import { parsePage, toPage } from '../../lib/paging'
 import { issueSessionCookie } from '../session/cookie'
 import { renderUser, UserCreate, UserPatch, UserView } from './model'
 import { createUser, getUserOrThrow, listUsers, patchUser, removeUser } from './service'
@@ -14,7 +15,7 @@ export const userRoutes = (ctx: AppContext) =>
     .get('/admin/api/users', ({ query }) => {
       const page = parsePage(query)
       return toPage(listUsers(ctx, page), page, renderUser)
-    }, { permission: 'users:read', query: pageQuery, response: pageOf(UserView), detail: { tags, summary: 'List admin users' } })
+    }, { permission: 'users:read', query: pageQuery, response: pageSchema(UserView), detail: { tags, summary: 'List admin users' } })
     .post('/admin/api/users', async ({ admin, body, set }) => {
       set.status = 201
       return renderUser(await createUser(ctx, admin, body))

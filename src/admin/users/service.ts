@@ -4,16 +4,16 @@ import type { AppContext } from '../../context'
 import type { AdminUser, Permissions } from '../../auth/permissions'
 import { allPermissions, parsePermissions } from '../../auth/permissions'
 import { checkPassword, normalizeEmail, type UserChanges, type UserRecord } from '../../auth/users'
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors'
-import type { Page } from '../shared'
-import { isUniqueViolation } from '../shared'
+import { invalid, conflict, forbidden, notFound } from '../../lib/errors'
+import { type Page } from '../../lib/paging'
+import { isUniqueViolation } from '../../db/errors'
 import type { UserInput } from './model'
 
 const EMAIL_TAKEN = 'a user with this email already exists'
 
 function permissionsOf(value: unknown): Permissions {
   const parsed = parsePermissions(value)
-  if (typeof parsed === 'string') throw badRequest(parsed.startsWith('permissions') ? parsed : `permissions: ${parsed}`)
+  if (typeof parsed === 'string') throw invalid(parsed.startsWith('permissions') ? parsed : `permissions: ${parsed}`)
   return parsed
 }
 

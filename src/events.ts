@@ -1,0 +1,20 @@
+// The one list of domain events. Features announce what happened here; side effects (rollups, forwarding,
+// cache invalidation, later email triggers, webhooks and landing views) subscribe instead of being called.
+// docs/architecture.md has the table of who emits and who subscribes, and in which phase.
+import type { RecordedConversion } from './postback/record-conversion'
+import type { CommittedClick } from './tracking/store/click'
+
+export interface DomainEvents {
+  /** Clicks whose rows (and click rollups) just committed; emitted after the commit, before their 302s leave. */
+  'click.committed': { clicks: readonly CommittedClick[] }
+  /** A conversion row was written (postback today; webhooks and commerce later). */
+  'conversion.recorded': RecordedConversion
+  /** A source, offer, landing or campaign was created, changed or deleted. */
+  'catalog.changed': { entity: 'source' | 'offer' | 'landing' | 'campaign'; id: number; action: 'created' | 'updated' | 'deleted' }
+  /** Settings keys were written (PUT /admin/api/settings, postback aliases). */
+  'settings.changed': { keys: readonly string[] }
+  /** A conversion type or the status map changed. */
+  'conversion-types.changed': Record<string, never>
+}
+
+export type EventName = keyof DomainEvents

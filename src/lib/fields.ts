@@ -1,0 +1,66 @@
+// Field rules shared by verbs: bounded text, slugs, URL templates. Each throws `invalid` naming the field.
+import { Type, type IntegerOptions } from '@sinclair/typebox'
+import { invalid } from './errors'
+
+/**
+ * A strict JSON integer. Elysia's t.Integer also accepts numeric strings ("3"), which would make
+ * integer fields lenient while number fields (t.Number) are strict; plain TypeBox keeps them alike.
+ */
+export const Int = (options?: IntegerOptions) => Type.Integer(options)
+
+/** Trimmed, non-empty, bounded text. */
+export function requiredText(value: unknown, field: string, max = 200): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field}: must be a non-empty string`)
+  const s = value.trim()
+  if (s.length > max) throw invalid(`${field}: must be at most ${max} characters`)
+  return s
+}
+
+/** null, '' and whitespace clear the field. */
+export function optionalText(value: unknown, field: string, max = 200): string | null {
+  if (value === null || value === undefined) return null
+  if (typeof value !== 'string') throw invalid(`${field}: must be a string or null`)
+  const s = value.trim()
+  if (s.length > max) throw invalid(`${field}: must be at most ${max} characters`)
+  return s === '' ? null : s
+}
+
+export const SLUG = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/
+
+export function slug(value: unknown, field = 'slug'): string {
+  if (typeof value !== 'string' || !SLUG.test(value)) {
+    throw invalid(`${field}: must be 1-64 letters, digits, "_" or "-", starting with a letter or digit`)
+  }
+  return value
+}
+
+export const MAX_URL = 4096
+
+/**
+ * An absolute http(s) URL that may contain {macro} placeholders anywhere (even in the host), checked
+ * with every placeholder replaced by a harmless word.
+ */
+export function urlTemplate(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field}: must be an absolute http(s) URL`)
+  const s = value.trim()
+  if (s.length > MAX_URL) throw invalid(`${field}: must be at most ${MAX_URL} characters`)
+  let u: URL
+  try {
+    u = new URL(s.replace(/\{[A-Za-z0-9_]+\}/g, 'x'))
+  } catch {
+    throw invalid(`${field}: must be an absolute http(s) URL`)
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) throw invalid(`${field}: must be an absolute http(s) URL`)
+  return s
+}
+
+export function optionalUrlTemplate(value: unknown, field: string): string | null {
+  if (value === null || value === undefined || (typeof value === 'string' && value.trim() === '')) return null
+  return urlTemplate(value, field)
+}
+
+/** A positive integer id given in a JSON body. */
+export function positiveId(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw invalid(`${field}: must be a positive integer`)
+  return v
+}

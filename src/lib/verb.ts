@@ -1,0 +1,52 @@
+// A verb is one action of the product (create a campaign, record a conversion, change settings…) that every
+// surface shares: the REST routes today, the MCP tools, the CLI and the dashboard tomorrow. A surface
+// parses its own input format, calls invoke(), and shapes the answer; the verb holds the rules and the
+// side effects (through domain events), so no surface can skip them.
+import type { Static, TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { can, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
+import { forbidden, invalid } from './errors'
+
+/** Who is acting: a signed-in admin, or the system itself (start-up, CLI run by the operator, jobs). */
+export type Actor = { kind: 'admin'; user: AdminUser } | { kind: 'system'; name: string }
+
+export const adminActor = (user: AdminUser): Actor => ({ kind: 'admin', user })
+export const systemActor = (name: string): Actor => ({ kind: 'system', name })
+
+export interface Verb<I extends TSchema = TSchema, O = unknown> {
+  /** Stable dotted name, e.g. "catalog.campaigns.create" (the MCP tool name derives from it). */
+  name: string
+  summary: string
+  /** Section permission an admin needs (the MCP scope maps onto it later); null: anyone may call it. */
+  permission: PermissionRef | null
+  /** TypeBox schema of the input; checked by invoke() for every surface. */
+  input: I
+  run(actor: Actor, input: Static<I>): Promise<O>
+}
+
+export const defineVerb = <I extends TSchema, O>(verb: Verb<I, O>): Verb<I, O> => verb
+
+/** A list of verbs by name: what a feature offers to every surface. */
+export type VerbSet = Record<string, Verb<TSchema, unknown>>
+
+function checkPermission(verb: Verb<TSchema, unknown>, actor: Actor): void {
+  if (verb.permission === null || actor.kind === 'system') return
+  const [section, action] = verb.permission.split(':') as [Section, Action]
+  if (!can(actor.user, section, action)) throw forbidden(`missing permission ${section}:${action}`)
+}
+
+/** The first schema error as "field: message", the same shape the HTTP edge gives Elysia's. */
+function schemaError(schema: TSchema, input: unknown): string | null {
+  const first = Value.Errors(schema, input).First()
+  if (!first) return null
+  const field = first.path.replace(/^\//, '').replace(/\//g, '.')
+  return field ? `${field}: ${first.message}` : `invalid input: ${first.message}`
+}
+
+/** Runs a verb for an actor: permission, input schema, then the verb's own rules. */
+export async function invoke<I extends TSchema, O>(verb: Verb<I, O>, actor: Actor, input: Static<I>): Promise<O> {
+  checkPermission(verb as never, actor)
+  const error = schemaError(verb.input, input)
+  if (error) throw invalid(error)
+  return verb.run(actor, input)
+}
