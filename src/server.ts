@@ -13,6 +13,7 @@ import { AdminUsers } from './auth/users'
 import { errorHandler } from './http/errors'
 import { VERSION } from './version'
 import type { Verb } from './lib/verb'
+import { catalogFeature } from './catalog'
 import { trackingFeature } from './tracking'
 import { postbackFeature } from './postback'
 import { adminFeature } from './admin'
@@ -64,10 +65,11 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
 
 export async function createServer(config: Readonly<Config>): Promise<SvcServer> {
   const ctx = await createContext(config)
-  const tracking = trackingFeature(ctx)
+  const catalog = catalogFeature(ctx)
+  const tracking = trackingFeature(ctx, { routes: catalog.routingSource })
   const postback = postbackFeature(ctx, tracking.findClickRow)
   const reports = reportsFeature(ctx, { onConversionRecorded: postback.onConversionRecorded })
-  const features: Feature[] = [tracking, postback, adminFeature(ctx), reports]
+  const features: Feature[] = [catalog, tracking, postback, adminFeature(ctx), reports]
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.
   // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.

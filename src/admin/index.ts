@@ -1,25 +1,16 @@
-// The admin API (CONTRACT.md §2): session, users, catalog (sources, offers, landings, campaigns),
-// settings and the OpenAPI document. Other features mount their own /admin/api routes with adminGuard.
+// The admin API (CONTRACT.md §2): session, users, settings and the OpenAPI document. Features mount their
+// own /admin/api routes with adminGuard (the catalog's live in src/catalog).
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import { sessionRoutes } from './session/routes'
 import { userRoutes } from './users/routes'
-import { sourceRoutes } from './sources/routes'
-import { offerRoutes } from './offers/routes'
-import { landingRoutes } from './landings/routes'
-import { campaignRoutes } from './campaigns/routes'
 import { settingsRoutes } from './settings/routes'
 import { openapiRoutes } from './openapi'
-
 
 export function adminFeature(ctx: AppContext): Feature {
   const routes = new Elysia({ name: 'admin' })
     .use(sessionRoutes(ctx))
     .use(userRoutes(ctx))
-    .use(sourceRoutes(ctx))
-    .use(offerRoutes(ctx))
-    .use(landingRoutes(ctx))
-    .use(campaignRoutes(ctx))
     .use(settingsRoutes(ctx))
     .use(openapiRoutes(ctx))
   return { name: 'admin', routes }

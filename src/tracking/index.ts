@@ -1,5 +1,6 @@
 // Tracking feature: the redirect hot path (/c, /r) and the admin read of clicks.
 import type { AppContext, Feature } from '../context'
+import type { RoutingSource } from '../catalog'
 import { ClickIndex } from './click-index'
 import { ClickWriter } from './click-writer'
 import { ClickQueries } from './queries'
@@ -21,8 +22,8 @@ export interface TrackingFeature extends Feature {
   retention: ClickRetention
 }
 
-export function trackingFeature(ctx: AppContext): TrackingFeature {
-  const cache = new RoutingCache(ctx.database.raw, ctx.config.publicUrl)
+export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSource }): TrackingFeature {
+  const cache = new RoutingCache(catalog.routes, ctx.config.publicUrl)
   ctx.events.on('catalog.changed', 'after-commit', 'tracking.routing-cache', () => cache.invalidate())
   // Reloads the clicks past the index watermark into its tail before anything can look them up.
   const index = new ClickIndex(ctx.database.raw)

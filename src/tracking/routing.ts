@@ -1,6 +1,6 @@
 // In-memory routing table for /c and /r: campaign slug → weighted offers and landings with compiled
-// targets. Built from the catalog tables, dropped on the 'catalog' signal, rebuilt on next use.
-import type { RawDb, RawStatement } from '../db/client'
+// targets. Built from the catalog's routing rows, dropped on catalog.changed, rebuilt on next use.
+import type { RoutingRows, RoutingSource } from '../catalog/store/types'
 import { compileUrlTemplate, encodeMacroValue, literalTemplate, type Template } from './template'
 
 export interface Target {
@@ -48,29 +48,11 @@ function rotation(targets: Target[]): Rotation {
   return { items, cumulative, total, byId: new Map(items.map((t) => [t.id, t])) }
 }
 
-interface CampaignRow {
-  id: number; slug: string; source_id: number | null; external_id: string | null
-  bot_url: string | null; cost_model: string; cpc: number
-}
-interface OfferRow { campaign_id: number; offer_id: number; weight: number; url: string | null }
-interface LandingRow { campaign_id: number; landing_id: number; weight: number; slug: string; url: string | null; has_html: number }
-
 export class RoutingCache {
   private routes: Map<string, CampaignRoute> | null = null
-  private readonly campaigns: RawStatement
-  private readonly offers: RawStatement
-  private readonly landings: RawStatement
 
-  constructor(raw: RawDb, private readonly publicUrl: string | null) {
-    this.campaigns = raw.prepare('SELECT id, slug, source_id, external_id, bot_url, cost_model, cpc FROM campaigns WHERE active = 1')
-    this.offers = raw.prepare(
-      'SELECT co.campaign_id, co.offer_id, co.weight, o.url FROM campaign_offers co JOIN offers o ON o.id = co.offer_id',
-    )
-    this.landings = raw.prepare(
-      "SELECT cl.campaign_id, cl.landing_id, cl.weight, l.slug, l.url, (l.html IS NOT NULL AND l.html <> '') AS has_html " +
-        'FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id',
-    )
-  }
+  /** `source` is read synchronously, so get() never awaits on the redirect path (see RoutingSource). */
+  constructor(private readonly source: RoutingSource, private readonly publicUrl: string | null) {}
 
   /** Drops the table; the next lookup rebuilds it (after the writer's transaction has committed). */
   invalidate(): void {
@@ -83,32 +65,33 @@ export class RoutingCache {
   }
 
   private build(): Map<string, CampaignRoute> {
+    const rows: RoutingRows = this.source.routingRows()
     const offersBy = new Map<number, Target[]>()
-    for (const o of this.offers.all() as OfferRow[]) {
+    for (const o of rows.offers) {
       const template = compileUrlTemplate(o.url)
       if (!template) continue
-      push(offersBy, o.campaign_id, { id: o.offer_id, weight: weightOf(o.weight), template })
+      push(offersBy, o.campaignId, { id: o.offerId, weight: weightOf(o.weight), template })
     }
     const landingsBy = new Map<number, Target[]>()
-    for (const l of this.landings.all() as LandingRow[]) {
-      const template = l.url ? compileUrlTemplate(l.url) : l.has_html ? literalTemplate(this.landingPage(l.slug)) : null
+    for (const l of rows.landings) {
+      const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? literalTemplate(this.landingPage(l.slug)) : null
       if (!template) continue
-      push(landingsBy, l.campaign_id, { id: l.landing_id, weight: weightOf(l.weight), template })
+      push(landingsBy, l.campaignId, { id: l.landingId, weight: weightOf(l.weight), template })
     }
     const routes = new Map<string, CampaignRoute>()
-    for (const c of this.campaigns.all() as CampaignRow[]) {
+    for (const c of rows.campaigns) {
       const offers = rotation(offersBy.get(c.id) ?? [])
       if (offers.total <= 0) continue // no usable offer: the campaign answers 404 like an unknown one
       const landings = rotation(landingsBy.get(c.id) ?? [])
       routes.set(c.slug, {
         id: c.id,
         slug: c.slug,
-        sourceId: c.source_id ?? null,
-        externalId: c.external_id ?? null,
+        sourceId: c.sourceId ?? null,
+        externalId: c.externalId ?? null,
         offers,
         landings: landings.total > 0 ? landings : null,
-        botTarget: c.bot_url ? compileUrlTemplate(c.bot_url) : null,
-        costModel: c.cost_model === 'cpc' || c.cost_model === 'param' ? c.cost_model : 'none',
+        botTarget: c.botUrl ? compileUrlTemplate(c.botUrl) : null,
+        costModel: c.costModel === 'cpc' || c.costModel === 'param' ? c.costModel : 'none',
         cpc: Number.isFinite(c.cpc) && c.cpc > 0 ? c.cpc : 0,
       })
     }

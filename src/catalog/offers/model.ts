@@ -1,9 +1,8 @@
-import { t } from 'elysia'
-import type { offers } from '../../db/schema'
+// Offers over HTTP and MCP: input schemas and the public record shape.
+import { Type as t } from '@sinclair/typebox'
+import type { OfferRow } from '../store/types'
 import { iso } from '../../lib/time'
 import { Int } from '../../lib/fields'
-
-export type OfferRow = typeof offers.$inferSelect
 
 export const OfferCreate = t.Object({
   name: t.String({ maxLength: 200 }),

@@ -1,12 +1,8 @@
-import { t } from 'elysia'
-import type { campaigns } from '../../db/schema'
+// Campaigns over HTTP and MCP: input schemas (with the rotation limits) and the public record shape.
+import { Type as t } from '@sinclair/typebox'
+import type { Campaign } from '../store/types'
 import { iso } from '../../lib/time'
 import { Int } from '../../lib/fields'
-
-export type CampaignRow = typeof campaigns.$inferSelect
-export interface OfferLink { offerId: number; weight: number }
-export interface LandingLink { landingId: number; weight: number }
-export interface CampaignLinks { offers: OfferLink[]; landings: LandingLink[] }
 
 export const MAX_LINKS = 100
 export const DEFAULT_WEIGHT = 100
@@ -49,7 +45,7 @@ export const CampaignRecord = t.Object({
   updated_at: t.String({ format: 'date-time' }),
 })
 
-export const renderCampaign = (r: CampaignRow, links: CampaignLinks): typeof CampaignRecord.static => ({
+export const renderCampaign = ({ row: r, links }: Campaign): typeof CampaignRecord.static => ({
   id: r.id,
   name: r.name,
   slug: r.slug,

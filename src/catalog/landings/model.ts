@@ -1,9 +1,8 @@
-import { t } from 'elysia'
-import type { landings } from '../../db/schema'
+// Landings over HTTP and MCP: input schemas and the public record shape.
+import { Type as t } from '@sinclair/typebox'
+import type { LandingRow } from '../store/types'
 import { iso } from '../../lib/time'
 import { Int } from '../../lib/fields'
-
-export type LandingRow = typeof landings.$inferSelect
 
 export const MAX_HTML = 1_000_000
 

@@ -1,9 +1,8 @@
-import { t } from 'elysia'
-import type { sources } from '../../db/schema'
+// Traffic sources over HTTP and MCP: input schemas and the public record shape.
+import { Type as t } from '@sinclair/typebox'
+import type { SourceRow } from '../store/types'
 import { iso } from '../../lib/time'
 import { Int } from '../../lib/fields'
-
-export type SourceRow = typeof sources.$inferSelect
 
 const postbackUrl = t.String({
   maxLength: 4096,

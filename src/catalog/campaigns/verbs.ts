@@ -1,0 +1,121 @@
+// Campaigns: a tracking link (/c/:slug) from one source, rotating weighted offers and optional landings.
+import { defineVerb } from '../../lib/verb'
+import { invalid, notFound } from '../../lib/errors'
+import { optionalText, positiveId, requiredText, slug, urlTemplate } from '../../lib/fields'
+import { announce, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import type { CampaignValues, LinkChanges, LinkRef } from '../store/types'
+import { CampaignCreate, CampaignPatch, DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, type CampaignInput } from './model'
+
+function weightOf(v: unknown, field: string): number {
+  if (v === undefined || v === null) return DEFAULT_WEIGHT
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_WEIGHT) throw invalid(`${field}: must be a whole number from 1 to ${MAX_WEIGHT}`)
+  return v
+}
+
+/**
+ * `offer_id` / `offers` (and the landing pair) into one list with the field name each entry came from,
+ * so the store's existence check can name the exact field. Undefined: the input does not touch the list.
+ */
+function linkList(
+  input: Record<string, unknown>, one: 'offer_id' | 'landing_id', many: 'offers' | 'landings', required: boolean,
+): LinkRef[] | undefined {
+  const single = input[one]
+  const list = input[many]
+  if (single !== undefined && list !== undefined) throw invalid(`${many}: give ${one} or ${many}, not both`)
+  let out: LinkRef[]
+  if (single !== undefined) {
+    out = single === null ? [] : [{ id: positiveId(single, one), weight: DEFAULT_WEIGHT, field: one }]
+  } else if (list !== undefined) {
+    if (!Array.isArray(list)) throw invalid(`${many}: must be an array`)
+    if (list.length > MAX_LINKS) throw invalid(`${many}: at most ${MAX_LINKS} entries`)
+    out = list.map((entry, i) => {
+      if (entry === null || typeof entry !== 'object') throw invalid(`${many}.${i}: must be an object {"${one}":…,"weight":…}`)
+      const e = entry as Record<string, unknown>
+      return { id: positiveId(e[one], `${many}.${i}.${one}`), weight: weightOf(e.weight, `${many}.${i}.weight`), field: `${many}.${i}.${one}` }
+    })
+  } else {
+    return undefined
+  }
+  if (required && out.length === 0) throw invalid(`${single !== undefined ? one : many}: a campaign needs at least one offer`)
+  const seen = new Set<number>()
+  for (const l of out) {
+    if (seen.has(l.id)) throw invalid(`${l.field}: ${one.replace('_id', '')} ${l.id} is listed twice`)
+    seen.add(l.id)
+  }
+  return out
+}
+
+/** The input's fields checked and renamed for the store, and the rotations it replaces. */
+function parse(input: CampaignInput): { values: Partial<CampaignValues>; links: LinkChanges } {
+  const out: Partial<CampaignValues> = {}
+  if (input.name !== undefined) out.name = requiredText(input.name, 'name')
+  if (input.slug !== undefined) out.slug = slug(input.slug)
+  if (input.source_id !== undefined) out.sourceId = input.source_id === null ? null : positiveId(input.source_id, 'source_id')
+  if (input.external_id !== undefined) out.externalId = optionalText(input.external_id, 'external_id')
+  if (input.active !== undefined) {
+    if (typeof input.active !== 'boolean') throw invalid('active: must be true or false')
+    out.active = input.active
+  }
+  if (input.bot_url !== undefined) out.botUrl = input.bot_url === null || input.bot_url.trim() === '' ? null : urlTemplate(input.bot_url, 'bot_url')
+  if (input.cost_model !== undefined) out.costModel = input.cost_model
+  if (input.cpc !== undefined) {
+    if (!Number.isFinite(input.cpc) || input.cpc < 0) throw invalid('cpc: must be a number ≥ 0')
+    out.cpc = input.cpc
+  }
+  const links: LinkChanges = {}
+  const offers = linkList(input as Record<string, unknown>, 'offer_id', 'offers', true)
+  const landings = linkList(input as Record<string, unknown>, 'landing_id', 'landings', false)
+  if (offers) links.offers = offers
+  if (landings) links.landings = landings
+  return { values: out, links }
+}
+
+export function campaignVerbs({ store, events }: CatalogDeps) {
+  return {
+    list: defineVerb({
+      name: 'catalog.campaigns.list', summary: 'List campaigns with their offer and landing rotations', permission: 'campaigns:read', input: PageInput,
+      async run(_actor, input) {
+        const page = await listPage(input, async (p) => (await store.listCampaigns(p)).map((c) => ({ id: c.row.id, campaign: c })))
+        return { items: page.items.map((i) => i.campaign), next_cursor: page.next_cursor }
+      },
+    }),
+    get: defineVerb({
+      name: 'catalog.campaigns.get', summary: 'Get a campaign', permission: 'campaigns:read', input: IdInput,
+      async run(_actor, { id }) {
+        const campaign = await store.findCampaign(id)
+        if (!campaign) throw notFound('campaign not found')
+        return campaign
+      },
+    }),
+    create: defineVerb({
+      name: 'catalog.campaigns.create', summary: 'Create a campaign', permission: 'campaigns:write', input: CampaignCreate,
+      async run(_actor, input) {
+        const { values: v, links } = parse({ ...input, name: input.name ?? '', slug: input.slug ?? '' })
+        if (!links.offers) throw invalid('offers: a campaign needs at least one offer (give offer_id or offers)')
+        const campaign = await store.createCampaign({
+          name: v.name!, slug: v.slug!, sourceId: v.sourceId ?? null, externalId: v.externalId ?? null, active: v.active ?? true,
+          botUrl: v.botUrl ?? null, costModel: v.costModel ?? 'none', cpc: v.cpc ?? 0,
+        }, { offers: links.offers, landings: links.landings ?? [] })
+        announce(events, 'campaign', campaign.row.id, 'created')
+        return campaign
+      },
+    }),
+    update: defineVerb({
+      name: 'catalog.campaigns.update', summary: 'Change a campaign (a given rotation replaces the old one)', permission: 'campaigns:write', input: withId(CampaignPatch),
+      async run(_actor, { id, ...input }) {
+        const { values, links } = parse(input)
+        const campaign = await store.updateCampaign(id, values, links)
+        announce(events, 'campaign', id, 'updated')
+        return campaign
+      },
+    }),
+    delete: defineVerb({
+      name: 'catalog.campaigns.delete', summary: 'Delete a campaign (conflict once it has clicks: deactivate it instead)', permission: 'campaigns:write', input: IdInput,
+      async run(_actor, { id }) {
+        await store.deleteCampaign(id)
+        announce(events, 'campaign', id, 'deleted')
+        return { ok: true as const }
+      },
+    }),
+  }
+}

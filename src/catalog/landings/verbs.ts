@@ -1,0 +1,82 @@
+// Landings: a page between the click and the offer, hosted here (html at /lp/:slug) or elsewhere (url).
+import { defineVerb } from '../../lib/verb'
+import { invalid, notFound } from '../../lib/errors'
+import { optionalUrlTemplate, requiredText, slug } from '../../lib/fields'
+import { announce, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import type { LandingValues } from '../store/types'
+import { LandingCreate, LandingPatch, MAX_HTML, type LandingInput } from './model'
+
+function html(value: unknown): string | null {
+  if (value === null || value === undefined) return null
+  if (typeof value !== 'string') throw invalid('html: must be a string or null')
+  if (value.length > MAX_HTML) throw invalid(`html: must be at most ${MAX_HTML} characters`)
+  return value.trim() === '' ? null : value
+}
+
+function fields(input: LandingInput): Partial<LandingValues> {
+  const out: Partial<LandingValues> = {}
+  if (input.name !== undefined) out.name = requiredText(input.name, 'name')
+  if (input.slug !== undefined) out.slug = slug(input.slug)
+  if (input.html !== undefined) out.html = html(input.html)
+  if (input.url !== undefined) out.url = optionalUrlTemplate(input.url, 'url')
+  if (input.email_list_id !== undefined) {
+    const v = input.email_list_id
+    if (v !== null && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) throw invalid('email_list_id: must be a positive integer or null')
+    out.emailListId = v
+  }
+  return out
+}
+
+/** A landing is either a hosted page (html) or an external one (url); with neither, /lp/:slug has nothing to serve. */
+function needsContent(html: string | null, url: string | null) {
+  if (html === null && url === null) throw invalid('html: a landing needs html or url')
+}
+
+export function landingVerbs({ store, events }: CatalogDeps) {
+  return {
+    list: defineVerb({
+      name: 'catalog.landings.list', summary: 'List landings', permission: 'landings:read', input: PageInput,
+      run: (_actor, input) => listPage(input, (page) => store.listLandings(page)),
+    }),
+    get: defineVerb({
+      name: 'catalog.landings.get', summary: 'Get a landing', permission: 'landings:read', input: IdInput,
+      async run(_actor, { id }) {
+        const row = await store.findLanding(id)
+        if (!row) throw notFound('landing not found')
+        return row
+      },
+    }),
+    create: defineVerb({
+      name: 'catalog.landings.create', summary: 'Create a landing', permission: 'landings:write', input: LandingCreate,
+      async run(_actor, input) {
+        const f = fields({ ...input, name: input.name ?? '', slug: input.slug ?? '' })
+        needsContent(f.html ?? null, f.url ?? null)
+        const row = await store.createLanding({ name: f.name!, slug: f.slug!, html: f.html ?? null, url: f.url ?? null, emailListId: f.emailListId ?? null })
+        announce(events, 'landing', row.id, 'created')
+        return row
+      },
+    }),
+    update: defineVerb({
+      name: 'catalog.landings.update', summary: 'Change a landing', permission: 'landings:write', input: withId(LandingPatch),
+      async run(_actor, { id, ...input }) {
+        const f = fields(input)
+        // The content rule reads the current row outside the write, as it always has: a concurrent edit can
+        // at worst leave a landing without content, which routing skips.
+        const current = await store.findLanding(id)
+        if (!current) throw notFound('landing not found')
+        needsContent(f.html !== undefined ? f.html : current.html, f.url !== undefined ? f.url : current.url)
+        const row = await store.updateLanding(id, f)
+        announce(events, 'landing', id, 'updated')
+        return row
+      },
+    }),
+    delete: defineVerb({
+      name: 'catalog.landings.delete', summary: 'Delete a landing (conflict while a campaign uses it)', permission: 'landings:write', input: IdInput,
+      async run(_actor, { id }) {
+        await store.deleteLanding(id)
+        announce(events, 'landing', id, 'deleted')
+        return { ok: true as const }
+      },
+    }),
+  }
+}

@@ -1,0 +1,86 @@
+// What the catalog keeps: sources, offers, landings and campaigns with their offer and landing rotations.
+// Every catalog query sits behind these two interfaces; store/sqlite.ts implements both today, a Postgres
+// store will implement them later.
+//
+// CatalogStore is async because a network database needs it. Verbs get no transaction to hold across an
+// await (a bun:sqlite transaction cannot span one), so each write is one atomic operation: it runs its
+// referential checks inside its own transaction and throws the AppError the caller sees (not_found,
+// conflict, invalid naming the field).
+import type { campaigns, landings, offers, sources } from '../../db/schema'
+import type { Page } from '../../lib/paging'
+
+export type SourceRow = typeof sources.$inferSelect
+export type OfferRow = typeof offers.$inferSelect
+export type LandingRow = typeof landings.$inferSelect
+export type CampaignRow = typeof campaigns.$inferSelect
+
+/** What a write may set; the store stamps id, created_at and updated_at. */
+type Values<R> = Omit<R, 'id' | 'createdAt' | 'updatedAt'>
+export type SourceValues = Values<SourceRow>
+export type OfferValues = Values<OfferRow>
+export type LandingValues = Values<LandingRow>
+export type CampaignValues = Values<CampaignRow>
+
+export interface OfferLink { offerId: number; weight: number }
+export interface LandingLink { landingId: number; weight: number }
+export interface CampaignLinks { offers: OfferLink[]; landings: LandingLink[] }
+export interface Campaign { row: CampaignRow; links: CampaignLinks }
+
+/** A linked offer or landing as the input gave it; `field` names it in "does not exist" errors (offers.0.offer_id). */
+export interface LinkRef { id: number; weight: number; field: string }
+/** Rotations to write: a given list replaces the whole rotation, an absent one stays as it is. */
+export interface LinkChanges { offers?: LinkRef[]; landings?: LinkRef[] }
+
+export interface CatalogStore {
+  /** One page in id order, fetched with limit + 1 rows (the extra row says another page exists). */
+  listSources(page: Page): Promise<SourceRow[]>
+  findSource(id: number): Promise<SourceRow | undefined>
+  createSource(values: SourceValues): Promise<SourceRow>
+  /** not_found "source not found". */
+  updateSource(id: number, changes: Partial<SourceValues>): Promise<SourceRow>
+  /** not_found; conflict while a campaign uses it. */
+  deleteSource(id: number): Promise<void>
+
+  listOffers(page: Page): Promise<OfferRow[]>
+  findOffer(id: number): Promise<OfferRow | undefined>
+  /** conflict when the slug is taken. */
+  createOffer(values: OfferValues): Promise<OfferRow>
+  /** not_found; conflict when the slug is taken. */
+  updateOffer(id: number, changes: Partial<OfferValues>): Promise<OfferRow>
+  /** not_found; conflict while a campaign rotates it. */
+  deleteOffer(id: number): Promise<void>
+
+  listLandings(page: Page): Promise<LandingRow[]>
+  findLanding(id: number): Promise<LandingRow | undefined>
+  createLanding(values: LandingValues): Promise<LandingRow>
+  updateLanding(id: number, changes: Partial<LandingValues>): Promise<LandingRow>
+  deleteLanding(id: number): Promise<void>
+
+  listCampaigns(page: Page): Promise<Campaign[]>
+  findCampaign(id: number): Promise<Campaign | undefined>
+  /** Row and rotations in one transaction (never a campaign without offers); invalid when a referenced source, offer or landing does not exist. */
+  createCampaign(values: CampaignValues, links: Required<LinkChanges>): Promise<Campaign>
+  updateCampaign(id: number, changes: Partial<CampaignValues>, links: LinkChanges): Promise<Campaign>
+  /** not_found; conflict once the campaign has clicks (its history would be orphaned). */
+  deleteCampaign(id: number): Promise<void>
+}
+
+/** The catalog as the redirect routing table needs it (active campaigns, linked offers and landings). */
+export interface RoutingRows {
+  campaigns: Array<{
+    id: number; slug: string; sourceId: number | null; externalId: string | null
+    botUrl: string | null; costModel: string; cpc: number
+  }>
+  offers: Array<{ campaignId: number; offerId: number; weight: number; url: string | null }>
+  /** hasHtml: 1 when the landing has a hosted page (SQLite has no booleans; only truthiness counts). */
+  landings: Array<{ campaignId: number; landingId: number; weight: number; slug: string; url: string | null; hasHtml: number }>
+}
+
+/**
+ * Synchronous on purpose: the routing cache rebuilds on the first /c or /r after a catalog change, inside
+ * that request. A sync read keeps RoutingCache.get() free of awaits on every redirect; a network store
+ * would keep a copy refreshed on catalog.changed and hand it out here.
+ */
+export interface RoutingSource {
+  routingRows(): RoutingRows
+}
