@@ -3,24 +3,20 @@
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import { sessionRoutes } from './session/routes'
-import { userRoutes } from './users/routes'
 import { sourceRoutes } from './sources/routes'
 import { offerRoutes } from './offers/routes'
 import { landingRoutes } from './landings/routes'
 import { campaignRoutes } from './campaigns/routes'
-import { settingsRoutes } from './settings/routes'
 import { openapiRoutes } from './openapi'
 
 
 export function adminFeature(ctx: AppContext): Feature {
   const routes = new Elysia({ name: 'admin' })
     .use(sessionRoutes(ctx))
-    .use(userRoutes(ctx))
     .use(sourceRoutes(ctx))
     .use(offerRoutes(ctx))
     .use(landingRoutes(ctx))
     .use(campaignRoutes(ctx))
-    .use(settingsRoutes(ctx))
     .use(openapiRoutes(ctx))
   return { name: 'admin', routes }
 }

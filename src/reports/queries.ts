@@ -1,6 +1,7 @@
 // SQL of the reports: grouped reads of the rollup tables, grouped scans of raw clicks (for groupings the
 // rollups do not carry), labels, conversion types and the conversions export.
 import type { RawDb, RawStatement } from '../db/client'
+import { BUILTIN_TYPES } from '../postback/builtin-types'
 import { clickColumn, idColumn, isIdDimension, type Dimension } from './dimensions'
 import type { TypeFlags } from './metrics'
 import { localDaySql, localHourSql, type Zone } from './tz'
@@ -76,11 +77,11 @@ export class ReportQueries {
   private readonly exportChunk = new Map<string, RawStatement>()
 
   constructor(private readonly raw: RawDb) {
-    // Built-in types in their documented order, then the operator's own by slug.
+    // Built-in types in their documented order, then the operator's own by slug (the slugs are our own constants).
+    const order = BUILTIN_TYPES.map((slug, i) => `WHEN '${slug}' THEN ${i}`).join(' ')
     this.types = raw.prepare(
       'SELECT slug, include_in_conversions, include_in_revenue, negative FROM conversion_types ORDER BY ' +
-        "CASE slug WHEN 'sale' THEN 0 WHEN 'lead' THEN 1 WHEN 'trial' THEN 2 WHEN 'install' THEN 3 WHEN 'reject' THEN 4 " +
-        "WHEN 'chargeback' THEN 5 ELSE 6 END, slug",
+        `CASE slug ${order} ELSE ${BUILTIN_TYPES.length} END, slug`,
     )
   }
 
