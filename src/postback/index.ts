@@ -26,14 +26,14 @@ export function postbackFeature(ctx: AppContext, findClickRow: (clickId: string)
   const typesStore = new ConversionTypesStore(raw)
   const aliases = new Aliases(ctx.settings)
   const types = new ConversionTypes(typesStore, ctx.events)
-  const recorder = new ConversionRecorder(raw, store, ctx.events)
+  const recorder = new ConversionRecorder(store, ctx.events)
   const receiver = new PostbackReceiver(ctx.settings, aliases, types, store, recorder)
   subscribeForwarding({ events: ctx.events, jobs: ctx.jobs, allowPrivate: ctx.config.outboundAllowPrivate })
 
   const conversions = conversionVerbs({ store, recorder, types, aliases, settings: ctx.settings, events: ctx.events })
   const typeVerbs = conversionTypeVerbs({ store: typesStore, types, events: ctx.events })
   const routes = new Elysia({ name: 'postback' })
-    .use(postbackRoutes(ctx, new PostbackBatcher(raw, ctx.events, receiver)))
+    .use(postbackRoutes(ctx, new PostbackBatcher(store, ctx.events, receiver)))
     .use(conversionAdminRoutes(ctx, conversions, typeVerbs))
 
   return { name: 'postback', routes, verbs: { ...conversions, ...typeVerbs } }

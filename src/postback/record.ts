@@ -1,7 +1,6 @@
 // Records one conversion for a matched click. The row and everything subscribed in-transaction to
 // `conversion.recorded` (the reports rollup, the forward job) commit together or not at all; after-commit
 // subscribers (waking the job loop) hear of it once it is durable.
-import type { RawDb } from '../db/client'
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { ConversionType } from './conversion-types'
 import type { ClickForConversion, PostbackStore } from './store'
@@ -48,7 +47,7 @@ export interface RecordedConversion {
 export type RecordResult = { recorded: true; conversion: RecordedConversion } | { recorded: false; reason: 'duplicate' }
 
 export class ConversionRecorder {
-  constructor(private readonly raw: RawDb, private readonly store: PostbackStore, private readonly events: EventBus) {}
+  constructor(private readonly store: PostbackStore, private readonly events: EventBus) {}
 
   /**
    * `unit`: the caller's, when the caller holds an outer transaction (the postback batch) and commits
@@ -57,7 +56,7 @@ export class ConversionRecorder {
    */
   record(input: ConversionInput, unit?: Unit): RecordResult {
     const own = unit ?? this.events.unit()
-    const result = this.raw.transaction((): RecordResult => {
+    const result = this.store.transaction((): RecordResult => {
       const { click } = input
       if (input.dedupByTransactionId && input.transactionId && this.store.duplicateExists(click.id, input.transactionId)) {
         return { recorded: false, reason: 'duplicate' }
@@ -86,7 +85,7 @@ export class ConversionRecorder {
       }
       own.emit('conversion.recorded', conversion)
       return { recorded: true, conversion }
-    })()
+    })
     if (unit === undefined) own.commit()
     return result
   }

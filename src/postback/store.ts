@@ -112,6 +112,14 @@ export class PostbackStore {
     this.byId = raw.prepare('SELECT * FROM conversions WHERE id = $id')
   }
 
+  /**
+   * Runs `fn` in a transaction on the one shared connection, synchronously (a nested call is a savepoint):
+   * the postback batch and each conversion's recording are units of work of this store.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.raw.transaction(fn)()
+  }
+
   /** The click of a normalised click id, with what attribution and forwarding need; null when unknown. */
   findClick(clickId: string): ClickForConversion | null {
     const row = this.findClickRow(clickId)

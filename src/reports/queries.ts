@@ -4,7 +4,7 @@ import type { RawDb, RawStatement } from '../db/client'
 import { BUILTIN_TYPES } from '../postback/builtin-types'
 import { clickColumn, idColumn, isIdDimension, type Dimension } from './dimensions'
 import type { TypeFlags } from './metrics'
-import { localDaySql, localHourSql, type Zone } from './tz'
+import type { Zone } from './tz'
 
 /** Optional id filters; 0 selects "none" (a click without landing…). */
 export interface Filters {
@@ -68,6 +68,7 @@ export interface ExportedConversion {
 }
 
 const FILTER_NAMES = ['campaign_id', 'source_id', 'offer_id', 'landing_id'] as const
+const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 const STATEMENT_CACHE = 200
 
@@ -239,4 +240,29 @@ function filterParams(f: Filters, raw: boolean): Record<string, number> {
   const p: Record<string, number> = {}
   for (const n of FILTER_NAMES) if (f[n] !== undefined && !(raw && f[n] === 0)) p[n] = f[n]!
   return p
+}
+
+/**
+ * SQL expression of the UTC offset (ms) at the instant in `column`, valid for instants in [from, to):
+ * a constant, or a CASE over the range's DST changes. Numbers only, so it is safe to inline.
+ */
+function offsetSql(zone: Zone, column: string, from: number, to: number): string {
+  const { first, changes } = zone.changes(from, to)
+  if (changes.length === 0) return String(first)
+  let sql = `CASE WHEN ${column} < ${changes[0]![0]} THEN ${first}`
+  for (let i = 0; i < changes.length; i++) {
+    const next = changes[i + 1]
+    sql += next ? ` WHEN ${column} < ${next[0]} THEN ${changes[i]![1]}` : ` ELSE ${changes[i]![1]} END`
+  }
+  return sql
+}
+
+/** SQL of the local day (as epoch ms of local midnight read as UTC) of the instant in `column`. */
+function localDaySql(zone: Zone, column: string, from: number, to: number): string {
+  return `((${column} + ${offsetSql(zone, column, from, to)}) / ${DAY_MS} * ${DAY_MS})`
+}
+
+/** SQL of the local hour (epoch ms of the local hour start read as UTC) of the instant in `column`. */
+function localHourSql(zone: Zone, column: string, from: number, to: number): string {
+  return `((${column} + ${offsetSql(zone, column, from, to)}) / ${HOUR_MS} * ${HOUR_MS})`
 }
