@@ -27,8 +27,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { openDatabase, wrapBunDatabase } from '../src/db/client'
 import { migrate } from '../src/db/migrate'
-import type { RecordedConversion } from '../src/postback'
-import { ConversionRollup } from '../src/reports/conversion-rollup'
+import { ConversionRollup } from '../src/reports/rollup-store'
 import { parseReportRequest } from '../src/reports/params'
 import { ReportQueries } from '../src/reports/queries'
 import { ReportService } from '../src/reports/service'
@@ -272,10 +271,10 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
   db.transaction(() => {
     convs.forEach((v, i) => {
       const c = v.click
-      const id = Number(insertConv.run(c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, v.type, v.status, v.revenue, `tx-${i}`, v.date, v.date).lastInsertRowid)
+      insertConv.run(c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, v.type, v.status, v.revenue, `tx-${i}`, v.date, v.date)
       hook.add({
-        id, clickId: c.click_id, clickRowId: c.id, campaignId: c.campaign_id, sourceId: c.source_id, offerId: c.offer_id, landingId: c.landing_id,
-        type: { slug: v.type } as RecordedConversion['type'], revenue: v.revenue, email: null, date: v.date, excluded: c.excluded === 1,
+        campaignId: c.campaign_id, sourceId: c.source_id, offerId: c.offer_id, landingId: c.landing_id,
+        type: { slug: v.type }, revenue: v.revenue, date: v.date, excluded: c.excluded === 1,
       })
     })
   })()

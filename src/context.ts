@@ -7,7 +7,7 @@ import type { EventBus } from './lib/event-bus'
 import type { SettingsStore } from './settings/store'
 import type { JobQueue } from './jobs/types'
 import type { SessionSigner } from './auth/session'
-import type { AdminUsers } from './auth/users'
+import type { UserStore } from './users/store'
 import type { VerbSet } from './lib/verb'
 
 /** Everything a feature needs, built once per server in src/server.ts (tests build one per test server). */
@@ -19,7 +19,7 @@ export interface AppContext {
   settings: SettingsStore
   jobs: JobQueue
   sessions: SessionSigner
-  users: AdminUsers
+  users: UserStore
 }
 
 /** Bun.serve routes answered without Elysia (path pattern → method → handler). */

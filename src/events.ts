@@ -1,7 +1,7 @@
 // The one list of domain events. Features announce what happened here; side effects (rollups, forwarding,
 // cache invalidation, later email triggers, webhooks and landing views) subscribe instead of being called.
 // docs/architecture.md has the table of who emits and who subscribes, and in which phase.
-import type { RecordedConversion } from './postback/record-conversion'
+import type { RecordedConversion } from './postback/record'
 import type { CommittedClick } from './tracking/store/click'
 
 export interface DomainEvents {

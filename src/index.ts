@@ -7,6 +7,9 @@ import { parseArgs, HELP } from './cli'
 import { createContext, createServer } from './server'
 import { VERSION } from './version'
 import { AppError } from './lib/errors'
+import { invoke, systemActor } from './lib/verb'
+import { usersVerbs } from './users/verbs'
+import { backupInto } from './db/backup'
 
 function serveFlags(flags: Record<string, string | true>): ConfigFlags {
   const pick = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
@@ -55,8 +58,12 @@ async function main(argv: string[]): Promise<number> {
       if (sub !== 'add') break
       const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
       try {
-        const user = await ctx.users.create({ email: flags.email, password: flags.password, isOwner: flags.owner === true })
-        console.log(`created user ${user.id} ${user.email}${user.isOwner ? ' (owner)' : ''}`)
+        // A flag given without a value reads as "" so the verb's own rule names it.
+        const text = (v: string | true | undefined) => (typeof v === 'string' ? v : '')
+        const user = await invoke(usersVerbs(ctx.users).create, systemActor('cli'), {
+          email: text(flags.email), password: text(flags.password), is_owner: flags.owner === true,
+        })
+        console.log(`created user ${user.id} ${user.email}${user.is_owner ? ' (owner)' : ''}`)
       } finally {
         ctx.database.close()
       }
@@ -74,8 +81,7 @@ async function main(argv: string[]): Promise<number> {
       }
       const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
       try {
-        // VACUUM INTO reads one consistent snapshot, so it is safe while the server keeps writing.
-        ctx.database.raw.prepare('VACUUM INTO $target').run({ target })
+        backupInto(ctx.database, target)
       } finally {
         ctx.database.close()
       }

@@ -9,15 +9,19 @@ import { EventBus } from './lib/event-bus'
 import { SettingsStore } from './settings/store'
 import { JobLoop } from './jobs/loop'
 import { SessionSigner } from './auth/session'
-import { AdminUsers } from './auth/users'
+import { UserStore } from './users/store'
 import { errorHandler } from './http/errors'
 import { VERSION } from './version'
-import type { Verb } from './lib/verb'
+import { invoke, systemActor, type Verb } from './lib/verb'
 import { catalogFeature } from './catalog'
 import { trackingFeature } from './tracking'
 import { postbackFeature } from './postback'
 import { adminFeature } from './admin'
 import { reportsFeature } from './reports'
+import { jobsFeature } from './jobs'
+import { settingsFeature } from './settings'
+import { usersFeature } from './users'
+import { usersVerbs } from './users/verbs'
 
 /** Webhook bodies may be 2 MB (spec §8); nothing else needs more. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
@@ -47,11 +51,11 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
     settings: new SettingsStore(database.raw, box),
     jobs: new JobLoop(database.raw, config.jobs),
     sessions: new SessionSigner(config.secret, config.sessionTtlSeconds),
-    users: new AdminUsers(database.raw),
+    users: new UserStore(database.raw),
   }
-  if (ctx.users.count() === 0) {
+  if ((await ctx.users.count()) === 0) {
     if (config.adminEmail && config.adminPassword) {
-      await ctx.users.create({ email: config.adminEmail, password: config.adminPassword, isOwner: true })
+      await invoke(usersVerbs(ctx.users).create, systemActor('start-up'), { email: config.adminEmail, password: config.adminPassword, is_owner: true })
       console.log(`created owner ${config.adminEmail}`)
     } else {
       console.log(
@@ -67,9 +71,16 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const ctx = await createContext(config)
   const catalog = catalogFeature(ctx)
   const tracking = trackingFeature(ctx, { routes: catalog.routingSource })
-  const postback = postbackFeature(ctx, tracking.findClickRow)
-  const reports = reportsFeature(ctx, { onConversionRecorded: postback.onConversionRecorded })
-  const features: Feature[] = [catalog, tracking, postback, adminFeature(ctx), reports]
+  const features: Feature[] = [
+    catalog,
+    tracking,
+    postbackFeature(ctx, tracking.findClickRow),
+    jobsFeature(ctx),
+    adminFeature(ctx),
+    usersFeature(ctx),
+    settingsFeature(ctx),
+    reportsFeature(ctx),
+  ]
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.
   // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.

@@ -3,15 +3,11 @@
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import { sessionRoutes } from './session/routes'
-import { userRoutes } from './users/routes'
-import { settingsRoutes } from './settings/routes'
 import { openapiRoutes } from './openapi'
 
 export function adminFeature(ctx: AppContext): Feature {
   const routes = new Elysia({ name: 'admin' })
     .use(sessionRoutes(ctx))
-    .use(userRoutes(ctx))
-    .use(settingsRoutes(ctx))
     .use(openapiRoutes(ctx))
   return { name: 'admin', routes }
 }

@@ -1,11 +1,10 @@
 // The durable job loop: outbound work (postbacks to sources, later emails) survives restarts and is retried.
+// Admin reads and retries are the jobs feature's verbs (src/jobs/verbs.ts), over the same table.
 import { abortable } from '../lib/abortable'
-import { toPage } from '../lib/paging'
 import type { RawDb } from '../db/client'
 import type { Config } from '../config'
-import { invalid, conflict } from '../lib/errors'
-import { JobQueries, toJobRow, type JobRecord } from './queries'
-import { isRetryable, JOB_STATUSES, type JobHandler, type JobQueue, type JobRow } from './types'
+import { JobStore, type JobRecord } from './store'
+import { isRetryable, type JobHandler, type JobQueue } from './types'
 
 type Outcome = { ok: true; result: string | null } | { ok: false; error: string; retryable: boolean }
 
@@ -15,7 +14,7 @@ const DONE_RETENTION_MS = 30 * 24 * 3600 * 1000
 const PRUNE_EVERY_MS = 3600 * 1000
 
 export class JobLoop implements JobQueue {
-  private readonly q: JobQueries
+  private readonly q: JobStore
   private readonly handlers = new Map<string, JobHandler>()
   private readonly inflight = new Set<Promise<void>>()
   private timer: ReturnType<typeof setTimeout> | null = null
@@ -23,7 +22,7 @@ export class JobLoop implements JobQueue {
   private lastPrune = 0
 
   constructor(raw: RawDb, private readonly opts: Config['jobs']) {
-    this.q = new JobQueries(raw)
+    this.q = new JobStore(raw)
   }
 
   register(kind: string, handler: JobHandler): void {
@@ -32,13 +31,7 @@ export class JobLoop implements JobQueue {
   }
 
   enqueue(kind: string, payload: unknown): number {
-    const res = this.q.insert.run({
-      kind,
-      payload: JSON.stringify(payload ?? null),
-      maxAttempts: this.opts.maxAttempts,
-      now: Date.now(),
-    })
-    return Number(res.lastInsertRowid)
+    return this.q.insert(kind, payload, this.opts.maxAttempts, Date.now())
   }
 
   kick(): void {
@@ -48,9 +41,7 @@ export class JobLoop implements JobQueue {
   start(): void {
     if (this.running) return
     this.running = true
-    const now = Date.now()
-    this.q.recoverExhausted.run({ now })
-    this.q.recoverRetryable.run({ now })
+    this.q.recoverInterrupted(Date.now())
     this.schedule(0)
   }
 
@@ -67,29 +58,6 @@ export class JobLoop implements JobQueue {
     await Promise.race([Promise.allSettled([...this.inflight]), grace])
   }
 
-  list(filter: { status?: string; kind?: string; limit: number; before?: number }): { items: JobRow[]; next_cursor: string | null } {
-    if (filter.status && !(JOB_STATUSES as readonly string[]).includes(filter.status)) {
-      throw invalid(`status: must be one of ${JOB_STATUSES.join(', ')}`)
-    }
-    const rows = this.q.list({ status: filter.status || undefined, kind: filter.kind || undefined, limit: filter.limit + 1, before: filter.before })
-    return toPage(rows, filter, toJobRow)
-  }
-
-  get(id: number): JobRow | null {
-    const row = this.q.byId.get({ id }) as JobRecord | undefined
-    return row ? toJobRow(row) : null
-  }
-
-  retry(id: number): JobRow | null {
-    const now = Date.now()
-    const res = this.q.retry.run({ id, budget: this.opts.maxAttempts, now })
-    const row = this.get(id)
-    if (!row) return null
-    if (res.changes === 0) throw conflict(`job ${id} is ${row.status}; only failed jobs can be retried`)
-    this.kick()
-    return row
-  }
-
   private schedule(ms: number) {
     if (this.timer) clearTimeout(this.timer)
     this.timer = setTimeout(() => this.tick(), ms)
@@ -101,7 +69,7 @@ export class JobLoop implements JobQueue {
     try {
       const free = this.opts.concurrency - this.inflight.size
       if (free > 0) {
-        const claimed = this.q.claim.all({ now: Date.now(), limit: free }) as JobRecord[]
+        const claimed = this.q.claim(Date.now(), free)
         for (const job of claimed) this.launch(job)
       }
       this.maybePrune()
@@ -125,14 +93,14 @@ export class JobLoop implements JobQueue {
     const of = `attempt ${job.attempts} of ${job.max_attempts}`
     try {
       if (outcome.ok) {
-        this.q.succeed.run({ id: job.id, result: outcome.result, now })
+        this.q.succeed(job.id, outcome.result, now)
       } else if (!outcome.retryable) {
-        this.q.fail.run({ id: job.id, error: `${outcome.error} (${of}; not retryable)`, now })
+        this.q.fail(job.id, `${outcome.error} (${of}; not retryable)`, now)
       } else if (job.attempts < job.max_attempts) {
         const nextRunAt = now + this.backoff(job.attempts)
-        this.q.reschedule.run({ id: job.id, error: `${outcome.error} (${of}; will retry)`, nextRunAt, now })
+        this.q.reschedule(job.id, `${outcome.error} (${of}; will retry)`, nextRunAt, now)
       } else {
-        this.q.fail.run({ id: job.id, error: `${outcome.error} (${of}; no attempts left)`, now })
+        this.q.fail(job.id, `${outcome.error} (${of}; no attempts left)`, now)
       }
     } catch (err) {
       // Only when the database went away under us (stop timed out); the row stays running and is recovered at start.
@@ -170,7 +138,7 @@ export class JobLoop implements JobQueue {
     const now = Date.now()
     if (now - this.lastPrune < PRUNE_EVERY_MS) return
     this.lastPrune = now
-    this.q.pruneDone.run({ before: now - DONE_RETENTION_MS })
+    this.q.pruneDone(now - DONE_RETENTION_MS)
   }
 }
 

@@ -1,19 +1,10 @@
-// Admin view of the job queue (section conversions: forwarded postbacks are conversion work).
+// Admin view of the job queue: thin routes over the jobs verbs.
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import { notFound } from '../lib/errors'
-import { parseCursor, parseLimit } from '../lib/paging'
-
-function found<T>(value: T | null): T {
-  if (value === null) throw notFound('job not found')
-  return value
-}
-
-function jobId(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw notFound('job not found')
-  return Number(raw)
-}
+import { parseId } from '../http/collection'
+import { adminActor, invoke } from '../lib/verb'
+import type { JobsVerbs } from './verbs'
 
 /** A repeated query parameter counts once (first occurrence); never an array bound into SQL. */
 function first(v: unknown): string | undefined {
@@ -21,29 +12,25 @@ function first(v: unknown): string | undefined {
   return v === undefined ? undefined : String(v)
 }
 
+const jobId = (raw: string) => parseId(raw, 'job')
 
-export function jobsAdminRoutes(ctx: AppContext) {
+export function jobsRoutes(ctx: AppContext, verbs: JobsVerbs) {
   return new Elysia({ name: 'jobs-admin' })
     .use(adminGuard(ctx))
     .get(
       '/admin/api/jobs',
-      ({ query }) =>
-        ctx.jobs.list({
-          status: first(query.status),
-          kind: first(query.kind),
-          limit: parseLimit(first(query.limit)),
-          before: parseCursor(first(query.cursor)),
+      ({ admin, query }) =>
+        invoke(verbs.list, adminActor(admin), {
+          status: first(query.status), kind: first(query.kind), limit: first(query.limit), cursor: first(query.cursor),
         }),
-      { permission: 'conversions:read', detail: { tags: ['jobs'], summary: 'List outbound jobs, newest first (filters status, kind)' } },
+      { permission: 'conversions:read', detail: { tags: ['jobs'], summary: verbs.list.summary } },
     )
-    .get(
-      '/admin/api/jobs/:id',
-      ({ params }) => found(ctx.jobs.get(jobId(params.id))),
-      { permission: 'conversions:read', detail: { tags: ['jobs'], summary: 'Get a job' } },
-    )
-    .post(
-      '/admin/api/jobs/:id/retry',
-      ({ params }) => found(ctx.jobs.retry(jobId(params.id))),
-      { permission: 'conversions:write', detail: { tags: ['jobs'], summary: 'Retry a failed job now, with a fresh attempt budget' } },
-    )
+    .get('/admin/api/jobs/:id', ({ admin, params }) => invoke(verbs.get, adminActor(admin), { id: jobId(params.id) }), {
+      permission: 'conversions:read',
+      detail: { tags: ['jobs'], summary: verbs.get.summary },
+    })
+    .post('/admin/api/jobs/:id/retry', ({ admin, params }) => invoke(verbs.retry, adminActor(admin), { id: jobId(params.id) }), {
+      permission: 'conversions:write',
+      detail: { tags: ['jobs'], summary: verbs.retry.summary },
+    })
 }

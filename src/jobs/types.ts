@@ -1,5 +1,3 @@
-import type { RawDb } from '../db/client'
-
 /**
  * A job handler performs one attempt. Resolve with a short result text on success; throw JobError
  * (retryable or not) or any error (treated as retryable) on failure. Any error carrying a boolean
@@ -37,21 +35,16 @@ export interface JobRow {
   updated_at: string
 }
 
+/** What producers (forwarding, later email) and the server see of the loop. */
 export interface JobQueue {
   register(kind: string, handler: JobHandler): void
   /**
-   * Synchronous insert; call it inside the transaction that creates the reason for the job.
-   * `raw` is accepted for callers that hold it, but the queue always writes through the one shared
-   * connection, so an open transaction on that connection includes the insert either way.
+   * Synchronous insert on the one shared connection: call it inside the transaction that creates the
+   * reason for the job (an in-transaction subscriber), so the job commits with it or not at all.
    */
-  enqueue(kind: string, payload: unknown, raw?: RawDb): number
-  /** Wakes the loop after the enqueuing transaction committed. */
+  enqueue(kind: string, payload: unknown): number
+  /** Wakes the loop; call it after the enqueuing transaction committed (an after-commit subscriber). */
   kick(): void
-  /** Newest first; `before` is the cursor (an id), `limit` already validated. */
-  list(filter: { status?: string; kind?: string; limit: number; before?: number }): { items: JobRow[]; next_cursor: string | null }
-  get(id: number): JobRow | null
-  /** Failed job → pending, due now, with a fresh attempt budget. Null when the id is unknown. */
-  retry(id: number): JobRow | null
   start(): void
   /** Stops claiming new jobs and waits for in-flight attempts (bounded by their timeout). */
   stop(): Promise<void>

@@ -8,10 +8,6 @@ export function hmacSha256(key: string | Uint8Array, data: string | Uint8Array):
 export const hmacSha256Hex = (key: string | Uint8Array, data: string | Uint8Array) => hmacSha256(key, data).toString('hex')
 export const hmacSha256Base64 = (key: string | Uint8Array, data: string | Uint8Array) => hmacSha256(key, data).toString('base64')
 
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
-}
-
 /**
  * Constant-time string equality. Both sides are hashed first so neither the content nor the length
  * of the expected value leaks through timing.

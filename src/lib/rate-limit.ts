@@ -1,17 +1,26 @@
-/**
- * The one in-memory rate limiter (spec §8: counters live in process memory, per instance).
- * Sliding window approximated from the current and previous fixed windows, so a burst at a window
- * edge cannot double the allowance.
- */
 export interface RateDecision {
   allowed: boolean
   /** Seconds until a request would be allowed again (0 when allowed). */
   retryAfter: number
 }
 
+/**
+ * A rate limit as its callers see it: one hit per request, answered at once. Spec §8 keeps limits per
+ * instance, so several instances behind a balancer each allow the full rate; a shared mode could put
+ * a database- or cache-backed counter behind this same interface without touching the callers.
+ */
+export interface RateLimit {
+  hit(key: string, now?: number): RateDecision
+}
+
 interface Slot { windowStart: number; current: number; previous: number }
 
-export class RateLimiter {
+/**
+ * The one in-memory rate limiter (counters live in process memory, per instance).
+ * Sliding window approximated from the current and previous fixed windows, so a burst at a window
+ * edge cannot double the allowance.
+ */
+export class RateLimiter implements RateLimit {
   private readonly slots = new Map<string, Slot>()
   private lastSweep = 0
 
@@ -39,10 +48,6 @@ export class RateLimiter {
     }
     slot.current++
     return { allowed: true, retryAfter: 0 }
-  }
-
-  reset(): void {
-    this.slots.clear()
   }
 
   private sweep(now: number) {

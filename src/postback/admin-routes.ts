@@ -1,10 +1,12 @@
-// Admin API of the conversion side: conversions, conversion types, status map, postback errors, aliases.
+// Admin API of the conversion side: thin routes over the conversion, conversion type and alias verbs.
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import type { Aliases } from './aliases'
-import type { ConversionTypes } from './conversion-types'
-import type { ConversionsReader, Query } from './conversions'
+import { parseId } from '../http/collection'
+import { adminActor, invoke } from '../lib/verb'
+import type { Query } from './conversions'
+import { typeFields, type ConversionTypeVerbs } from './type-verbs'
+import type { ConversionVerbs } from './verbs'
 
 /** A repeated query parameter counts once, first occurrence (as on /postback). */
 function flat(query: Record<string, unknown>): Query {
@@ -13,86 +15,70 @@ function flat(query: Record<string, unknown>): Query {
   return out
 }
 
-const typeFields = {
-  name: t.Optional(t.String()),
-  include_in_conversions: t.Optional(t.Boolean()),
-  include_in_revenue: t.Optional(t.Boolean()),
-  send_postback: t.Optional(t.Boolean()),
-  negative: t.Optional(t.Boolean()),
-}
-
-export function conversionAdminRoutes(
-  ctx: AppContext,
-  deps: { aliases: Aliases; types: ConversionTypes; reader: ConversionsReader },
-) {
-  const { aliases, types, reader } = deps
+export function conversionAdminRoutes(ctx: AppContext, verbs: ConversionVerbs, typeVerbs: ConversionTypeVerbs) {
+  const v = verbs
+  const tv = typeVerbs
   return new Elysia({ name: 'postback-admin' })
     .use(adminGuard(ctx))
-    .get('/admin/api/conversions', ({ query }) => reader.list(flat(query)), {
+    .get('/admin/api/conversions', ({ admin, query }) => invoke(v.list, adminActor(admin), flat(query)), {
       permission: 'conversions:read',
-      detail: { tags: ['conversions'], summary: 'List conversions, newest first (filters click_id, campaign_id, type, from, to)' },
+      detail: { tags: ['conversions'], summary: v.list.summary },
     })
-    .get('/admin/api/conversions/:id', ({ params }) => reader.get(params.id), {
+    .get('/admin/api/conversions/:id', ({ admin, params }) => invoke(v.get, adminActor(admin), { id: parseId(params.id, 'conversion') }), {
       permission: 'conversions:read',
-      detail: { tags: ['conversions'], summary: 'Get a conversion' },
+      detail: { tags: ['conversions'], summary: v.get.summary },
     })
-    .get('/admin/api/postback-errors', ({ query }) => reader.listErrors(flat(query)), {
+    .get('/admin/api/postback-errors', ({ admin, query }) => invoke(v.listErrors, adminActor(admin), flat(query)), {
       permission: 'conversions:read',
-      detail: { tags: ['conversions'], summary: 'Postbacks that recorded nothing, newest first (filter reason)' },
+      detail: { tags: ['conversions'], summary: v.listErrors.summary },
     })
 
-    .get('/admin/api/conversion-types', () => ({ items: types.list(), next_cursor: null }), {
+    .get('/admin/api/conversion-types', ({ admin }) => invoke(tv.list, adminActor(admin), {}), {
       permission: 'conversions:read',
-      detail: { tags: ['conversion types'], summary: 'List conversion types (one page: the set is small)' },
+      detail: { tags: ['conversion types'], summary: tv.list.summary },
     })
-    .get('/admin/api/conversion-types/:slug', ({ params }) => types.get(params.slug), {
+    .get('/admin/api/conversion-types/:slug', ({ admin, params }) => invoke(tv.get, adminActor(admin), { slug: params.slug }), {
       permission: 'conversions:read',
-      detail: { tags: ['conversion types'], summary: 'Get a conversion type' },
+      detail: { tags: ['conversion types'], summary: tv.get.summary },
     })
     .post(
       '/admin/api/conversion-types',
-      ({ body, set }) => {
+      async ({ admin, body, set }) => {
+        const created = await invoke(tv.create, adminActor(admin), body)
         set.status = 201
-        return types.create(body)
+        return created
       },
       {
         permission: 'conversions:write',
         body: t.Object({ slug: t.String(), ...typeFields }),
-        detail: { tags: ['conversion types'], summary: 'Create a conversion type' },
+        detail: { tags: ['conversion types'], summary: tv.create.summary },
       },
     )
-    .patch('/admin/api/conversion-types/:slug', ({ params, body }) => types.update(params.slug, body), {
+    .patch('/admin/api/conversion-types/:slug', ({ admin, params, body }) => invoke(tv.update, adminActor(admin), { slug: params.slug, changes: body }), {
       permission: 'conversions:write',
       body: t.Object({ slug: t.Optional(t.String()), ...typeFields }),
-      detail: { tags: ['conversion types'], summary: 'Change a conversion type (built-in ones too)' },
+      detail: { tags: ['conversion types'], summary: tv.update.summary },
     })
-    .delete(
-      '/admin/api/conversion-types/:slug',
-      ({ params }) => {
-        types.remove(params.slug)
-        return { ok: true }
-      },
-      {
-        permission: 'conversions:write',
-        detail: { tags: ['conversion types'], summary: 'Delete a conversion type (409 when built in or in use)' },
-      },
-    )
-
-    .get('/admin/api/status-map', () => types.statusMapObject(), {
-      permission: 'conversions:read',
-      detail: { tags: ['conversion types'], summary: 'Received postback status → conversion type slug' },
-    })
-    .put('/admin/api/status-map', ({ body }) => types.replaceStatusMap(body), {
+    .delete('/admin/api/conversion-types/:slug', ({ admin, params }) => invoke(tv.delete, adminActor(admin), { slug: params.slug }), {
       permission: 'conversions:write',
-      detail: { tags: ['conversion types'], summary: 'Replace the whole status map' },
+      detail: { tags: ['conversion types'], summary: tv.delete.summary },
     })
 
-    .get('/admin/api/postback-aliases', () => aliases.current(), {
-      permission: 'settings:read',
-      detail: { tags: ['settings'], summary: 'Effective query-string names of the 7 postback parameters' },
+    .get('/admin/api/status-map', ({ admin }) => invoke(tv.getStatusMap, adminActor(admin), {}), {
+      permission: 'conversions:read',
+      detail: { tags: ['conversion types'], summary: tv.getStatusMap.summary },
     })
-    .put('/admin/api/postback-aliases', ({ body }) => aliases.replace(body), {
+    .put('/admin/api/status-map', ({ admin, body }) => invoke(tv.replaceStatusMap, adminActor(admin), body), {
+      permission: 'conversions:write',
+      detail: { tags: ['conversion types'], summary: tv.replaceStatusMap.summary },
+    })
+
+    .get('/admin/api/postback-aliases', ({ admin }) => invoke(v.getAliases, adminActor(admin), {}), {
+      permission: 'settings:read',
+      detail: { tags: ['settings'], summary: v.getAliases.summary },
+    })
+    .put('/admin/api/postback-aliases', ({ admin, body }) => invoke(v.replaceAliases, adminActor(admin), body), {
       permission: 'settings:write',
-      detail: { tags: ['settings'], summary: 'Replace the alias lists of the named parameters (null restores a default)' },
+      detail: { tags: ['settings'], summary: v.replaceAliases.summary },
     })
 }

@@ -57,7 +57,7 @@ export class Aliases {
    * PUT body: `{ canonical: [names…] }` replaces that parameter's list; `null` restores its default.
    * Parameters not named keep their current list. Returns the effective map.
    */
-  replace(body: unknown): AliasMap {
+  async replace(body: unknown): Promise<AliasMap> {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw invalid('body: must be an object like {"subid":["subid","click_id"]}')
     }
@@ -80,7 +80,7 @@ export class Aliases {
       }
       next[key] = names
     }
-    this.settings.setJson(SETTINGS_KEY, Object.keys(next).length ? next : null)
+    await this.settings.setJson(SETTINGS_KEY, Object.keys(next).length ? next : null)
     return this.current()
   }
 }

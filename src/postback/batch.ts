@@ -2,8 +2,15 @@
 // transaction, each inside its own savepoint, and the answers are released after the commit.
 // One transaction per postback wrote the same pages (conversion rows, rollups, indexes) again and again:
 // its COMMIT was most of the cost of a postback (profiled).
-import type { RawDb } from '../db/client'
+// Each postback has its own event unit: its in-transaction subscribers run inside its savepoint (and roll
+// back with it), its after-commit subscribers run once the whole batch committed, before the answers leave.
+import type { EventBus, Unit } from '../lib/event-bus'
 import type { PostbackOutcome, PostbackReceiver } from './receive'
+
+/** Where the batch's transaction and its savepoints come from (the postback store). */
+export interface Transactor {
+  transaction<T>(fn: () => T): T
+}
 
 interface Pending {
   rawQuery: string
@@ -15,7 +22,7 @@ interface Pending {
 export class PostbackBatcher {
   private pending: Pending[] = []
 
-  constructor(private readonly raw: RawDb, private readonly receiver: PostbackReceiver) {}
+  constructor(private readonly db: Transactor, private readonly events: EventBus, private readonly receiver: PostbackReceiver) {}
 
   /** Resolves once the postback's effects are committed; rejects (→ 500) when they could not be. */
   submit(rawQuery: string, ip: string): Promise<PostbackOutcome> {
@@ -28,23 +35,25 @@ export class PostbackBatcher {
   private readonly flush = (): void => {
     const batch = this.pending
     this.pending = []
-    const outcomes: Array<{ ok: true; outcome: PostbackOutcome } | { ok: false; error: unknown }> = []
+    const outcomes: Array<{ ok: true; outcome: PostbackOutcome; unit: Unit } | { ok: false; error: unknown }> = []
     try {
-      this.raw.transaction(() => {
+      this.db.transaction(() => {
         for (const p of batch) {
+          const unit = this.events.unit()
           try {
-            // A savepoint per postback: one that fails rolls back alone and gets its own 500.
-            outcomes.push({ ok: true, outcome: this.raw.transaction(() => this.receiver.receive(p.rawQuery, p.ip))() })
+            // A savepoint per postback: one that fails rolls back alone and gets its own 500 (its unit is dropped).
+            outcomes.push({ ok: true, outcome: this.db.transaction(() => this.receiver.receive(p.rawQuery, p.ip, unit)), unit })
           } catch (error) {
             outcomes.push({ ok: false, error })
           }
         }
-      })()
+      })
     } catch (error) {
       // The commit itself failed: nothing of this batch is stored, so nobody may be told OK.
       for (const p of batch) p.reject(error)
       return
     }
+    for (const o of outcomes) if (o.ok) o.unit.commit()
     batch.forEach((p, i) => {
       const o = outcomes[i]!
       if (o.ok) p.resolve(o.outcome)

@@ -1,8 +1,12 @@
 // Forwarding a conversion to its traffic source (spec §4 rule 5): the URL is fixed at enqueue time, the
 // request is a durable job (kind source_postback) so a slow or dead source never touches the response.
+// It subscribes to `conversion.recorded`: the job is enqueued in the conversion's transaction, and the
+// job loop is woken after the commit, only when a job was enqueued (a claim query per postback otherwise).
+import type { EventBus } from '../lib/event-bus'
 import { expectSuccess, outboundFetch } from '../lib/outbound'
-import { JobError, type JobHandler } from '../jobs/types'
+import { JobError, type JobHandler, type JobQueue } from '../jobs/types'
 import { VERSION } from '../version'
+import type { RecordedConversion } from './record'
 
 export const FORWARD_JOB = 'source_postback'
 
@@ -45,4 +49,25 @@ export function forwardHandler(allowPrivate: boolean): JobHandler {
     )
     return expectSuccess(res)
   }
+}
+
+export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; allowPrivate: boolean }): void {
+  const { events, jobs } = deps
+  jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate))
+  // Conversions whose forward job is in their (not yet committed) transaction. A rolled-back one is never
+  // committed, so it is never looked up again and simply collected.
+  const enqueued = new WeakSet<RecordedConversion>()
+  events.on('conversion.recorded', 'in-transaction', 'postback.forward', (c) => {
+    // The type's send_postback is never set for negative types (checked when types are written).
+    if (!c.type.send_postback || !c.sourcePostbackUrl) return
+    const payload: ForwardPayload = {
+      conversion_id: c.id,
+      url: buildForwardUrl(c.sourcePostbackUrl, { clickId: c.clickId, payout: c.revenue, externalId: c.campaignExternalId, status: c.type.slug }),
+    }
+    jobs.enqueue(FORWARD_JOB, payload)
+    enqueued.add(c)
+  })
+  events.on('conversion.recorded', 'after-commit', 'postback.wake-job-loop', (c) => {
+    if (enqueued.delete(c)) jobs.kick()
+  })
 }

@@ -1,12 +1,13 @@
-// GET /postback as a verb: query string in, outcome out. Expected outcomes are data, not exceptions.
+// GET /postback: query string in, outcome out. Expected outcomes are data, not exceptions.
 import { hmacSha256Hex, safeEqual } from '../lib/crypto'
 import type { SettingsStore } from '../settings/store'
 import type { Aliases } from './aliases'
 import type { ConversionTypes } from './conversion-types'
 import { conversionDate, isUnreplacedMacro, parsePayout, pickParams, type PostbackParams } from './parse'
 import { normalizeClickId } from '../lib/click-id'
-import type { PostbackQueries } from './queries'
-import type { ConversionRecorder } from './record-conversion'
+import type { Unit } from '../lib/event-bus'
+import type { PostbackStore } from './store'
+import type { ConversionRecorder } from './record'
 
 /** Why a postback recorded nothing; each one is a postback_errors row the operator can list. */
 export const ERROR_REASONS = ['missing_click_id', 'unreplaced_macro', 'unknown_click', 'invalid_payout', 'invalid_tid', 'duplicate'] as const
@@ -19,9 +20,10 @@ export type PostbackOutcome =
 
 const MAX_QUERY_STORED = 4096
 const MAX_CLICK_ID_STORED = 255
-const MAX_TID = 255
-const MAX_STATUS = 64
-const MAX_EMAIL = 254
+/** Stored field limits, shared with the conversions.record verb. */
+export const MAX_TID = 255
+export const MAX_STATUS = 64
+export const MAX_EMAIL = 254
 
 /** Spec §5: HMAC-SHA256 over `subid|status|payout|tid`, the raw received values, absent ones as "". */
 export function postbackSignature(secret: string, p: PostbackParams): string {
@@ -33,12 +35,12 @@ export class PostbackReceiver {
     private readonly settings: SettingsStore,
     private readonly aliases: Aliases,
     private readonly types: ConversionTypes,
-    private readonly q: PostbackQueries,
+    private readonly q: PostbackStore,
     private readonly recorder: ConversionRecorder,
   ) {}
 
-  /** `rawQuery` is the query string as received, without "?". */
-  receive(rawQuery: string, ip: string): PostbackOutcome {
+  /** `rawQuery` is the query string as received, without "?"; `unit` is the batch's, committed after the batch. */
+  receive(rawQuery: string, ip: string, unit: Unit): PostbackOutcome {
     const receivedAt = Date.now()
     const p = pickParams(new URLSearchParams(rawQuery), this.aliases.current())
 
@@ -79,7 +81,7 @@ export class PostbackReceiver {
       email,
       date: conversionDate(p.date, receivedAt),
       dedupByTransactionId: this.settings.get('postback_dedup'),
-    })
+    }, unit)
     if (!result.recorded) return ignore(result.reason, click.click_id)
     return { kind: 'recorded', conversionId: result.conversion.id }
   }

@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { clientIp } from '../lib/ip'
-import { RateLimiter } from '../lib/rate-limit'
+import { RateLimiter, type RateLimit } from '../lib/rate-limit'
 import { errorResponse } from '../http/errors'
 import { PublicCors } from '../http/public-cors'
 import type { PostbackBatcher } from './batch'
@@ -12,7 +12,7 @@ import type { PostbackBatcher } from './batch'
 const LIMIT_PER_MINUTE = 600
 
 export function postbackRoutes(ctx: AppContext, batcher: PostbackBatcher) {
-  const limiter = new RateLimiter(LIMIT_PER_MINUTE, 60_000)
+  const limiter: RateLimit = new RateLimiter(LIMIT_PER_MINUTE, 60_000)
   const cors = new PublicCors(ctx.settings)
   return new Elysia({ name: 'postback-receiver' })
     .options('/postback', ({ request }) => cors.preflight(request, 'GET'))

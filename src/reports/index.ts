@@ -1,22 +1,17 @@
 // Reports feature: GET /admin/api/reports (rollups for campaign/source/offer/landing/day/hour, raw clicks for
 // device, os, browser, referrer and sub1..sub10), its CSV form, the conversions export, and the conversion
-// rollups it reads (maintained in each conversion's transaction through the postback recorder's hook).
+// rollups it reads (kept in each conversion's transaction: an in-transaction subscriber of conversion.recorded).
 import type { AppContext, Feature } from '../context'
-import type { ConversionHook } from '../postback'
-import { ConversionRollup } from './conversion-rollup'
 import { ReportQueries } from './queries'
+import { ConversionRollup } from './rollup-store'
 import { reportRoutes } from './routes'
 import { ReportService } from './service'
+import { reportsVerbs } from './verbs'
 
-export interface ReportsDeps {
-  /** The postback feature's hook registration (runs inside each conversion's transaction). */
-  onConversionRecorded: (hook: ConversionHook) => void
-}
-
-export function reportsFeature(ctx: AppContext, deps: ReportsDeps): Feature {
+export function reportsFeature(ctx: AppContext): Feature {
   const rollup = new ConversionRollup(ctx.database.raw)
-  deps.onConversionRecorded(rollup.add)
+  ctx.events.on('conversion.recorded', 'in-transaction', 'reports.conversion-rollup', rollup.add)
   const queries = new ReportQueries(ctx.database.raw)
-  const service = new ReportService(queries)
-  return { name: 'reports', routes: reportRoutes(ctx, service, queries) }
+  const verbs = reportsVerbs({ service: new ReportService(queries), queries })
+  return { name: 'reports', routes: reportRoutes(ctx, verbs), verbs }
 }

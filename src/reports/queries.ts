@@ -1,9 +1,10 @@
 // SQL of the reports: grouped reads of the rollup tables, grouped scans of raw clicks (for groupings the
 // rollups do not carry), labels, conversion types and the conversions export.
 import type { RawDb, RawStatement } from '../db/client'
+import { BUILTIN_TYPES } from '../postback/builtin-types'
 import { clickColumn, idColumn, isIdDimension, type Dimension } from './dimensions'
 import type { TypeFlags } from './metrics'
-import { localDaySql, localHourSql, type Zone } from './tz'
+import type { Zone } from './tz'
 
 /** Optional id filters; 0 selects "none" (a click without landing…). */
 export interface Filters {
@@ -67,6 +68,7 @@ export interface ExportedConversion {
 }
 
 const FILTER_NAMES = ['campaign_id', 'source_id', 'offer_id', 'landing_id'] as const
+const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 const STATEMENT_CACHE = 200
 
@@ -76,11 +78,11 @@ export class ReportQueries {
   private readonly exportChunk = new Map<string, RawStatement>()
 
   constructor(private readonly raw: RawDb) {
-    // Built-in types in their documented order, then the operator's own by slug.
+    // Built-in types in their documented order, then the operator's own by slug (the slugs are our own constants).
+    const order = BUILTIN_TYPES.map((slug, i) => `WHEN '${slug}' THEN ${i}`).join(' ')
     this.types = raw.prepare(
       'SELECT slug, include_in_conversions, include_in_revenue, negative FROM conversion_types ORDER BY ' +
-        "CASE slug WHEN 'sale' THEN 0 WHEN 'lead' THEN 1 WHEN 'trial' THEN 2 WHEN 'install' THEN 3 WHEN 'reject' THEN 4 " +
-        "WHEN 'chargeback' THEN 5 ELSE 6 END, slug",
+        `CASE slug ${order} ELSE ${BUILTIN_TYPES.length} END, slug`,
     )
   }
 
@@ -238,4 +240,29 @@ function filterParams(f: Filters, raw: boolean): Record<string, number> {
   const p: Record<string, number> = {}
   for (const n of FILTER_NAMES) if (f[n] !== undefined && !(raw && f[n] === 0)) p[n] = f[n]!
   return p
+}
+
+/**
+ * SQL expression of the UTC offset (ms) at the instant in `column`, valid for instants in [from, to):
+ * a constant, or a CASE over the range's DST changes. Numbers only, so it is safe to inline.
+ */
+function offsetSql(zone: Zone, column: string, from: number, to: number): string {
+  const { first, changes } = zone.changes(from, to)
+  if (changes.length === 0) return String(first)
+  let sql = `CASE WHEN ${column} < ${changes[0]![0]} THEN ${first}`
+  for (let i = 0; i < changes.length; i++) {
+    const next = changes[i + 1]
+    sql += next ? ` WHEN ${column} < ${next[0]} THEN ${changes[i]![1]}` : ` ELSE ${changes[i]![1]} END`
+  }
+  return sql
+}
+
+/** SQL of the local day (as epoch ms of local midnight read as UTC) of the instant in `column`. */
+function localDaySql(zone: Zone, column: string, from: number, to: number): string {
+  return `((${column} + ${offsetSql(zone, column, from, to)}) / ${DAY_MS} * ${DAY_MS})`
+}
+
+/** SQL of the local hour (epoch ms of the local hour start read as UTC) of the instant in `column`. */
+function localHourSql(zone: Zone, column: string, from: number, to: number): string {
+  return `((${column} + ${offsetSql(zone, column, from, to)}) / ${HOUR_MS} * ${HOUR_MS})`
 }

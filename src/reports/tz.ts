@@ -1,5 +1,5 @@
 // Time zones for reports: IANA names through Intl, UTC offsets per instant, and the offset changes (DST)
-// inside a range, which queries turn into a SQL CASE so local days and hours are computed in SQLite.
+// inside a range, which queries.ts turns into a SQL CASE so local days and hours are computed in SQLite.
 import { invalid } from '../lib/errors'
 
 const HOUR_MS = 3_600_000
@@ -104,31 +104,6 @@ export class Zone {
 }
 
 const cache = new Map<string, Zone>()
-
-/**
- * SQL expression of the UTC offset (ms) at the instant in `column`, valid for instants in [from, to):
- * a constant, or a CASE over the range's DST changes. Numbers only, so it is safe to inline.
- */
-export function offsetSql(zone: Zone, column: string, from: number, to: number): string {
-  const { first, changes } = zone.changes(from, to)
-  if (changes.length === 0) return String(first)
-  let sql = `CASE WHEN ${column} < ${changes[0]![0]} THEN ${first}`
-  for (let i = 0; i < changes.length; i++) {
-    const next = changes[i + 1]
-    sql += next ? ` WHEN ${column} < ${next[0]} THEN ${changes[i]![1]}` : ` ELSE ${changes[i]![1]} END`
-  }
-  return sql
-}
-
-/** SQL of the local day (as epoch ms of local midnight read as UTC) of the instant in `column`. */
-export function localDaySql(zone: Zone, column: string, from: number, to: number): string {
-  return `((${column} + ${offsetSql(zone, column, from, to)}) / ${DAY_MS} * ${DAY_MS})`
-}
-
-/** SQL of the local hour (epoch ms of the local hour start read as UTC) of the instant in `column`. */
-export function localHourSql(zone: Zone, column: string, from: number, to: number): string {
-  return `((${column} + ${offsetSql(zone, column, from, to)}) / ${HOUR_MS} * ${HOUR_MS})`
-}
 
 /**
  * The UTC hours in [from, to) (whole hours) whose local day differs from their UTC day: the hours a

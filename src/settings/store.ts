@@ -7,7 +7,10 @@ import { SETTINGS, isSettingKey, type SettingKey, type SettingValue } from './re
 export const MASK = '********'
 
 /**
- * Settings with an in-memory cache (hot paths such as /postback read them on every request).
+ * Settings with an in-memory cache (hot paths such as /postback read them on every request, so reads are
+ * synchronous). Writes return Promises so a network database can stand behind them; with SQLite they
+ * complete, cache included, before the call returns. Writes announce nothing themselves: the settings
+ * verbs emit `settings.changed` (src/settings/verbs.ts, src/postback/alias-verbs.ts).
  * Rows whose key is not in the registry (e.g. postback_aliases) are reached with getJson/setJson.
  */
 export class SettingsStore {
@@ -48,7 +51,7 @@ export class SettingsStore {
     return this.cache.get(key) as T | undefined
   }
 
-  setJson(key: string, value: unknown): void {
+  async setJson(key: string, value: unknown): Promise<void> {
     this.write(key, value, false)
   }
 
@@ -63,7 +66,7 @@ export class SettingsStore {
   }
 
   /** Validates the whole partial object first, then writes it in one transaction. */
-  update(partial: Record<string, unknown>): void {
+  async update(partial: Record<string, unknown>): Promise<void> {
     const parsed: Array<[SettingKey, unknown]> = []
     for (const [key, value] of Object.entries(partial)) {
       if (!isSettingKey(key)) throw invalid(`${key.slice(0, 100)}: unknown setting`)

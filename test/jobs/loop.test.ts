@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs'
 import { startServer, type TestServer } from '../helpers/server'
 import { startListener } from '../helpers/listener'
 import { JobError } from '../../src/jobs/types'
+import { invoke, systemActor } from '../../src/lib/verb'
 import { addClick, eventually, postback, seedCatalog, type JobDbRow } from '../postback/seed'
 
 const PRIVATE_OK = { SVC_OUTBOUND_ALLOW_PRIVATE: '1' }
@@ -175,6 +176,6 @@ describe('the loop', () => {
   test('the payload is stored as JSON and shown as an object', async () => {
     const id = run('test_hard', { a: [1, 'two'], b: null })
     await settled(s, id, 'failed')
-    expect(s.ctx.jobs.get(id)!.payload).toEqual({ a: [1, 'two'], b: null })
+    expect(((await invoke(s.server.verbs.get('jobs.get')!, systemActor('test'), { id })) as { payload: unknown }).payload).toEqual({ a: [1, 'two'], b: null })
   })
 })

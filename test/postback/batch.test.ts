@@ -75,7 +75,7 @@ describe('PostbackBatcher', () => {
         return { kind: 'recorded', conversionId: 1 } as const
       },
     }
-    const batcher = new PostbackBatcher(raw, receiver as never)
+    const batcher = new PostbackBatcher({ transaction: (fn) => raw.transaction(fn)() }, s.ctx.events, receiver as never)
     const results = await Promise.allSettled([batcher.submit('a', 'ip'), batcher.submit('bad', 'ip'), batcher.submit('c', 'ip')])
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
     expect(inTransaction).toEqual([true, true, true])

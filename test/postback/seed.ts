@@ -2,7 +2,7 @@
 // an owner session cookie directly, so these tests depend only on the postback feature and the job loop.
 import { randomUUID } from 'node:crypto'
 import type { TestServer } from '../helpers/server'
-import type { ConversionRecord } from '../../src/postback/queries'
+import type { ConversionRecord } from '../../src/postback/store'
 import { OWNER } from '../helpers/server'
 
 export interface Catalog {

@@ -1,11 +1,16 @@
 // Conversion rollups: one upsert into conversion_stats_hourly inside each conversion's own transaction
-// (a hook of the postback recorder), so a recorded conversion is counted exactly once or not at all.
-// The daily table follows by trigger. Raw count and revenue are stored; include flags and the sign of
-// negative types are applied when a report reads them.
+// (an in-transaction subscriber of `conversion.recorded`), so a recorded conversion is counted exactly
+// once or not at all. The daily table follows by trigger. Raw count and revenue are stored; include flags
+// and the sign of negative types are applied when a report reads them.
 import type { RawDb, RawStatement } from '../db/client'
 import type { RecordedConversion } from '../postback'
 
 const HOUR_MS = 3_600_000
+
+/** What a rollup row needs of a conversion. */
+export type RollupConversion = Pick<RecordedConversion, 'campaignId' | 'sourceId' | 'offerId' | 'landingId' | 'revenue' | 'date' | 'excluded'> & {
+  type: { slug: string }
+}
 
 export class ConversionRollup {
   private readonly upsert: RawStatement
@@ -19,8 +24,8 @@ export class ConversionRollup {
     )
   }
 
-  /** The ConversionHook: runs inside the recorder's transaction. */
-  readonly add = (c: RecordedConversion): void => {
+  /** Must run inside the conversion's transaction. */
+  readonly add = (c: RollupConversion): void => {
     // The operator's own clicks are out of every report, and so are their conversions.
     if (c.excluded) return
     this.upsert.run({

@@ -1,0 +1,11 @@
+// The jobs feature: the admin view of the durable job queue (the loop itself is ctx.jobs, built with the
+// context because producers enqueue inside their own transactions; see loop.ts).
+import type { AppContext, Feature } from '../context'
+import { jobsRoutes } from './routes'
+import { JobStore } from './store'
+import { jobsVerbs } from './verbs'
+
+export function jobsFeature(ctx: AppContext): Feature {
+  const verbs = jobsVerbs({ store: new JobStore(ctx.database.raw), queue: ctx.jobs, maxAttempts: ctx.config.jobs.maxAttempts })
+  return { name: 'jobs', routes: jobsRoutes(ctx, verbs), verbs }
+}

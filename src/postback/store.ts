@@ -1,0 +1,166 @@
+// SQL of conversions and postback errors. The recording path (click lookup, duplicate check, insert,
+// error rows) is synchronous and prepared once: it runs inside the postback batch's transaction, and that
+// keeps /postback fast. The admin reads return Promises so a network database can stand behind them.
+import type { RawDb, RawStatement } from '../db/client'
+import { where } from '../db/where'
+
+/** A click with everything attribution and forwarding need, read in one indexed lookup. */
+export interface ClickForConversion {
+  id: number
+  click_id: string
+  campaign_id: number
+  source_id: number | null
+  offer_id: number | null
+  landing_id: number | null
+  /** 1 when the click came from one of the operator's own IPs (left out of reports). */
+  excluded: number
+  offer_payout: number | null
+  offer_currency: string | null
+  source_postback_url: string | null
+  campaign_external_id: string | null
+}
+
+export interface ConversionRecord {
+  id: number
+  click_row_id: number
+  click_id: string
+  campaign_id: number
+  source_id: number | null
+  offer_id: number | null
+  landing_id: number | null
+  type: string
+  status: string | null
+  revenue: number
+  currency: string | null
+  transaction_id: string | null
+  email: string | null
+  date: number
+  created_at: number
+}
+
+export interface PostbackErrorRecord {
+  id: number
+  reason: string
+  click_id: string | null
+  query: string
+  ip: string | null
+  created_at: number
+}
+
+export interface NewConversion {
+  clickRowId: number
+  clickId: string
+  campaignId: number
+  sourceId: number | null
+  offerId: number | null
+  landingId: number | null
+  type: string
+  status: string | null
+  revenue: number
+  currency: string | null
+  transactionId: string | null
+  email: string | null
+  date: number
+  now: number
+}
+
+/** Keeps the newest rows only: strangers can send unknown click ids at 600/min per address. */
+export const POSTBACK_ERRORS_KEEP = 100_000
+
+export interface ConversionFilter {
+  clickId?: string
+  campaignId?: number
+  type?: string
+  /** Conversion date, inclusive. */
+  from?: number
+  /** Conversion date, exclusive. */
+  to?: number
+  /** Cursor: ids below this one. */
+  before?: number
+  limit: number
+}
+
+export class PostbackStore {
+  private readonly clickByRow: RawStatement
+  private readonly insertConversion: RawStatement
+  private readonly duplicate: RawStatement
+  private readonly insertError: RawStatement
+  private readonly pruneErrors: RawStatement
+  private readonly byId: RawStatement
+
+  /** `findClickRow` resolves a click id to its row through the tracking feature's click index. */
+  constructor(private readonly raw: RawDb, private readonly findClickRow: (clickId: string) => number | undefined) {
+    this.clickByRow = raw.prepare(
+      'SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.excluded, ' +
+        'o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url, ' +
+        'cp.external_id AS campaign_external_id ' +
+        'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +
+        'LEFT JOIN campaigns cp ON cp.id = c.campaign_id WHERE c.id = $row',
+    )
+    this.insertConversion = raw.prepare(
+      'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status, ' +
+        'revenue, currency, transaction_id, email, date, created_at) VALUES ($clickRowId, $clickId, $campaignId, ' +
+        '$sourceId, $offerId, $landingId, $type, $status, $revenue, $currency, $transactionId, $email, $date, $now)',
+    )
+    this.duplicate = raw.prepare(
+      'SELECT 1 AS hit FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId LIMIT 1',
+    )
+    this.insertError = raw.prepare(
+      'INSERT INTO postback_errors (reason, click_id, query, ip, created_at) VALUES ($reason, $clickId, $query, $ip, $now)',
+    )
+    this.pruneErrors = raw.prepare('DELETE FROM postback_errors WHERE id <= $below')
+    this.byId = raw.prepare('SELECT * FROM conversions WHERE id = $id')
+  }
+
+  /**
+   * Runs `fn` in a transaction on the one shared connection, synchronously (a nested call is a savepoint):
+   * the postback batch and each conversion's recording are units of work of this store.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.raw.transaction(fn)()
+  }
+
+  /** The click of a normalised click id, with what attribution and forwarding need; null when unknown. */
+  findClick(clickId: string): ClickForConversion | null {
+    const row = this.findClickRow(clickId)
+    return row === undefined ? null : ((this.clickByRow.get({ row }) as ClickForConversion | undefined) ?? null)
+  }
+
+  duplicateExists(clickRowId: number, transactionId: string): boolean {
+    return this.duplicate.get({ clickRowId, transactionId }) !== undefined
+  }
+
+  insert(c: NewConversion): number {
+    return Number(this.insertConversion.run({ ...c }).lastInsertRowid)
+  }
+
+  recordError(reason: string, clickId: string | null, query: string, ip: string, now: number): void {
+    const id = Number(this.insertError.run({ reason, clickId, query, ip, now }).lastInsertRowid)
+    if (id % 1000 === 0) this.pruneErrors.run({ below: id - POSTBACK_ERRORS_KEEP })
+  }
+
+  async conversionById(id: number): Promise<ConversionRecord | null> {
+    return (this.byId.get({ id }) as ConversionRecord | undefined) ?? null
+  }
+
+  /** Newest received first. */
+  async listConversions(f: ConversionFilter): Promise<ConversionRecord[]> {
+    const w = where([
+      ['click_id = $clickId', 'clickId', f.clickId],
+      ['campaign_id = $campaignId', 'campaignId', f.campaignId],
+      ['type = $type', 'type', f.type],
+      ['date >= $from', 'from', f.from],
+      ['date < $to', 'to', f.to],
+      ['id < $before', 'before', f.before],
+    ])
+    return this.raw.prepare(`SELECT * FROM conversions ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit: f.limit }) as ConversionRecord[]
+  }
+
+  async listErrors(f: { reason?: string; before?: number; limit: number }): Promise<PostbackErrorRecord[]> {
+    const w = where([
+      ['reason = $reason', 'reason', f.reason],
+      ['id < $before', 'before', f.before],
+    ])
+    return this.raw.prepare(`SELECT * FROM postback_errors ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit: f.limit }) as PostbackErrorRecord[]
+  }
+}

@@ -1,0 +1,9 @@
+// The settings feature: the admin API of settings. The store itself is ctx.settings (every feature reads it).
+import type { AppContext, Feature } from '../context'
+import { settingsRoutes } from './routes'
+import { settingsVerbs } from './verbs'
+
+export function settingsFeature(ctx: AppContext): Feature {
+  const verbs = settingsVerbs({ settings: ctx.settings, events: ctx.events })
+  return { name: 'settings', routes: settingsRoutes(ctx, verbs), verbs }
+}

@@ -1,0 +1,183 @@
+// SQL of admin users. Async where a network database would need it; findById stays synchronous because
+// the admin guard calls it on every admin request (SQLite answers it from one indexed read).
+import type { RawDb, RawStatement } from '../db/client'
+import { isUniqueViolation } from '../db/errors'
+import { conflict } from '../lib/errors'
+import { randomToken } from '../lib/crypto'
+import { allPermissions, parsePermissions, type AdminUser, type Permissions } from '../auth/permissions'
+import { checkPassword, EMAIL_TAKEN, normalizeEmail } from './rules'
+
+interface UserRow {
+  id: number
+  email: string
+  password_hash: string
+  permissions: string
+  is_owner: number
+  session_epoch: number
+  created_at: number
+  updated_at: number
+}
+
+/** A user as the users API shows it (never the password hash). */
+export interface UserRecord extends AdminUser {
+  createdAt: number
+  updatedAt: number
+}
+
+export interface UserChanges {
+  email?: string
+  passwordHash?: string
+  permissions?: Permissions
+  isOwner?: boolean
+}
+
+export type UpdateOutcome = 'updated' | 'not_found' | 'email_taken' | 'last_owner'
+export type RemoveOutcome = 'removed' | 'not_found' | 'self' | 'owner' | 'last_owner'
+
+function toRecord(row: UserRow): UserRecord {
+  return { ...toUser(row), createdAt: row.created_at, updatedAt: row.updated_at }
+}
+
+function toUser(row: UserRow): AdminUser {
+  const parsed = parsePermissions(JSON.parse(row.permissions || '{}'))
+  return {
+    id: row.id,
+    email: row.email,
+    isOwner: row.is_owner === 1,
+    permissions: typeof parsed === 'string' ? {} : parsed,
+    sessionEpoch: row.session_epoch,
+  }
+}
+
+/** Admin users: what the session guard, login, the CLI, start-up and the users verbs share. */
+export class UserStore {
+  private readonly byId: RawStatement
+  private readonly byEmail: RawStatement
+  private readonly insert: RawStatement
+  private readonly countAll: RawStatement
+  private readonly bump: RawStatement
+  private readonly page: RawStatement
+  private readonly owners: RawStatement
+  private readonly removeOne: RawStatement
+
+  constructor(private readonly raw: RawDb) {
+    this.byId = raw.prepare('SELECT * FROM users WHERE id = $id')
+    this.byEmail = raw.prepare('SELECT * FROM users WHERE email = $email')
+    this.insert = raw.prepare(
+      'INSERT INTO users (email, password_hash, permissions, is_owner, session_epoch, created_at, updated_at) ' +
+        'VALUES ($email, $hash, $permissions, $owner, 0, $now, $now)',
+    )
+    this.countAll = raw.prepare('SELECT count(*) AS n FROM users')
+    this.bump = raw.prepare('UPDATE users SET session_epoch = session_epoch + 1, updated_at = $now WHERE id = $id')
+    this.page = raw.prepare('SELECT * FROM users WHERE id > $after ORDER BY id LIMIT $limit')
+    this.owners = raw.prepare('SELECT count(*) AS n FROM users WHERE is_owner = 1')
+    this.removeOne = raw.prepare('DELETE FROM users WHERE id = $id')
+  }
+
+  async count(): Promise<number> {
+    return (this.countAll.get() as { n: number }).n
+  }
+
+  /** Synchronous: the admin guard's lookup on every admin request. */
+  findById(id: number): AdminUser | null {
+    const row = this.byId.get({ id }) as UserRow | undefined
+    return row ? toUser(row) : null
+  }
+
+  async findRecord(id: number): Promise<UserRecord | null> {
+    const row = this.byId.get({ id }) as UserRow | undefined
+    return row ? toRecord(row) : null
+  }
+
+  /** Users with id > afterId, in id order. */
+  async list(afterId: number, limit: number): Promise<UserRecord[]> {
+    return (this.page.all({ after: afterId, limit }) as UserRow[]).map(toRecord)
+  }
+
+  /**
+   * Writes the given columns; a new password hash also bumps the session epoch (every cookie dies).
+   * The checks and the write run in one transaction, so two requests cannot both take one email or both
+   * remove "the other" owner.
+   */
+  async update(id: number, changes: UserChanges, now = Date.now()): Promise<UpdateOutcome> {
+    return this.raw.transaction((): UpdateOutcome => {
+      const current = this.byId.get({ id }) as UserRow | undefined
+      if (!current) return 'not_found'
+      if (changes.email !== undefined) {
+        const holder = this.byEmail.get({ email: changes.email }) as UserRow | undefined
+        if (holder && holder.id !== id) return 'email_taken'
+      }
+      if (current.is_owner === 1 && changes.isOwner === false && this.countOwners() <= 1) return 'last_owner'
+      const sets: string[] = ['updated_at = $now']
+      const params: Record<string, unknown> = { id, now }
+      if (changes.email !== undefined) { sets.push('email = $email'); params.email = changes.email }
+      if (changes.permissions !== undefined) { sets.push('permissions = $permissions'); params.permissions = JSON.stringify(changes.permissions) }
+      if (changes.isOwner !== undefined) { sets.push('is_owner = $owner'); params.owner = changes.isOwner ? 1 : 0 }
+      if (changes.passwordHash !== undefined) {
+        sets.push('password_hash = $hash', 'session_epoch = session_epoch + 1')
+        params.hash = changes.passwordHash
+      }
+      try {
+        // Column names come from the fixed list above, never from input.
+        this.raw.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = $id`).run(params)
+      } catch (err) {
+        if (isUniqueViolation(err)) return 'email_taken'
+        throw err
+      }
+      return 'updated'
+    })()
+  }
+
+  /** Deletes a user unless it is the actor, an owner the actor may not remove, or the last owner (one transaction). */
+  async remove(id: number, by: { actorId: number | null; mayRemoveOwner: boolean }): Promise<RemoveOutcome> {
+    return this.raw.transaction((): RemoveOutcome => {
+      const target = this.byId.get({ id }) as UserRow | undefined
+      if (!target) return 'not_found'
+      if (target.id === by.actorId) return 'self'
+      if (target.is_owner === 1 && !by.mayRemoveOwner) return 'owner'
+      if (target.is_owner === 1 && this.countOwners() <= 1) return 'last_owner'
+      this.removeOne.run({ id })
+      return 'removed'
+    })()
+  }
+
+  /** Returns the user only when the password matches; always spends one hash verification so timing says nothing. */
+  async authenticate(email: string, password: string): Promise<AdminUser | null> {
+    const row = this.byEmail.get({ email: email.trim().toLowerCase() }) as UserRow | undefined
+    const hash = row?.password_hash ?? (await dummyHash())
+    const ok = await Bun.password.verify(password, hash).catch(() => false)
+    return row && ok ? toUser(row) : null
+  }
+
+  /** Validates email and password, hashes, inserts; 409 when the email is taken. */
+  async create(input: { email: unknown; password: unknown; permissions?: Permissions; isOwner?: boolean }): Promise<UserRecord> {
+    const email = normalizeEmail(input.email)
+    const password = checkPassword(input.password)
+    if (this.byEmail.get({ email })) throw conflict(EMAIL_TAKEN)
+    const hash = await Bun.password.hash(password)
+    // Checked again: another request may have taken the email while we were hashing.
+    if (this.byEmail.get({ email })) throw conflict(EMAIL_TAKEN)
+    const permissions = input.isOwner ? allPermissions() : (input.permissions ?? {})
+    let res: { lastInsertRowid: number | bigint }
+    try {
+      res = this.insert.run({ email, hash, permissions: JSON.stringify(permissions), owner: input.isOwner ? 1 : 0, now: Date.now() })
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN)
+      throw err
+    }
+    return toRecord(this.byId.get({ id: Number(res.lastInsertRowid) }) as UserRow)
+  }
+
+  /** Invalidates every session cookie of the user (logout, password change). */
+  async revokeSessions(id: number): Promise<void> {
+    this.bump.run({ id, now: Date.now() })
+  }
+
+  private countOwners(): number {
+    return (this.owners.get() as { n: number }).n
+  }
+}
+
+// A real hash of a random string, so unknown emails cost the same verification as wrong passwords.
+let dummy: Promise<string> | null = null
+const dummyHash = () => (dummy ??= Bun.password.hash(randomToken()))
