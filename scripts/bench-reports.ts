@@ -13,10 +13,10 @@
 // report service forced onto its raw path, in-process, after the server stopped) against the same
 // report from the rollups, in-process too; the speed-up is their ratio.
 //
-// Seeding writes raw clicks with SQL in one transaction per day and rolls each 5000-click chunk up with
-// the server's own ClickRollup; conversions go through the server's ConversionRollup hook (daily tables
-// follow by trigger, as in production). click_index stays empty, its watermark set past the last click:
-// the reports never read it and the server must not load 10M seeded clicks into its in-memory tail.
+// Seeding loads raw clicks through the click store's offline bulk load, one transaction per day: rows,
+// click rollups and click_index buckets as the server writes them (the server starts with only the last,
+// unfinished bucket in its tail); conversions go through the server's ConversionRollup hook (daily
+// tables follow by trigger, as in production).
 //
 // Knobs: BENCH_REPORT_CLICKS (10000000), BENCH_REPORT_CONVERSIONS (200000), BENCH_REPORT_DAYS (90),
 // BENCH_REPORT_RUNS (20), BENCH_REPORT_BASELINE_RUNS (3), BENCH_KEEP=1 keeps the temp database.
@@ -31,7 +31,8 @@ import { ConversionRollup } from '../src/reports/rollup-store'
 import { parseReportRequest } from '../src/reports/params'
 import { ReportQueries } from '../src/reports/queries'
 import { ReportService } from '../src/reports/service'
-import { ClickRollup, type RollupClick } from '../src/tracking/click-rollup'
+import { newClick, type Click } from '../src/tracking/store/click'
+import { ClickBulkLoad } from '../src/tracking/store/bulk-load'
 import { freePort, killAll, spawn, stopGracefully, svcCommand, waitHttp } from './bench/lib'
 
 const ROOT = resolve(import.meta.dir, '..')
@@ -184,58 +185,39 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
   const subs1 = Array.from({ length: 500 }, (_, i) => `zone${i}`)
   const subs2 = Array.from({ length: 30 }, (_, i) => `creative-${i}`)
 
-  const insert = db.prepare(
-    'INSERT INTO clicks (click_id, campaign_id, source_id, offer_id, landing_id, ip, user_agent, referrer, sub1, sub2, ' +
-      'bot_reason, excluded, is_unique, cost, device_type, os, browser, referrer_domain, created_at) ' +
-      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  )
-  const rollup = new ClickRollup(raw)
+  const load = new ClickBulkLoad(db)
   const counts = hourlyCounts(o.clicks, o.days * 24, start, rnd)
   const t0 = performance.now()
-  let chunk: RollupClick[] = []
   for (let day = 0; day < o.days; day++) {
-    db.transaction(() => {
-      for (let h = day * 24; h < day * 24 + 24; h++) {
-        const hourStart = start + h * HOUR_MS
-        const times = Array.from({ length: counts[h]! }, () => hourStart + Math.floor(rnd() * HOUR_MS)).sort((a, b) => a - b)
-        for (const createdAt of times) {
-          const c = table[Math.floor(rnd() * table.length)]!
-          const offer = c.offers[Math.floor(rnd() * c.offers.length)]!
-          const landing = c.landings.length ? c.landings[Math.floor(rnd() * c.landings.length)]! : null
-          const r = rnd()
-          const bot = r < 0.03
-          const excluded = !bot && r < 0.031
-          const unique = !bot && !excluded && rnd() < 0.65
-          const cost = bot ? 0 : c.costModel === 'cpc' ? c.cpc : c.costModel === 'param' ? Math.round(rnd() * 80) / 1000 : 0
-          const ua = UAS[Math.floor(rnd() * UAS.length)]!
-          const ref = rnd() < 0.3 ? null : REFERRERS[Math.floor(rnd() * REFERRERS.length)]!
-          insert.run(
-            crypto.randomUUID(), c.id, c.sourceId, offer, landing, ips[Math.floor(rnd() * ips.length)]!, bot ? BOT_UA : ua[0],
-            ref ? `https://${ref}/page` : null, subs1[Math.floor(rnd() * subs1.length)]!, subs2[Math.floor(rnd() * subs2.length)]!,
-            bot ? 'bot_user_agent' : null, excluded ? 1 : 0, unique ? 1 : 0, cost, bot ? null : ua[1], bot ? null : ua[2], bot ? null : ua[3], ref, createdAt,
-          )
-          chunk.push({
-            created_at: createdAt, campaign_id: c.id, source_id: c.sourceId, offer_id: offer, landing_id: landing,
-            bot_reason: bot ? 'bot_user_agent' : null, excluded: excluded ? 1 : 0, is_unique: unique ? 1 : 0, cost,
-          })
-          if (chunk.length === 5000) {
-            rollup.apply(chunk)
-            chunk = []
-          }
-        }
+    const clicks: Click[] = []
+    for (let h = day * 24; h < day * 24 + 24; h++) {
+      const hourStart = start + h * HOUR_MS
+      const times = Array.from({ length: counts[h]! }, () => hourStart + Math.floor(rnd() * HOUR_MS)).sort((a, b) => a - b)
+      for (const createdAt of times) {
+        const c = table[Math.floor(rnd() * table.length)]!
+        const offer = c.offers[Math.floor(rnd() * c.offers.length)]!
+        const landing = c.landings.length ? c.landings[Math.floor(rnd() * c.landings.length)]! : null
+        const r = rnd()
+        const bot = r < 0.03
+        const excluded = !bot && r < 0.031
+        const unique = !bot && !excluded && rnd() < 0.65
+        const cost = bot ? 0 : c.costModel === 'cpc' ? c.cpc : c.costModel === 'param' ? Math.round(rnd() * 80) / 1000 : 0
+        const ua = UAS[Math.floor(rnd() * UAS.length)]!
+        const ref = rnd() < 0.3 ? null : REFERRERS[Math.floor(rnd() * REFERRERS.length)]!
+        clicks.push(newClick({
+          clickId: crypto.randomUUID(), campaignId: c.id, sourceId: c.sourceId, offerId: offer, landingId: landing,
+          ip: ips[Math.floor(rnd() * ips.length)]!, userAgent: bot ? BOT_UA : ua[0], referrer: ref ? `https://${ref}/page` : null,
+          sub1: subs1[Math.floor(rnd() * subs1.length)]!, sub2: subs2[Math.floor(rnd() * subs2.length)]!,
+          botReason: bot ? 'bot_user_agent' : null, excluded, isUnique: unique, cost,
+          deviceType: bot ? null : ua[1], os: bot ? null : ua[2], browser: bot ? null : ua[3], referrerDomain: ref, createdAt,
+        }))
       }
-      if (chunk.length) {
-        rollup.apply(chunk)
-        chunk = []
-      }
-    })()
+    }
+    load.add(clicks)
     if ((day + 1) % 15 === 0) log(`  seeded ${day + 1}/${o.days} days of clicks (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
   }
   const clickSeconds = (performance.now() - t0) / 1000
   const last = db.query('SELECT id, click_id, created_at FROM clicks ORDER BY id DESC LIMIT 1').get() as { id: number; click_id: string; created_at: number }
-  // The click index's watermark: the server starts without loading 10M seeded clicks into its tail
-  // (nothing here looks clicks up by click_id; the rollups were written above).
-  db.run('INSERT INTO click_index_state (id, indexed_through) VALUES (1, ?)', [last.id])
 
   // Conversions: random clicks, converting minutes to days later, in date order like real postbacks.
   const t1 = performance.now()

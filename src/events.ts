@@ -2,11 +2,14 @@
 // cache invalidation, later email triggers, webhooks and landing views) subscribe instead of being called.
 // docs/architecture.md has the table of who emits and who subscribes, and in which phase.
 import type { RecordedConversion } from './postback/record'
-import type { CommittedClick } from './tracking/store/click'
+import type { CommittedClicks } from './tracking/store/click'
 
 export interface DomainEvents {
-  /** Clicks whose rows (and click rollups) just committed; emitted after the commit, before their 302s leave. */
-  'click.committed': { clicks: readonly CommittedClick[] }
+  /**
+   * Clicks whose rows (and click rollups) just committed, one event per commit (rows[i] is the row of
+   * clicks[i]); after-commit only, emitted before their 302s leave. Imported clicks too.
+   */
+  'click.committed': CommittedClicks
   /** A conversion row was written (postback today; webhooks and commerce later). */
   'conversion.recorded': RecordedConversion
   /** A source, offer, landing or campaign was created, changed or deleted. */

@@ -15,6 +15,7 @@ import { VERSION } from './version'
 import { invoke, systemActor, type Verb } from './lib/verb'
 import { catalogFeature } from './catalog'
 import { trackingFeature } from './tracking'
+import type { ClickStore } from './tracking/store/click-store'
 import { postbackFeature } from './postback'
 import { adminFeature } from './admin'
 import { reportsFeature } from './reports'
@@ -31,8 +32,8 @@ export interface SvcServer {
   ctx: AppContext
   /** Every verb of every feature, by name. */
   verbs: ReadonlyMap<string, Verb>
-  /** Takes in clicks that test seeds inserted with SQL, behind the click writer's back. */
-  catchUpClicks(): void
+  /** The click store (seeds and imports bring clicks in through its import()). */
+  clicks: ClickStore
   listen(): Promise<{ port: number; hostname: string }>
   /** Graceful: stop accepting, finish in-flight work (click commits, job attempts), close the database. */
   stop(): Promise<void>
@@ -103,7 +104,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     app: app as unknown as Elysia,
     ctx,
     verbs,
-    catchUpClicks: () => tracking.catchUp(),
+    clicks: tracking.clicks,
     async listen() {
       app.listen({ port: config.port, hostname: config.host, reusePort: false })
       for (const f of features) f.start?.()

@@ -1,9 +1,7 @@
-// Raw click retention (setting raw_click_retention_days, 0 = keep forever): deletes click rows older than
-// N days, with their click_index entries, in small transactions off the request path. Rollups are never
-// touched (a click is counted when it commits), so reports keep their totals; conversions keep the
-// attribution they copied from their click. Click row ids are AUTOINCREMENT, never reused.
-import type { RawDb, RawStatement } from '../db/client'
-import { clickKey } from './click-index'
+// Raw click retention (setting raw_click_retention_days, 0 = keep forever): the schedule. The click store
+// deletes click rows older than N days, with their click_index entries, a chunk per call, off the request
+// path. Rollups are never touched (a click is counted when it commits), so reports keep their totals;
+// conversions keep the attribution they copied from their click.
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
@@ -16,27 +14,20 @@ export interface RetentionOptions {
   intervalMs?: number
   now?: () => number
   onError?: (err: unknown) => void
-  /** Told about every deleted chunk (the click index forgets them and drops emptied buckets). */
-  onPruned?: (clicks: ReadonlyArray<{ id: number; click_id: string }>) => void
-  /** The click index's bucket of a row. */
-  bucketOf: (clickRow: number) => number
+}
+
+/** The click store's side of retention: deletes one chunk of clicks created before `cutoff`, resolves with how many. */
+export interface PrunableClicks {
+  prune(cutoff: number, limit: number): Promise<number>
 }
 
 export class ClickRetention {
-  private readonly oldest: RawStatement
-  private readonly deleteClick: RawStatement
-  private readonly deleteIndex: RawStatement
   private timer: ReturnType<typeof setTimeout> | null = null
   private running: Promise<number> | null = null
   private again = false
   private stopped = false
 
-  constructor(private readonly raw: RawDb, private readonly opts: RetentionOptions) {
-    // Oldest first through the created_at index: the chunk is the next slice of the table's old end.
-    this.oldest = raw.prepare('SELECT id, click_id FROM clicks WHERE created_at < $cutoff ORDER BY created_at LIMIT $limit')
-    this.deleteClick = raw.prepare('DELETE FROM clicks WHERE id = $id')
-    this.deleteIndex = raw.prepare('DELETE FROM click_index WHERE bucket = $bucket AND key = $key AND click_row = $id')
-  }
+  constructor(private readonly clicks: PrunableClicks, private readonly opts: RetentionOptions) {}
 
   /** Runs once now, then every intervalMs (hourly by default). */
   start(): void {
@@ -93,16 +84,7 @@ export class ClickRetention {
     const cutoff = (this.opts.now ?? Date.now)() - days * DAY_MS
     let deleted = 0
     while (!this.stopped) {
-      const gone = this.raw.transaction(() => {
-        const rows = this.oldest.all({ cutoff, limit: RETENTION_CHUNK }) as Array<{ id: number; click_id: string }>
-        for (const { id, click_id } of rows) {
-          this.deleteClick.run({ id })
-          this.deleteIndex.run({ bucket: this.opts.bucketOf(id), key: clickKey(click_id), id })
-        }
-        return rows
-      })()
-      const n = gone.length
-      if (n > 0) this.opts.onPruned?.(gone)
+      const n = await this.clicks.prune(cutoff, RETENTION_CHUNK)
       deleted += n
       if (n < RETENTION_CHUNK) break
       // Let redirects, click commits and indexing run between chunks.

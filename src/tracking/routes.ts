@@ -1,5 +1,6 @@
 // HTTP surface of tracking: /c and /r (GET creates or continues a click, HEAD only previews) and the
-// admin read of one click. Handlers read the request, call the Tracker, and shape the response.
+// admin read of one click (the clicks.get verb). Handlers read the request, call the Tracker or the verb,
+// and shape the response.
 //
 // /c and /r are Bun.serve routes of their own, not Elysia routes: on the hottest path Elysia's
 // per-request context (set, redirect, status, a `server` getter) and response mapping cost as much as
@@ -12,8 +13,8 @@ import { adminGuard } from '../http/admin-guard'
 import { internalError } from '../http/errors'
 import { clientIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
-import { getClickOrThrow } from './get-click'
-import type { ClickQueries } from './queries'
+import { adminActor, invoke } from '../lib/verb'
+import type { trackingVerbs } from './verbs'
 import type { Outcome, Tracker, Visitor } from './track'
 import { CLICK_COOKIE, REFERRER_MAX, UA_MAX, clickCookie, crop, parseVisitQuery } from './visitor'
 
@@ -84,10 +85,10 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
   return { '/c/:slug': c, '/c/:slug/': c, '/r/:slug': r, '/r/:slug/': r }
 }
 
-export function trackingAdminRoutes(ctx: AppContext, clicks: ClickQueries) {
+export function trackingAdminRoutes(ctx: AppContext, verbs: ReturnType<typeof trackingVerbs>) {
   return new Elysia({ name: 'tracking-admin' })
     .use(adminGuard(ctx))
-    .get('/admin/api/clicks/:click_id', ({ params }) => getClickOrThrow(clicks, params.click_id), {
+    .get('/admin/api/clicks/:click_id', ({ admin, params }) => invoke(verbs.get, adminActor(admin), { click_id: params.click_id }), {
       permission: 'conversions:read',
     })
 }

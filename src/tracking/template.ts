@@ -6,13 +6,6 @@ export const MACROS = [
   'click_id', 'campaign_id', 'source_id', 'offer_id', 'landing_id', 'external_id',
   'sub1', 'sub2', 'sub3', 'sub4', 'sub5', 'sub6', 'sub7', 'sub8', 'sub9', 'sub10',
 ] as const
-export const M_CLICK_ID = 0
-export const M_CAMPAIGN_ID = 1
-export const M_SOURCE_ID = 2
-export const M_OFFER_ID = 3
-export const M_LANDING_ID = 4
-export const M_EXTERNAL_ID = 5
-export const M_SUB1 = 6
 
 const MACRO_INDEX = new Map<string, number>(MACROS.map((m, i) => [m, i]))
 

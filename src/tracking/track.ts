@@ -1,7 +1,6 @@
 // The decisions of /c (tracking link) and /r (landing → offer): which click, which target, what to store.
-import type { ClickWriter } from './click-writer'
-import type { ClickRow } from './commit-core'
-import type { ClickQueries, StoredClick } from './queries'
+import type { Click, ContinuableClick } from './store/click'
+import type { ClickStore } from './store/click-store'
 import { pick, type CampaignRoute, type Rotation, type Target } from './routing'
 import { render } from './template'
 import { normalizeClickId, type VisitQuery } from './visitor'
@@ -49,7 +48,7 @@ function macroValues(
   return [clickId, route.id, sourceId, offerId, landingId, route.externalId, ...subs]
 }
 
-function storedSubs(c: StoredClick): Array<string | null> {
+function storedSubs(c: ContinuableClick): Array<string | null> {
   return [c.sub1, c.sub2, c.sub3, c.sub4, c.sub5, c.sub6, c.sub7, c.sub8, c.sub9, c.sub10]
 }
 
@@ -61,8 +60,7 @@ function keepOrPick(rotation: Rotation, storedId: number | null): Target {
 export class Tracker {
   constructor(
     private readonly routes: { get(slug: string): CampaignRoute | undefined },
-    private readonly writer: ClickWriter,
-    private readonly clicks: ClickQueries,
+    private readonly clicks: Pick<ClickStore, 'append' | 'repoint' | 'find'>,
     private readonly quality: ClickQuality,
   ) {}
 
@@ -72,8 +70,8 @@ export class Tracker {
     if (!route) return NOT_FOUND
     const cont = this.continuable(route, v.query.clickId)
     if (cont) {
-      const offer = keepOrPick(route.offers, cont.offer_id)
-      const landing = route.landings ? keepOrPick(route.landings, cont.landing_id) : null
+      const offer = keepOrPick(route.offers, cont.offerId)
+      const landing = route.landings ? keepOrPick(route.landings, cont.landingId) : null
       return this.resume(route, cont, offer, landing)
     }
     const landing = route.landings ? pick(route.landings) : null
@@ -87,7 +85,7 @@ export class Tracker {
     if (!route) return NOT_FOUND
     const cont = this.continuable(route, v.query.clickId) ?? this.continuable(route, v.cookieClickId)
     if (cont) {
-      const offer = keepOrPick(route.offers, cont.offer_id)
+      const offer = keepOrPick(route.offers, cont.offerId)
       return this.resume(route, cont, offer, null)
     }
     return this.create(route, v, pick(route.offers), null)
@@ -103,11 +101,11 @@ export class Tracker {
     return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: null }
   }
 
-  private continuable(route: CampaignRoute, raw: string | null): StoredClick | null {
+  private continuable(route: CampaignRoute, raw: string | null): ContinuableClick | null {
     const id = normalizeClickId(raw)
     if (!id) return null
     const c = this.clicks.find(id)
-    return c && c.campaign_id === route.id ? c : null
+    return c && c.campaignId === route.id ? c : null
   }
 
   /** New click; the visitor goes to the landing when there is one, else to the offer. */
@@ -121,15 +119,16 @@ export class Tracker {
     const unique = human && this.quality.isUnique(route.id, v.ip, v.userAgent, now)
     const cost = verdict.bot !== null ? 0 : route.costModel === 'cpc' ? route.cpc : route.costModel === 'param' ? parseCost(v.query.params?.cost) : 0
     const ua = parseUserAgent(v.userAgent)
-    const row: ClickRow = [
-      clickId, route.id, route.sourceId, offer.id, landing ? landing.id : null, v.ip, v.userAgent, v.referrer,
-      s[0]!, s[1]!, s[2]!, s[3]!, s[4]!, s[5]!, s[6]!, s[7]!, s[8]!, s[9]!,
-      v.query.params ? JSON.stringify(v.query.params) : null,
-      verdict.bot, verdict.excluded ? 1 : 0, unique ? 1 : 0, cost,
-      ua.device_type, ua.os, ua.browser, referrerDomain(v.referrer), now,
-    ]
+    const click: Click = {
+      clickId, campaignId: route.id, sourceId: route.sourceId, offerId: offer.id, landingId: landing ? landing.id : null,
+      ip: v.ip, userAgent: v.userAgent, referrer: v.referrer,
+      sub1: s[0]!, sub2: s[1]!, sub3: s[2]!, sub4: s[3]!, sub5: s[4]!, sub6: s[5]!, sub7: s[6]!, sub8: s[7]!, sub9: s[8]!, sub10: s[9]!,
+      params: v.query.params ? JSON.stringify(v.query.params) : null,
+      botReason: verdict.bot, excluded: verdict.excluded, isUnique: unique, cost,
+      deviceType: ua.device_type, os: ua.os, browser: ua.browser, referrerDomain: referrerDomain(v.referrer), createdAt: now,
+    }
     try {
-      await this.writer.insert(row)
+      await this.clicks.append(click)
     } catch {
       return UNAVAILABLE
     }
@@ -143,18 +142,18 @@ export class Tracker {
    * Existing click; goes to `landing` when given, else to the offer. A null `landing` keeps the stored
    * landing id (the /r step, or a campaign that no longer has landings).
    */
-  private async resume(route: CampaignRoute, c: StoredClick, offer: Target, landing: Target | null): Promise<Outcome> {
-    const landingId = landing ? landing.id : c.landing_id
-    if (offer.id !== c.offer_id || landingId !== c.landing_id) {
+  private async resume(route: CampaignRoute, c: ContinuableClick, offer: Target, landing: Target | null): Promise<Outcome> {
+    const landingId = landing ? landing.id : c.landingId
+    if (offer.id !== c.offerId || landingId !== c.landingId) {
       // The stored offer/landing left the rotation: record where the visitor really goes, so a later
       // conversion is attributed to it. Committed before the 302, like a new click.
       try {
-        await this.writer.repoint([c.id, offer.id, landingId])
+        await this.clicks.repoint(c.row, offer.id, landingId)
       } catch {
         return UNAVAILABLE
       }
     }
-    const values = macroValues(c.click_id, route, c.source_id, offer.id, landingId, storedSubs(c))
-    return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: c.click_id }
+    const values = macroValues(c.clickId, route, c.sourceId, offer.id, landingId, storedSubs(c))
+    return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: c.clickId }
   }
 }

@@ -2,34 +2,39 @@
 // (setting unique_window_hours, default 24 h); their other clicks in it are not unique.
 // Decided on the hot path, because the flag is stored on the click row, from an in-memory map that is
 // rebuilt from the last window of unique clicks at start, so a restart does not recount visitors.
-import type { RawDb } from '../db/client'
+import type { UniqueClick } from './store/click-store'
 
 const HOUR_MS = 3_600_000
+
+/** The unique-visitor windows as the tracker uses them; a shared-database mode can keep them elsewhere. */
+export interface UniqueWindows {
+  /** True when this click opens a new window for the visitor (and records that it did). */
+  isUnique(campaignId: number, ip: string, userAgent: string | null, now: number): boolean
+  setWindowHours(hours: number): void
+}
 
 /** 53-bit hash of campaign + visitor: enough to make collisions negligible at millions of visitors a day. */
 function visitorKey(campaignId: number, ip: string, userAgent: string | null): number {
   return Number(BigInt.asUintN(53, BigInt(Bun.hash(`${campaignId}\n${ip}\n${userAgent ?? ''}`))))
 }
 
-export class UniqueVisitors {
+/** The windows of one process, in memory. */
+export class UniqueVisitors implements UniqueWindows {
   /** visitor key → time of the click that opened the visitor's current window. */
   private readonly windowStart = new Map<number, number>()
   private windowMs: number
   private lastSweep = 0
 
-  constructor(raw: RawDb, windowHours: number, now = Date.now()) {
+  /** `recentUniques`: the unique clicks since a time, oldest first (the click store's). */
+  constructor(recentUniques: (since: number) => readonly UniqueClick[], windowHours: number, now = Date.now()) {
     this.windowMs = windowHours * HOUR_MS
-    const rows = raw
-      .prepare('SELECT campaign_id, ip, user_agent, created_at FROM clicks WHERE created_at >= $since AND is_unique = 1 ORDER BY created_at')
-      .all({ since: now - this.windowMs }) as Array<{ campaign_id: number; ip: string | null; user_agent: string | null; created_at: number }>
-    for (const r of rows) this.windowStart.set(visitorKey(r.campaign_id, r.ip ?? '', r.user_agent), r.created_at)
+    for (const c of recentUniques(now - this.windowMs)) this.windowStart.set(visitorKey(c.campaignId, c.ip ?? '', c.userAgent), c.createdAt)
   }
 
   setWindowHours(hours: number): void {
     this.windowMs = hours * HOUR_MS
   }
 
-  /** True when this click opens a new window for the visitor (and records that it did). */
   isUnique(campaignId: number, ip: string, userAgent: string | null, now: number): boolean {
     this.sweep(now)
     const key = visitorKey(campaignId, ip, userAgent)
@@ -37,10 +42,6 @@ export class UniqueVisitors {
     if (start !== undefined && now - start < this.windowMs) return false
     this.windowStart.set(key, now)
     return true
-  }
-
-  get size(): number {
-    return this.windowStart.size
   }
 
   /** Forgets windows that have ended, so memory follows the visitors of one window. */

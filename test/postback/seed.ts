@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import type { TestServer } from '../helpers/server'
 import type { ConversionRecord } from '../../src/postback/store'
+import { newClick } from '../../src/tracking/store/click'
 import { OWNER } from '../helpers/server'
 
 export interface Catalog {
@@ -44,13 +45,12 @@ export function seedCatalog(
 /** A committed click of the catalog's campaign; returns its click_id (lower-case UUID). */
 export function addClick(s: TestServer, c: Catalog, over: { offerId?: number | null } = {}): string {
   const clickId = randomUUID()
-  const now = Date.now()
-  const raw = s.ctx.database.raw
-  raw
-    .prepare('INSERT INTO clicks (click_id, campaign_id, source_id, offer_id, landing_id, ip, created_at) VALUES ($clickId, $campaignId, $sourceId, $offerId, $landingId, $ip, $now)')
-    .run({ clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId, landingId: c.landingId, ip: '203.0.113.7', now })
-  // Written behind the click writer's back, so let the tracking feature index it now.
-  s.server.catchUpClicks()
+  s.server.clicks.import([
+    newClick({
+      clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId,
+      landingId: c.landingId, ip: '203.0.113.7', createdAt: Date.now(),
+    }),
+  ])
   return clickId
 }
 

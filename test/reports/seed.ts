@@ -1,11 +1,11 @@
 // Report test helpers: catalog rows and clicks written with SQL (clicks at any past time, with the traffic
 // quality fields set explicitly), postbacks over HTTP, and report reads.
 //
-// Clicks inserted here are counted in the rollups by the server's own ClickRollup, as the click writer
-// does in each commit, and handed to the tracking feature's catch-up so /postback finds them.
+// Clicks come in through the click store's import(), which counts them in the rollups and makes them
+// findable, as it does for every committed click.
 import { randomUUID } from 'node:crypto'
 import type { TestServer } from '../helpers/server'
-import { ClickRollup } from '../../src/tracking/click-rollup'
+import { newClick } from '../../src/tracking/store/click'
 
 export const HOUR = 3_600_000
 export const DAY = 86_400_000
@@ -61,30 +61,17 @@ export function catalog(s: TestServer) {
   }
 }
 
-/** Inserts a committed click with explicit fields, rolled up like the click writer's; returns its click_id. */
+/** Imports a committed click with explicit fields (rolled up like every click); returns its click_id. */
 export function addClick(s: TestServer, c: ClickSeed): string {
   const clickId = randomUUID()
-  const raw = s.ctx.database.raw
-  const row = {
-    campaign_id: c.campaign, source_id: c.source ?? null, offer_id: c.offer ?? null, landing_id: c.landing ?? null,
-    bot_reason: c.bot ?? null, excluded: c.excluded ? 1 : 0, is_unique: c.unique === false || c.bot || c.excluded ? 0 : 1,
-    cost: c.cost ?? 0, created_at: c.at ?? Date.now(),
-  }
-  raw.transaction(() => {
-    raw
-      .prepare(
-        'INSERT INTO clicks (click_id, campaign_id, source_id, offer_id, landing_id, ip, user_agent, sub1, bot_reason, excluded, is_unique, cost, ' +
-          'device_type, os, browser, referrer_domain, created_at) VALUES ($clickId, $campaign, $source, $offer, $landing, $ip, $ua, $sub1, $bot, ' +
-          '$excluded, $unique, $cost, $device, $os, $browser, $ref, $at)',
-      )
-      .run({
-        clickId, campaign: row.campaign_id, source: row.source_id, offer: row.offer_id, landing: row.landing_id, ip: '203.0.113.9', ua: 'test',
-        sub1: c.sub1 ?? null, bot: row.bot_reason, excluded: row.excluded, unique: row.is_unique,
-        cost: row.cost, device: c.device ?? null, os: c.os ?? null, browser: c.browser ?? null, ref: c.referrerDomain ?? null, at: row.created_at,
-      })
-    new ClickRollup(raw).apply([row])
-  })()
-  s.server.catchUpClicks()
+  s.server.clicks.import([
+    newClick({
+      clickId, campaignId: c.campaign, sourceId: c.source ?? null, offerId: c.offer ?? null, landingId: c.landing ?? null,
+      ip: '203.0.113.9', userAgent: 'test', sub1: c.sub1 ?? null, botReason: c.bot ?? null, excluded: c.excluded ?? false,
+      isUnique: !(c.unique === false || c.bot || c.excluded), cost: c.cost ?? 0, deviceType: c.device ?? null, os: c.os ?? null,
+      browser: c.browser ?? null, referrerDomain: c.referrerDomain ?? null, createdAt: c.at ?? Date.now(),
+    }),
+  ])
   return clickId
 }
 

@@ -2,11 +2,13 @@
 // time, yet every click that was handed out in a 302 must be findable at once, after indexing, after a
 // restart and after a crash.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { startServer, get, type TestServer } from '../helpers/server'
-import { ClickIndex, INDEX_SLICE, clickKey, readWatermark } from '../../src/tracking/click-index'
+import { ClickIndex, INDEX_SLICE, clickKey, readWatermark } from '../../src/tracking/store/click-index'
+import { openDatabase } from '../../src/db/client'
 import { seeder, cookieClickId } from './seed'
 
 const dirs: string[] = []
@@ -131,9 +133,12 @@ describe('click index', () => {
       })()
       expect(rows[rows.length - 1]).toBe(20_007)
       // Committed through the writer: the full buckets (rows 1..19 999) are written a slice per turn.
-      index.noteCommitted(ids, rows)
+      index.noteCommitted(ids.map((clickId) => ({ clickId })), rows)
       expect(index.lookup(ids[123]!)).toBe(rows[123])
-      expect(INDEX_SLICE).toBeLessThan(10_000)
+      // One slice per event-loop turn: after the first turn only the first slice of bucket 0 is written.
+      await new Promise((r) => setImmediate(r))
+      expect(indexedRows(s)).toBe(INDEX_SLICE)
+      expect(index.watermark).toBe(0)
       for (let turn = 0; turn < 50 && index.watermark < 19_999; turn++) await new Promise((r) => setImmediate(r))
       expect(index.watermark).toBe(19_999)
       expect(readWatermark(raw)).toBe(19_999)
@@ -154,16 +159,37 @@ describe('click index', () => {
 })
 
 describe('migration 0003', () => {
-  test('carries the old click_index over: same rows and buckets, keys from the click_id, watermark at its last row', () => {
-    const db = new Database(':memory:')
-    db.run('CREATE TABLE click_index (click_row INTEGER PRIMARY KEY, bucket INTEGER NOT NULL, click_id TEXT NOT NULL)')
-    const ids = Array.from({ length: 50 }, () => crypto.randomUUID())
-    ids.forEach((id, i) => db.run('INSERT INTO click_index VALUES (?, ?, ?)', [i + 1, 0, id]))
-    const sql = readFileSync(join(import.meta.dir, '../../drizzle/0003_compact_click_index.sql'), 'utf8')
-    for (const statement of sql.split('--> statement-breakpoint')) if (statement.trim()) db.run(statement)
-    const rows = db.query('SELECT bucket, key, click_row FROM click_index ORDER BY click_row').all() as Array<{ bucket: number; key: number; click_row: number }>
-    expect(rows).toEqual(ids.map((id, i) => ({ bucket: 0, key: clickKey(id), click_row: i + 1 })))
-    expect(db.query('SELECT indexed_through AS w FROM click_index_state WHERE id = 1').get()).toEqual({ w: 50 })
-    db.close()
+  test('an old-shape click_index is rebuilt from the clicks at start: every click is found, full buckets are indexed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-0003-'))
+    dirs.push(dir)
+    const database = await openDatabase(join(dir, 'svc.db'))
+    const raw = database.raw
+    const run = (file: string) => {
+      const sql = readFileSync(join(import.meta.dir, '../../drizzle', file), 'utf8')
+      for (const statement of sql.split('--> statement-breakpoint')) if (statement.trim()) raw.exec(statement)
+    }
+    for (const f of ['0000_init.sql', '0001_defaults.sql', '0002_report_rollups.sql']) run(f)
+    // The click_index of 0002: one row per click, keyed by row, with its bucket and whole click_id.
+    const ids = Array.from({ length: 25 }, () => crypto.randomUUID())
+    raw.transaction(() => {
+      ids.forEach((id, i) => {
+        raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($id, 1, $at)').run({ id, at: Date.now() })
+        raw.prepare('INSERT INTO click_index (click_row, bucket, click_id) VALUES ($row, $bucket, $id)').run({ row: i + 1, bucket: Math.floor((i + 1) / 10), id })
+      })
+    })()
+    run('0003_compact_click_index.sql')
+    try {
+      expect(readWatermark(raw)).toBe(0)
+      const index = new ClickIndex(raw, { bucketRows: 10 })
+      index.start()
+      for (const [i, id] of ids.entries()) expect(index.lookup(id)).toBe(i + 1)
+      // Rows 1..19 fill buckets 0 and 1 (row 0 never exists); rows 20..25 stay in the tail.
+      expect(readWatermark(raw)).toBe(19)
+      const keys = raw.prepare('SELECT bucket, key, click_row FROM click_index ORDER BY click_row').all()
+      expect(keys).toEqual(ids.slice(0, 19).map((id, i) => ({ bucket: Math.floor((i + 1) / 10), key: clickKey(id), click_row: i + 1 })))
+      expect(index.lookup(crypto.randomUUID())).toBeUndefined()
+    } finally {
+      database.close()
+    }
   })
 })

@@ -145,7 +145,7 @@ describe('GET /c/:slug with landings', () => {
     expect(row.offer_id).toBe(offer)
   })
 
-  test('an html-only landing is served from /lp/<slug> (relative without SVC_PUBLIC_URL)', async () => {
+  test('a click on a campaign with an html-only landing redirects to /lp/<slug> (relative without SVC_PUBLIC_URL)', async () => {
     const offer = seed.offer('https://offer.example/o')
     const landing = seed.landing({ html: '<h1>hi</h1>' }, 'hosted-page')
     seed.campaign({ slug: 'hosted', offers: [[offer, 1]], landings: [[landing, 1]] })

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { ClickWriter, WriterUnavailable } from '../../src/tracking/click-writer'
-import type { ClickRow } from '../../src/tracking/commit-core'
+import { newClick } from '../../src/tracking/store/click'
+import { WriterUnavailable } from '../../src/tracking/store/click-store'
 import { clickCount, clickRow, cookieClickId, seeder } from './seed'
 
 const dirs: string[] = []
@@ -78,14 +78,14 @@ describe('group commit durability', () => {
     const s = await startServer()
     dirs.push(s.dataDir)
     try {
-      const writer = new ClickWriter(s.ctx.database.path, () => {})
+      const store = s.server.clicks
       const id = crypto.randomUUID()
-      const row: ClickRow = [id, 1, null, 1, null, '192.0.2.1', null, null, null, null, null, null, null, null, null, null, null, null, null, null, 0, 1, 0, null, null, null, null, Date.now()]
-      const committed = writer.insert(row)
-      await writer.stop() // same turn: the setImmediate flush has not run yet
+      const click = newClick({ clickId: id, campaignId: 1, offerId: 1, ip: '192.0.2.1', isUnique: true, createdAt: Date.now() })
+      const committed = store.append(click)
+      await store.stop() // same turn: the setImmediate flush has not run yet
       await committed
       expect(clickRow(s, id)).toBeDefined()
-      expect(() => writer.insert([...row] as ClickRow)).toThrow(WriterUnavailable)
+      await expect(store.append({ ...click, clickId: crypto.randomUUID() })).rejects.toThrow(WriterUnavailable)
     } finally {
       await s.stop()
     }

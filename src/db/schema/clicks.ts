@@ -41,7 +41,7 @@ export const clicks = sqliteTable('clicks', {
 
 /**
  * click_id → clicks.id, written once per full bucket of 65 536 click rows, in key order, so the index is
- * only appended to (tracking/click-index.ts). key = the click_id's first 32 bits; a probe compares the
+ * only appended to (tracking/store/click-index.ts). key = the click_id's first 32 bits; a probe compares the
  * whole click_id through the click row. WITHOUT ROWID (hand-written in drizzle/0003): one B-tree.
  */
 export const clickIndex = sqliteTable('click_index', {

@@ -3,7 +3,7 @@ import { sqliteTable, integer, text, real, primaryKey } from 'drizzle-orm/sqlite
 // Incrementally maintained rollups that reports read instead of raw rows. Keys use 0 for "none"
 // (a click without landing), because NULLs never match in an upsert's conflict target.
 //
-// Hourly rows are written by the click indexer (tracking/click-rollup.ts) and the conversion recorder
+// Hourly rows are written by the click commit (tracking/store/click-rollup.ts) and the conversion recorder
 // (reports/conversion-rollup.ts). The daily tables are kept equal to the sum of their hourly rows by SQL
 // triggers (migration 0002): a 30-day report reads ~24x fewer rows, which is what keeps it in single-digit
 // milliseconds at 10M clicks; hourly rows remain for time-zone day boundaries and hour grouping.

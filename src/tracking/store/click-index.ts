@@ -12,7 +12,8 @@
 // buckets), so a probe joins the click row and compares the whole click_id.
 // At start the tail is reloaded from the clicks past the watermark, and full buckets still missing from
 // click_index (a crash while writing one) are written.
-import type { RawDb, RawStatement } from '../db/client'
+import type { RawDb, RawStatement } from '../../db/client'
+import type { Click } from './click'
 
 /** Clicks per bucket. */
 export const BUCKET_ROWS = 65_536
@@ -24,13 +25,15 @@ export const clickKey = (clickId: string) => parseInt(clickId.slice(0, 8), 16)
 
 export interface ClickIndexOptions {
   bucketRows?: number
+  /** Writes full buckets inside noteCommitted instead of a slice per event-loop turn (offline bulk loads). */
+  eager?: boolean
   onError?: (err: unknown) => void
 }
 
 export class ClickIndex {
   /** click_id → row of every click not in click_index yet. */
   private readonly tail = new Map<string, number>()
-  /** Highest click row known to the tail (committed through the writer or caught up). */
+  /** Highest click row known to the tail (committed through the store, or loaded at start). */
   private maxKnown = 0
   /** Every click row up to here is in click_index (or was pruned). */
   private indexedThrough: number
@@ -41,16 +44,19 @@ export class ClickIndex {
   /** Rows pruned while their bucket was being written: left out of its remaining slices. */
   private readonly pruned = new Set<number>()
   private readonly bucketRows: number
+  private readonly eager: boolean
   private readonly onError: (err: unknown) => void
 
   private readonly probe: RawStatement
   private readonly insert: RawStatement
+  private readonly remove: RawStatement
   private readonly setWatermark: RawStatement
   private readonly since: RawStatement
   private readonly bucketList: RawStatement
 
   constructor(private readonly raw: RawDb, opts: ClickIndexOptions = {}) {
     this.bucketRows = opts.bucketRows ?? BUCKET_ROWS
+    this.eager = opts.eager ?? false
     // Offsets inside a bucket are packed into 16 bits (bucketEntries).
     if (!(this.bucketRows >= 1 && this.bucketRows <= 65536)) throw new RangeError('bucketRows must be 1..65536')
     this.onError = opts.onError ?? ((e) => console.error('[tracking] click indexing failed:', e))
@@ -59,6 +65,7 @@ export class ClickIndex {
         'WHERE i.bucket = $bucket AND i.key = $key AND c.click_id = $clickId',
     )
     this.insert = raw.prepare('INSERT OR IGNORE INTO click_index (bucket, key, click_row) VALUES ($bucket, $key, $row)')
+    this.remove = raw.prepare('DELETE FROM click_index WHERE bucket = $bucket AND key = $key AND click_row = $row')
     this.setWatermark = raw.prepare(
       'INSERT INTO click_index_state (id, indexed_through) VALUES (1, $through) ' +
         'ON CONFLICT (id) DO UPDATE SET indexed_through = excluded.indexed_through',
@@ -73,15 +80,15 @@ export class ClickIndex {
     this.indexedThrough = readWatermark(raw)
     this.maxKnown = this.indexedThrough
     this.refreshBuckets()
-    this.catchUp()
+    this.loadTail()
   }
 
-  bucketOf(clickRow: number): number {
+  private bucketOf(clickRow: number): number {
     return Math.floor(clickRow / this.bucketRows)
   }
 
-  /** Re-reads the buckets present in click_index (after retention removed old ones). */
-  refreshBuckets(): void {
+  /** Re-reads the buckets present in click_index (after a prune removed old ones). */
+  private refreshBuckets(): void {
     this.buckets = (this.bucketList.all() as Array<{ x: number }>).map((r) => r.x)
   }
 
@@ -97,27 +104,27 @@ export class ClickIndex {
     return undefined
   }
 
-  /** Called by the click writer after a batch committed and before its responses are released. */
-  noteCommitted(clickIds: readonly string[], rowIds: readonly number[]): void {
-    for (let i = 0; i < clickIds.length; i++) this.tail.set(clickIds[i]!, rowIds[i]!)
-    const last = rowIds[rowIds.length - 1]
+  /** Called by the store after clicks committed and before their responses are released. */
+  noteCommitted(clicks: ReadonlyArray<Pick<Click, 'clickId'>>, rows: readonly number[]): void {
+    for (let i = 0; i < clicks.length; i++) this.tail.set(clicks[i]!.clickId, rows[i]!)
+    const last = rows[rows.length - 1]
     if (last !== undefined && last > this.maxKnown) this.maxKnown = last
-    this.scheduleFullBuckets()
+    if (this.eager) this.indexFullBuckets()
+    else this.scheduleFullBuckets()
   }
 
-  /** Takes in clicks written behind the writer's back (start-up after a crash, test seeds). */
-  catchUp(): void {
-    const rows = this.since.all({ after: this.maxKnown }) as Array<{ id: number; click_id: string }>
-    for (const r of rows) this.tail.set(r.click_id, r.id)
-    if (rows.length > 0) this.maxKnown = rows[rows.length - 1]!.id
+  /** Deletes the click_index entries of pruned clicks; runs inside the store's prune transaction. */
+  deleteEntries(gone: ReadonlyArray<{ row: number; clickId: string }>): void {
+    for (const g of gone) this.remove.run({ bucket: this.bucketOf(g.row), key: clickKey(g.clickId), row: g.row })
   }
 
-  /** Pruned clicks leave the tail too, so no bucket pass indexes them. */
-  forget(clicks: ReadonlyArray<{ id: number; click_id: string }>): void {
-    for (const c of clicks) {
-      this.tail.delete(c.click_id)
-      if (this.writing) this.pruned.add(c.id)
+  /** After a prune committed: the clicks leave the tail too (so no bucket pass indexes them), emptied buckets the list. */
+  forget(gone: ReadonlyArray<{ row: number; clickId: string }>): void {
+    for (const g of gone) {
+      this.tail.delete(g.clickId)
+      if (this.writing) this.pruned.add(g.row)
     }
+    this.refreshBuckets()
   }
 
   get unindexed(): number {
@@ -144,6 +151,13 @@ export class ClickIndex {
   /** Abandons a bucket pass in progress (the database is closing); the next start writes it again. */
   stop(): void {
     this.stopped = true
+  }
+
+  /** Every click past the watermark into the tail: those committed since the last full bucket, or behind the store's back (a crash). */
+  private loadTail(): void {
+    const rows = this.since.all({ after: this.maxKnown }) as Array<{ id: number; click_id: string }>
+    for (const r of rows) this.tail.set(r.click_id, r.id)
+    if (rows.length > 0) this.maxKnown = rows[rows.length - 1]!.id
   }
 
   private nextBucket(): number {

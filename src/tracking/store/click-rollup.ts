@@ -1,23 +1,9 @@
-// Click rollups: hourly counts per campaign/source/offer/landing, maintained in the same transaction
-// that commits the clicks (commit-core.ts), so every committed click is counted exactly once.
-import type { RawDb, RawStatement } from '../db/client'
+// Click rollups: hourly counts per campaign/source/offer/landing, maintained in the same transaction that
+// commits the clicks (commit.ts), so every committed click is counted exactly once.
+import type { RawDb, RawStatement } from '../../db/client'
+import type { RollupClick } from './click'
 
 const HOUR_MS = 3_600_000
-
-/** The columns of a click that its rollup row depends on. */
-export interface RollupClick {
-  created_at: number
-  campaign_id: number
-  source_id: number | null
-  offer_id: number | null
-  landing_id: number | null
-  bot_reason: string | null
-  excluded: number
-  is_unique: number
-  cost: number
-}
-
-export const ROLLUP_COLUMNS = 'created_at, campaign_id, source_id, offer_id, landing_id, bot_reason, excluded, is_unique, cost'
 
 interface Delta { hour: number; campaign: number; source: number; offer: number; landing: number; clicks: number; unique: number; bots: number; cost: number }
 
@@ -35,21 +21,21 @@ export class ClickRollup {
   }
 
   /** Adds (sign 1) or removes (sign -1) clicks; call inside the caller's transaction. */
-  apply(rows: readonly RollupClick[], sign: 1 | -1 = 1): void {
+  apply(clicks: readonly RollupClick[], sign: 1 | -1 = 1): void {
     const deltas = new Map<string, Delta>()
-    for (const r of rows) {
+    for (const r of clicks) {
       // The operator's own clicks redirect like any other but stay out of every report.
       if (r.excluded) continue
-      const hour = r.created_at - (r.created_at % HOUR_MS)
-      const key = `${hour}|${r.campaign_id}|${r.source_id ?? 0}|${r.offer_id ?? 0}|${r.landing_id ?? 0}`
+      const hour = r.createdAt - (r.createdAt % HOUR_MS)
+      const key = `${hour}|${r.campaignId}|${r.sourceId ?? 0}|${r.offerId ?? 0}|${r.landingId ?? 0}`
       let d = deltas.get(key)
       if (!d) {
-        d = { hour, campaign: r.campaign_id, source: r.source_id ?? 0, offer: r.offer_id ?? 0, landing: r.landing_id ?? 0, clicks: 0, unique: 0, bots: 0, cost: 0 }
+        d = { hour, campaign: r.campaignId, source: r.sourceId ?? 0, offer: r.offerId ?? 0, landing: r.landingId ?? 0, clicks: 0, unique: 0, bots: 0, cost: 0 }
         deltas.set(key, d)
       }
       d.clicks += sign
-      if (r.bot_reason) d.bots += sign
-      else if (r.is_unique) d.unique += sign
+      if (r.botReason) d.bots += sign
+      else if (r.isUnique) d.unique += sign
       d.cost += sign * r.cost
     }
     for (const d of deltas.values()) this.upsert.run({ ...d })

@@ -1,6 +1,9 @@
-// GET /admin/api/clicks/:click_id: one click as the admin API shows it.
+// The tracking feature's verbs: reading one click (GET /admin/api/clicks/:click_id today).
+import { Type } from '@sinclair/typebox'
 import { invalid, notFound } from '../lib/errors'
-import type { ClickQueries } from './queries'
+import { iso } from '../lib/time'
+import { defineVerb } from '../lib/verb'
+import type { ClickStore } from './store/click-store'
 import { normalizeClickId } from './visitor'
 
 export interface ClickView {
@@ -36,31 +39,44 @@ function parseParams(text: string | null): Record<string, string> {
   }
 }
 
-export function getClickOrThrow(clicks: ClickQueries, rawId: string): ClickView {
+/** One click as the admin API shows it. */
+function clickView(clicks: Pick<ClickStore, 'record'>, rawId: string): ClickView {
   const id = normalizeClickId(rawId)
   if (!id) throw invalid('click_id: must be a UUID')
   const c = clicks.record(id)
   if (!c) throw notFound('click not found')
   return {
-    click_id: c.click_id,
-    campaign_id: c.campaign_id,
-    source_id: c.source_id,
-    offer_id: c.offer_id,
-    landing_id: c.landing_id,
+    click_id: c.clickId,
+    campaign_id: c.campaignId,
+    source_id: c.sourceId,
+    offer_id: c.offerId,
+    landing_id: c.landingId,
     ip: c.ip,
-    user_agent: c.user_agent,
+    user_agent: c.userAgent,
     referrer: c.referrer,
     sub1: c.sub1, sub2: c.sub2, sub3: c.sub3, sub4: c.sub4, sub5: c.sub5,
     sub6: c.sub6, sub7: c.sub7, sub8: c.sub8, sub9: c.sub9, sub10: c.sub10,
     params: parseParams(c.params),
-    bot_reason: c.bot_reason,
-    excluded: c.excluded === 1,
-    is_unique: c.is_unique === 1,
+    bot_reason: c.botReason,
+    excluded: c.excluded,
+    is_unique: c.isUnique,
     cost: c.cost,
-    device_type: c.device_type,
+    device_type: c.deviceType,
     os: c.os,
     browser: c.browser,
-    referrer_domain: c.referrer_domain,
-    created_at: new Date(c.created_at).toISOString(),
+    referrer_domain: c.referrerDomain,
+    created_at: iso(c.createdAt),
+  }
+}
+
+export function trackingVerbs(clicks: Pick<ClickStore, 'record'>) {
+  return {
+    get: defineVerb({
+      name: 'clicks.get',
+      summary: 'One click by its click_id (any case), with every stored field.',
+      permission: 'conversions:read',
+      input: Type.Object({ click_id: Type.String() }),
+      run: async (_actor, input) => clickView(clicks, input.click_id),
+    }),
   }
 }

@@ -5,12 +5,13 @@
 // flight, acknowledged by id) was built and measured 10-20% slower on this workload, pinned to one core
 // and unpinned on two: the WAL page writes are CPU work in the kernel either way, and the round trip
 // between threads came on top.
-import { createCommitter, type ClickRow, type Committer, type Repoint } from './commit-core'
+import type { Click } from './click'
+import { createCommitter, type Committer, type Repoint } from './commit'
 
 export class WriterUnavailable extends Error {}
 
 interface Batch {
-  rows: ClickRow[]
+  clicks: Click[]
   repoints: Repoint[]
   promise: Promise<void>
   resolve: () => void
@@ -21,27 +22,35 @@ function newBatch(): Batch {
   const { promise, resolve, reject } = Promise.withResolvers<void>()
   // Waiters await this promise; the no-op handler only keeps a rejection with no waiter quiet.
   promise.catch(() => {})
-  return { rows: [], repoints: [], promise, resolve, reject }
+  return { clicks: [], repoints: [], promise, resolve, reject }
 }
 
 export class ClickWriter {
   private batch: Batch | null = null
-  private committer: Committer | null = null
+  private connection: Committer | null = null
   private closed = false
 
   /** `maxPending`: clicks allowed to wait for one commit; beyond that requests get 503, memory stays bounded. */
   constructor(
     private readonly dbPath: string,
-    /** Told about every committed click before its response is released (the click index's tail). */
-    private readonly onCommitted: (clickIds: string[], rowIds: number[]) => void,
+    /** Told about every committed click before its response is released (the click index's tail, click.committed). */
+    private readonly onCommitted: (clicks: readonly Click[], rows: readonly number[]) => void,
     private readonly maxPending = 20_000,
   ) {}
 
-  /** Resolves once the row is committed; rejects (→ 503) when its batch could not be. */
-  insert(row: ClickRow): Promise<void> {
+  /** Resolves once the click is committed; rejects (→ 503) when its batch could not be. */
+  insert(click: Click): Promise<void> {
     const b = this.open()
-    b.rows.push(row)
+    b.clicks.push(click)
     return b.promise
+  }
+
+  /** Commits `clicks` now, outside any batch (imports and seeds); throws when they could not be. */
+  commitNow(clicks: readonly Click[]): number[] {
+    if (this.closed) throw new WriterUnavailable('click writer is stopped')
+    const rows = this.committer().commit(clicks, [])
+    if (clicks.length > 0) this.onCommitted(clicks, rows)
+    return rows
   }
 
   /** Changes a stored click's offer/landing, committed with the current batch. */
@@ -56,8 +65,13 @@ export class ClickWriter {
     if (this.closed) return
     this.closed = true
     this.flush()
-    this.committer?.close()
-    this.committer = null
+    this.connection?.close()
+    this.connection = null
+  }
+
+  /** Opened on first use, so that a failed open is retried by the next batch instead of sticking. */
+  private committer(): Committer {
+    return (this.connection ??= createCommitter(this.dbPath))
   }
 
   private open(): Batch {
@@ -69,7 +83,7 @@ export class ClickWriter {
       // and nobody waits for a clock tick.
       setImmediate(this.flush)
     }
-    if (b.rows.length + b.repoints.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
+    if (b.clicks.length + b.repoints.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
     return b
   }
 
@@ -78,11 +92,10 @@ export class ClickWriter {
     if (!b) return
     this.batch = null
     try {
-      // Opened on first use, so that a failed open is retried by the next batch instead of sticking.
-      const rowIds = (this.committer ??= createCommitter(this.dbPath)).commit(b.rows, b.repoints)
-      if (b.rows.length > 0) this.onCommitted(b.rows.map((r) => r[0]), rowIds)
+      const rows = this.committer().commit(b.clicks, b.repoints)
+      if (b.clicks.length > 0) this.onCommitted(b.clicks, rows)
     } catch (err) {
-      console.error(`[tracking] batch of ${b.rows.length} clicks not committed:`, (err as Error)?.message ?? err)
+      console.error(`[tracking] batch of ${b.clicks.length} clicks not committed:`, (err as Error)?.message ?? err)
       b.reject(err)
       return
     }
