@@ -16,53 +16,82 @@ interface Subscriber {
   fn: (payload: never) => void
 }
 
+/** The subscribers of one event, by phase (looked up once per emit, on the postback hot path). */
+interface Subscribers {
+  inTransaction: Subscriber[]
+  afterCommit: Subscriber[]
+}
+
 export interface Unit {
   emit<E extends EventName>(event: E, payload: DomainEvents[E]): void
   /** Runs the after-commit subscribers of every event emitted in this unit. */
   commit(): void
 }
 
+const NONE: Subscribers = Object.freeze({ inTransaction: [], afterCommit: [] }) as never
+
 export class EventBus {
-  private readonly subs = new Map<string, Subscriber[]>()
+  private readonly subs = new Map<EventName, Subscribers>()
 
   /** `name` says who subscribes (logs and docs/architecture.md use it). */
   on<E extends EventName>(event: E, phase: Phase, name: string, fn: Handler<E>): void {
-    const key = `${phase}:${event}`
-    const list = this.subs.get(key) ?? []
-    list.push({ name, fn: fn as never })
-    this.subs.set(key, list)
+    let s = this.subs.get(event)
+    if (!s) this.subs.set(event, (s = { inTransaction: [], afterCommit: [] }))
+    ;(phase === 'in-transaction' ? s.inTransaction : s.afterCommit).push({ name, fn: fn as never })
   }
 
   /** Who listens to what, for tests and the architecture doc. */
   subscribers(event: EventName, phase: Phase): string[] {
-    return (this.subs.get(`${phase}:${event}`) ?? []).map((s) => s.name)
+    const s = this.of(event)
+    return (phase === 'in-transaction' ? s.inTransaction : s.afterCommit).map((x) => x.name)
   }
 
   unit(): Unit {
-    const done: Array<[EventName, unknown]> = []
-    return {
-      emit: (event, payload) => {
-        for (const s of this.subs.get(`in-transaction:${event}`) ?? []) s.fn(payload as never)
-        done.push([event, payload])
-      },
-      commit: () => {
-        for (const [event, payload] of done.splice(0)) this.deliverCommitted(event, payload)
-      },
-    }
+    return new EventUnit(this)
   }
 
   /** For changes with no transaction of their own to join (or already committed): after-commit subscribers only. */
   committed<E extends EventName>(event: E, payload: DomainEvents[E]): void {
-    this.deliverCommitted(event, payload)
+    this.deliver(this.of(event).afterCommit, event, payload)
   }
 
-  private deliverCommitted(event: EventName, payload: unknown): void {
-    for (const s of this.subs.get(`after-commit:${event}`) ?? []) {
+  /** @internal the unit's side of emit(): in-transaction subscribers, errors thrown to the emitter. */
+  inTransaction(event: EventName, payload: unknown): void {
+    const list = this.of(event).inTransaction
+    for (let i = 0; i < list.length; i++) list[i]!.fn(payload as never)
+  }
+
+  /** @internal after-commit subscribers: a failing one is logged and the others still run. */
+  deliver(list: readonly Subscriber[], event: EventName, payload: unknown): void {
+    for (let i = 0; i < list.length; i++) {
       try {
-        s.fn(payload as never)
+        list[i]!.fn(payload as never)
       } catch (err) {
-        console.error(`[events] ${s.name} failed on ${event}:`, err)
+        console.error(`[events] ${list[i]!.name} failed on ${event}:`, err)
       }
     }
+  }
+
+  /** @internal */
+  of(event: EventName): Subscribers {
+    return this.subs.get(event) ?? NONE
+  }
+}
+
+/** One emitter's transaction: what it emitted, delivered after commit. */
+class EventUnit implements Unit {
+  private done: Array<[EventName, unknown]> | null = null
+
+  constructor(private readonly bus: EventBus) {}
+
+  emit<E extends EventName>(event: E, payload: DomainEvents[E]): void {
+    this.bus.inTransaction(event, payload)
+    ;(this.done ??= []).push([event, payload])
+  }
+
+  commit(): void {
+    const done = this.done
+    this.done = null
+    if (done) for (const [event, payload] of done) this.bus.deliver(this.bus.of(event).afterCommit, event, payload)
   }
 }
