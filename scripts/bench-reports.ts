@@ -185,7 +185,7 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
   const subs1 = Array.from({ length: 500 }, (_, i) => `zone${i}`)
   const subs2 = Array.from({ length: 30 }, (_, i) => `creative-${i}`)
 
-  const load = new ClickBulkLoad(db)
+  const load = new ClickBulkLoad(wrapBunDatabase(db))
   const counts = hourlyCounts(o.clicks, o.days * 24, start, rnd)
   const t0 = performance.now()
   for (let day = 0; day < o.days; day++) {

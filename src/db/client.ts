@@ -10,6 +10,11 @@ export interface RawStatement {
   all(params?: Record<string, unknown>): unknown[]
 }
 
+/** A statement bound positionally from one array: the multi-row click INSERT binds 1,792 values at once. */
+export interface PositionalStatement {
+  run(values: readonly unknown[]): { changes: number; lastInsertRowid: number | bigint }
+}
+
 /**
  * The subset of the driver API that hot paths use directly (prepared once, bound by name).
  * Both drivers bind `$name` placeholders from `{ name }` objects. Never bind booleans or undefined:
@@ -17,8 +22,14 @@ export interface RawStatement {
  */
 export interface RawDb {
   prepare(sql: string): RawStatement
+  preparePositional(sql: string): PositionalStatement
   exec(sql: string): void
   transaction<T>(fn: () => T): () => T
+  /**
+   * Like transaction(), but each call runs BEGIN IMMEDIATE (the write lock is taken up front): the click
+   * writer's batches. Wrapped once, called per batch.
+   */
+  immediate<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
   close(): void
 }
 
@@ -52,30 +63,23 @@ export function wrapBunDatabase(client: import('bun:sqlite').Database): RawDb {
         all: (p) => st.all((p ?? {}) as never),
       }
     },
+    preparePositional: (sql) => {
+      const st = client.prepare(sql)
+      return { run: (values) => st.run(values as never) as never }
+    },
     exec: (sql) => client.exec(sql),
     transaction: (fn) => client.transaction(fn) as never,
+    immediate: (fn) => {
+      const tx = client.transaction(fn)
+      return (...args) => tx.immediate(...args)
+    },
     close: () => client.close(),
   }
 }
 
-export async function openDatabase(path: string): Promise<Database> {
-  if (typeof Bun !== 'undefined') {
-    const { Database: BunDatabase } = await import('bun:sqlite')
-    const { drizzle } = await import('drizzle-orm/bun-sqlite')
-    const client = new BunDatabase(path, { create: true, strict: true })
-    for (const p of PRAGMAS) client.run(p)
-    const raw = wrapBunDatabase(client)
-    const db = drizzle(client, { schema }) as unknown as Db
-    return { db, raw, path, close: () => client.close() }
-  }
-  // Non-literal specifiers keep the bundler from pulling better-sqlite3 (a Node addon) into the Bun binary.
-  const pkg = 'better-sqlite3'
-  const driver = 'drizzle-orm/better-sqlite3'
-  const { default: BetterSqlite } = await import(pkg)
-  const { drizzle } = await import(driver)
-  const client = new BetterSqlite(path)
-  for (const p of PRAGMAS) client.exec(p)
-  const raw: RawDb = {
+/** RawDb over a better-sqlite3 connection (Node; named parameters bind from `{ name }` as well). */
+function wrapBetterSqlite(client: any): RawDb {
+  return {
     prepare: (sql) => {
       const st = client.prepare(sql)
       return {
@@ -84,10 +88,50 @@ export async function openDatabase(path: string): Promise<Database> {
         all: (p) => st.all(p ?? {}),
       }
     },
+    preparePositional: (sql) => {
+      const st = client.prepare(sql)
+      return { run: (values) => st.run(values) }
+    },
     exec: (sql) => client.exec(sql),
     transaction: (fn) => client.transaction(fn),
+    immediate: (fn) => {
+      const tx = client.transaction(fn)
+      return (...args) => tx.immediate(...args)
+    },
     close: () => client.close(),
   }
+}
+
+/** Opens another connection to an existing database file; set by openDatabase for the driver it loaded. */
+let connect: ((path: string) => RawDb) | null = null
+
+/**
+ * A second connection to the database that openDatabase opened (same driver): the click writer keeps one
+ * of its own, with its own checkpoint policy, so its pragmas never touch the shared connection.
+ */
+export function openConnection(path: string): RawDb {
+  if (!connect) throw new Error('openConnection: open the database with openDatabase first')
+  return connect(path)
+}
+
+export async function openDatabase(path: string): Promise<Database> {
+  if (typeof Bun !== 'undefined') {
+    const { Database: BunDatabase } = await import('bun:sqlite')
+    const { drizzle } = await import('drizzle-orm/bun-sqlite')
+    const client = new BunDatabase(path, { create: true, strict: true })
+    for (const p of PRAGMAS) client.run(p)
+    connect = (file) => wrapBunDatabase(new BunDatabase(file, { create: false, readwrite: true, strict: true }))
+    const db = drizzle(client, { schema }) as unknown as Db
+    return { db, raw: wrapBunDatabase(client), path, close: () => client.close() }
+  }
+  // Non-literal specifiers keep the bundler from pulling better-sqlite3 (a Node addon) into the Bun binary.
+  const pkg = 'better-sqlite3'
+  const driver = 'drizzle-orm/better-sqlite3'
+  const { default: BetterSqlite } = await import(pkg)
+  const { drizzle } = await import(driver)
+  const client = new BetterSqlite(path)
+  for (const p of PRAGMAS) client.exec(p)
+  connect = (file) => wrapBetterSqlite(new BetterSqlite(file, { fileMustExist: true }))
   const db = drizzle(client, { schema }) as unknown as Db
-  return { db, raw, path, close: () => client.close() }
+  return { db, raw: wrapBetterSqlite(client), path, close: () => client.close() }
 }
