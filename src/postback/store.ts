@@ -47,20 +47,31 @@ export interface PostbackErrorRecord {
   created_at: number
 }
 
-export interface NewConversion {
+/** What a conversion states, whoever reported it (a postback today, a webhook later). */
+export interface ConversionFacts {
+  /** The status as received (already cropped), null when none was sent. */
+  status: string | null
+  revenue: number
+  currency: string | null
+  transactionId: string | null
+  email: string | null
+  /** Conversion time, epoch ms. */
+  date: number
+}
+
+/** The click a conversion is attributed to, as the conversion row copies it. */
+export interface Attribution {
   clickRowId: number
   clickId: string
   campaignId: number
   sourceId: number | null
   offerId: number | null
   landingId: number | null
+}
+
+export interface NewConversion extends Attribution, ConversionFacts {
+  /** The conversion type's slug. */
   type: string
-  status: string | null
-  revenue: number
-  currency: string | null
-  transactionId: string | null
-  email: string | null
-  date: number
   now: number
 }
 

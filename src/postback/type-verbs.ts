@@ -5,7 +5,7 @@ import type { EventBus } from '../lib/event-bus'
 import { conflict, invalid } from '../lib/errors'
 import { defineVerb, type VerbSet } from '../lib/verb'
 import { NEVER_FORWARDED } from './builtin-types'
-import type { ConversionTypes } from './conversion-types'
+import type { ConversionType, ConversionTypes } from './conversion-types'
 import type { ConversionTypeRow, ConversionTypesStore } from './conversion-types-store'
 
 const SLUG = /^[a-z][a-z0-9_-]{0,31}$/
@@ -21,14 +21,8 @@ export const typeFields = {
   negative: Type.Optional(Type.Boolean()),
 }
 
-interface TypeSettings {
-  slug: string
-  name: string
-  include_in_conversions: boolean
-  include_in_revenue: boolean
-  send_postback: boolean
-  negative: boolean
-}
+/** What a write sets: a type without its bookkeeping fields. */
+type TypeSettings = Omit<ConversionType, 'builtin' | 'created_at' | 'updated_at'>
 
 function checkName(name: unknown): string {
   if (typeof name !== 'string' || name.trim() === '' || name.length > 100) throw invalid('name: must be 1-100 characters')
