@@ -4,15 +4,16 @@
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import type { VerbSet } from '../lib/verb'
-import { campaignRoutes } from './campaigns/routes'
 import { campaignVerbs } from './campaigns/verbs'
-import { landingRoutes } from './landings/routes'
 import { landingVerbs } from './landings/verbs'
-import { offerRoutes } from './offers/routes'
 import { offerVerbs } from './offers/verbs'
-import { sourceRoutes } from './sources/routes'
 import { sourceVerbs } from './sources/verbs'
 import { SqliteCatalogStore } from './store/sqlite'
+import { collectionRoutes } from '../http/collection'
+import { CampaignCreate, CampaignPatch, CampaignRecord, renderCampaign } from './campaigns/model'
+import { LandingCreate, LandingPatch, LandingRecord, renderLanding } from './landings/model'
+import { OfferCreate, OfferPatch, OfferRecord, renderOffer } from './offers/model'
+import { SourceCreate, SourcePatch, SourceRecord, renderSource } from './sources/model'
 import type { CatalogStore, RoutingSource } from './store/types'
 
 export type { CatalogStore, RoutingSource } from './store/types'
@@ -35,9 +36,9 @@ export function catalogFeature(ctx: AppContext): CatalogFeature {
     for (const v of Object.values(set)) verbs[v.name] = v as never
   }
   const routes = new Elysia({ name: 'catalog' })
-    .use(sourceRoutes(ctx, sources))
-    .use(offerRoutes(ctx, offers))
-    .use(landingRoutes(ctx, landings))
-    .use(campaignRoutes(ctx, campaigns))
+    .use(collectionRoutes(ctx, { name: 'sources', what: 'source', verbs: sources, render: renderSource, record: SourceRecord, create: SourceCreate, patch: SourcePatch }))
+    .use(collectionRoutes(ctx, { name: 'offers', what: 'offer', verbs: offers, render: renderOffer, record: OfferRecord, create: OfferCreate, patch: OfferPatch }))
+    .use(collectionRoutes(ctx, { name: 'landings', what: 'landing', verbs: landings, render: renderLanding, record: LandingRecord, create: LandingCreate, patch: LandingPatch }))
+    .use(collectionRoutes(ctx, { name: 'campaigns', what: 'campaign', verbs: campaigns, render: renderCampaign, record: CampaignRecord, create: CampaignCreate, patch: CampaignPatch }))
   return { name: 'catalog', routes, verbs, store, routingSource: store }
 }

@@ -1,8 +1,14 @@
 // HTTP shapes every admin collection shares (CONTRACT.md §2): the paging query, the page and id schemas,
-// path ids. The paging rules themselves live in lib/paging.ts, shared with the other surfaces.
-import { t } from 'elysia'
+// path ids, and the five routes of a collection over its verbs. The paging rules themselves live in
+// lib/paging.ts, shared with the other surfaces.
+import { Elysia, t } from 'elysia'
+import type { TSchema } from '@sinclair/typebox'
+import type { AppContext } from '../context'
+import type { PermissionRef } from '../auth/permissions'
 import { notFound } from '../lib/errors'
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../lib/paging'
+import { adminActor, invoke, type Verb } from '../lib/verb'
+import { adminGuard } from './admin-guard'
 
 /** `?limit=&cursor=` of every collection GET. */
 export const pageQuery = t.Object({
@@ -24,3 +30,53 @@ export function parseId(raw: string, what: string): number {
 
 export const okResponse = t.Object({ ok: t.Literal(true) })
 export const errorSchema = t.Object({ error: t.String() })
+
+/** The five verbs of a catalog-style collection (list, get, create, update, delete). */
+export interface CollectionVerbs<Row> {
+  list: Verb<TSchema, { items: Row[]; next_cursor: string | null }>
+  get: Verb<TSchema, Row>
+  create: Verb<TSchema, Row>
+  update: Verb<TSchema, Row>
+  delete: Verb<TSchema, { ok: true }>
+}
+
+/**
+ * `GET|POST /admin/api/<name>` and `GET|PATCH|DELETE /admin/api/<name>/:id` over a collection's verbs
+ * (CONTRACT.md §2). Each route takes its permission and summary from its verb, so the two cannot drift;
+ * the permission macro still runs before the body is read (401/403 before any 400).
+ */
+export function collectionRoutes<Row>(ctx: AppContext, spec: {
+  /** Path segment and OpenAPI tag: `campaigns`. */
+  name: string
+  /** Singular, for "campaign not found". */
+  what: string
+  verbs: CollectionVerbs<Row>
+  render: (row: Row) => unknown
+  record: TSchema
+  create: TSchema
+  patch: TSchema
+}) {
+  const { name, what, verbs, render } = spec
+  const tags = [name]
+  const path = `/admin/api/${name}`
+  const permission = (v: Verb<TSchema, unknown>) => v.permission as PermissionRef
+  const id = (raw: string) => parseId(raw, what)
+  return new Elysia({ name: `collection-${name}` })
+    .use(adminGuard(ctx))
+    .get(path, async ({ query, admin }) => {
+      const page = await invoke(verbs.list, adminActor(admin), query)
+      return { items: page.items.map(render), next_cursor: page.next_cursor }
+    }, { permission: permission(verbs.list), query: pageQuery, response: pageSchema(spec.record), detail: { tags, summary: verbs.list.summary } })
+    .post(path, async ({ body, set, admin }) => {
+      const created = await invoke(verbs.create, adminActor(admin), body)
+      set.status = 201
+      return render(created)
+    }, { permission: permission(verbs.create), body: spec.create, response: { 201: spec.record }, detail: { tags, summary: verbs.create.summary } })
+    .get(`${path}/:id`, async ({ params, admin }) => render(await invoke(verbs.get, adminActor(admin), { id: id(params.id) })),
+      { permission: permission(verbs.get), params: idParams, response: spec.record, detail: { tags, summary: verbs.get.summary } })
+    .patch(`${path}/:id`, async ({ params, body, admin }) =>
+      render(await invoke(verbs.update, adminActor(admin), { ...(body as object), id: id(params.id) })),
+      { permission: permission(verbs.update), params: idParams, body: spec.patch, response: spec.record, detail: { tags, summary: verbs.update.summary } })
+    .delete(`${path}/:id`, ({ params, admin }) => invoke(verbs.delete, adminActor(admin), { id: id(params.id) }),
+      { permission: permission(verbs.delete), params: idParams, response: okResponse, detail: { tags, summary: verbs.delete.summary } })
+}
