@@ -68,7 +68,7 @@ export class EventBus {
       try {
         list[i]!.fn(payload as never)
       } catch (err) {
-        log.error('events: an after-commit subscriber failed', { subscriber: list[i]!.name, event, ...errorFields(err) })
+        log.error(`events: ${list[i]!.name} failed on ${event}`, errorFields(err))
       }
     }
   }
