@@ -51,12 +51,14 @@ function validationMessage(err: unknown): string {
 
 /**
  * The one error mapping: every failure becomes `{ "error": "…" }` with the right status.
- * Unexpected errors are logged with their stack and answered as a bare 500, never leaked.
+ * Unexpected errors are logged with their stack and a request id, answered as a bare 500, never leaked.
+ * The parameter is destructured on purpose: Elysia reads a hook's parameter list to decide what every
+ * request's context must compute, and a bare `(c) =>` would make each route pay for all of it.
  */
-export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, (c) => {
-  const response = errorAnswer(c.code, c.error, c.request)
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+  const response = errorAnswer(code, error, request)
   // Elysia's afterResponse hooks see set.status, not this Response: keep them in step (the access log).
-  c.set.status = response.status
+  set.status = response.status
   return response
 })
 
