@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import type { LogFormat } from './lib/log'
 
 export interface Config {
   port: number
@@ -28,6 +29,10 @@ export interface Config {
     backoffMaxMs: number
     concurrency: number
   }
+  /** SVC_LOG_FORMAT: `text` (default, one `key=value` line per event) or `json` (one object per line). */
+  logFormat: LogFormat
+  /** SVC_LOG_REQUESTS=1: one access-log line per request; nothing is done per request when off. */
+  logRequests: boolean
 }
 
 export type Env = Record<string, string | undefined>
@@ -53,6 +58,13 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
 function flag(env: Env, name: string): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase()
   return raw === '1' || raw === 'true' || raw === 'yes'
+}
+
+function logFormat(env: Env): LogFormat {
+  const raw = (env.SVC_LOG_FORMAT ?? '').trim().toLowerCase()
+  if (raw === '' || raw === 'text') return 'text'
+  if (raw === 'json') return 'json'
+  throw new ConfigError(`SVC_LOG_FORMAT must be text or json, got "${env.SVC_LOG_FORMAT}"`)
 }
 
 function nonEmpty(v: string | undefined): string | null {
@@ -105,6 +117,8 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}): Rea
       backoffMaxMs: int(env, 'SVC_JOBS_BACKOFF_MAX_MS', 3600000, 1),
       concurrency: int(env, 'SVC_JOBS_CONCURRENCY', 16, 1, 64),
     },
+    logFormat: logFormat(env),
+    logRequests: flag(env, 'SVC_LOG_REQUESTS'),
   }
   return Object.freeze(cfg)
 }

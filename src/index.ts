@@ -10,6 +10,7 @@ import { AppError } from './lib/errors'
 import { invoke, systemActor } from './lib/verb'
 import { usersVerbs } from './users/verbs'
 import { backupInto } from './db/backup'
+import { log } from './lib/log'
 
 function serveFlags(flags: Record<string, string | true>): ConfigFlags {
   const pick = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
@@ -20,14 +21,24 @@ async function serve(flags: Record<string, string | true>) {
   process.env.NODE_ENV ??= 'production'
   const server = await createServer(loadConfig(process.env, serveFlags(flags)))
   const { port, hostname } = await server.listen()
-  console.log(`svc ${VERSION} listening on http://${hostname}:${port}`)
+  const { config, settings } = server.ctx
+  // One line an operator can check the whole set-up against (no secret in it, only whether one is set).
+  log.info('svc started', {
+    version: VERSION,
+    address: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`,
+    data_dir: config.dataDir,
+    public_url: config.publicUrl ?? 'not set',
+    smtp: config.smtpUrl ? 'configured' : 'not configured',
+    postback_signing: settings.get('postback_secret') ? 'on' : 'off',
+    access_log: config.logRequests ? 'on' : 'off',
+  })
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
-    console.log(`${signal}: finishing in-flight work`)
+    log.info('stopping: finishing in-flight work', { signal })
     await server.stop()
-    console.log('stopped cleanly')
+    log.info('stopped cleanly')
     process.exit(0)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))

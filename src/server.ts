@@ -11,6 +11,8 @@ import { JobLoop } from './jobs/loop'
 import { SessionSigner } from './auth/session'
 import { UserStore } from './users/store'
 import { errorHandler } from './http/errors'
+import { accessLogPlugin, loggedNativeRoutes } from './http/access-log'
+import { log, setLogFormat } from './lib/log'
 import { VERSION } from './version'
 import { invoke, systemActor, type Verb } from './lib/verb'
 import { catalogFeature } from './catalog'
@@ -41,6 +43,7 @@ export interface SvcServer {
 
 /** Opens and migrates the database and creates the owner from SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD if none exists. */
 export async function createContext(config: Readonly<Config>): Promise<AppContext> {
+  setLogFormat(config.logFormat)
   const database = await openDatabase(config.dbPath)
   migrate(database)
   const box = new SecretBox(config.secret)
@@ -57,9 +60,9 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
   if ((await ctx.users.count()) === 0) {
     if (config.adminEmail && config.adminPassword) {
       await invoke(usersVerbs(ctx.users).create, systemActor('start-up'), { email: config.adminEmail, password: config.adminPassword, is_owner: true })
-      console.log(`created owner ${config.adminEmail}`)
+      log.info('created owner', { email: config.adminEmail })
     } else {
-      console.log(
+      log.warn(
         'no admin user yet: set SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD and restart, ' +
           'or run `svc user add --email you@example.com --password … --owner`',
       )
@@ -85,10 +88,13 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.
   // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.
-  const routes = Object.assign({}, ...features.map((f) => f.nativeRoutes ?? {}))
-  let app = new Elysia({ precompile: true, serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false, routes } })
+  const nativeRoutes = Object.assign({}, ...features.map((f) => f.nativeRoutes ?? {}))
+  // The access log is wired in only when asked for: off, no request pays for it.
+  const routes = config.logRequests ? loggedNativeRoutes(nativeRoutes, config.trustProxy) : nativeRoutes
+  const root = new Elysia({ precompile: true, serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false, routes } })
     .use(errorHandler)
-    .get('/healthz', () => ({ ok: true, version: VERSION }))
+  if (config.logRequests) root.use(accessLogPlugin(config.trustProxy)) // use() adds to root itself
+  let app = root.get('/healthz', () => ({ ok: true, version: VERSION }))
   for (const f of features) app = app.use(f.routes) as never
 
   const verbs = new Map<string, Verb>()

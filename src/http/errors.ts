@@ -1,5 +1,8 @@
 import { Elysia } from 'elysia'
+import { randomBytes } from 'node:crypto'
 import { AppError, type ErrorCode } from '../lib/errors'
+import { errorFields, log } from '../lib/log'
+import { requestPath } from './access-log'
 
 /** The one map from an error's meaning to its HTTP status. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -22,10 +25,16 @@ export function appErrorResponse(err: AppError, headers: Record<string, string> 
   return json(HTTP_STATUS[err.code], err.message, extra)
 }
 
-/** An unexpected failure: logged with its stack, answered as a bare 500, never leaked. */
+/**
+ * An unexpected failure: logged on one line with its stack and a short request id, answered as a bare
+ * 500 that carries the same id in `x-request-id`, so an operator can find the line a user reports.
+ * The body stays `{"error":"internal error"}`: nothing about the failure leaks. Only the path is logged,
+ * never the query string (postback signatures, click data).
+ */
 export function internalError(request: Request, err: unknown): Response {
-  console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, err)
-  return json(500, 'internal error')
+  const requestId = randomBytes(6).toString('base64url')
+  log.error('unexpected error', { request_id: requestId, method: request.method, path: requestPath(request.url), ...errorFields(err) })
+  return json(500, 'internal error', { 'x-request-id': requestId })
 }
 
 function validationMessage(err: unknown): string {
@@ -42,9 +51,18 @@ function validationMessage(err: unknown): string {
 
 /**
  * The one error mapping: every failure becomes `{ "error": "…" }` with the right status.
- * Unexpected errors are logged with their stack and answered as a bare 500, never leaked.
+ * Unexpected errors are logged with their stack and a request id, answered as a bare 500, never leaked.
+ * The parameter is destructured on purpose: Elysia reads a hook's parameter list to decide what every
+ * request's context must compute, and a bare `(c) =>` would make each route pay for all of it.
  */
-export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, request }) => {
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+  const response = errorAnswer(code, error, request)
+  // Elysia's afterResponse hooks see set.status, not this Response: keep them in step (the access log).
+  set.status = response.status
+  return response
+})
+
+function errorAnswer(code: string | number, error: unknown, request: Request): Response {
   if (error instanceof AppError) return appErrorResponse(error)
   switch (code) {
     case 'VALIDATION':
@@ -63,4 +81,4 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
       return internalError(request, error)
     }
   }
-})
+}

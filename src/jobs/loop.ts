@@ -4,7 +4,8 @@ import { abortable } from '../lib/abortable'
 import type { RawDb } from '../db/client'
 import type { Config } from '../config'
 import { JobStore, type JobRecord } from './store'
-import { isRetryable, type JobHandler, type JobQueue } from './types'
+import { errorFields, log } from '../lib/log'
+import { isRetryable, type JobHandler, type JobQueue, type JobTarget } from './types'
 
 type Outcome = { ok: true; result: string | null } | { ok: false; error: string; retryable: boolean }
 
@@ -16,6 +17,7 @@ const PRUNE_EVERY_MS = 3600 * 1000
 export class JobLoop implements JobQueue {
   private readonly q: JobStore
   private readonly handlers = new Map<string, JobHandler>()
+  private readonly targets = new Map<string, JobTarget>()
   private readonly inflight = new Set<Promise<void>>()
   private timer: ReturnType<typeof setTimeout> | null = null
   private running = false
@@ -25,9 +27,10 @@ export class JobLoop implements JobQueue {
     this.q = new JobStore(raw)
   }
 
-  register(kind: string, handler: JobHandler): void {
+  register(kind: string, handler: JobHandler, target?: JobTarget): void {
     if (this.handlers.has(kind)) throw new Error(`job kind "${kind}" is already registered`)
     this.handlers.set(kind, handler)
+    if (target) this.targets.set(kind, target)
   }
 
   enqueue(kind: string, payload: unknown): number {
@@ -74,7 +77,7 @@ export class JobLoop implements JobQueue {
       }
       this.maybePrune()
     } catch (err) {
-      console.error('[jobs] claiming due jobs failed:', err)
+      log.error('jobs: claiming due jobs failed', errorFields(err))
     }
     if (this.running && !this.timer) this.schedule(this.opts.pollMs)
   }
@@ -96,15 +99,43 @@ export class JobLoop implements JobQueue {
         this.q.succeed(job.id, outcome.result, now)
       } else if (!outcome.retryable) {
         this.q.fail(job.id, `${outcome.error} (${of}; not retryable)`, now)
+        this.logFailure(job, outcome.error, 'failed, not retryable')
       } else if (job.attempts < job.max_attempts) {
-        const nextRunAt = now + this.backoff(job.attempts)
-        this.q.reschedule(job.id, `${outcome.error} (${of}; will retry)`, nextRunAt, now)
+        const delay = this.backoff(job.attempts)
+        this.q.reschedule(job.id, `${outcome.error} (${of}; will retry)`, now + delay, now)
+        this.logFailure(job, outcome.error, 'will retry', Math.ceil(delay / 1000))
       } else {
         this.q.fail(job.id, `${outcome.error} (${of}; no attempts left)`, now)
+        this.logFailure(job, outcome.error, 'failed, no attempts left')
       }
     } catch (err) {
       // Only when the database went away under us (stop timed out); the row stays running and is recovered at start.
-      console.error(`[jobs] could not record the outcome of job ${job.id}:`, err)
+      log.error('jobs: could not record the outcome of a job', { job: job.id, kind: job.kind, ...errorFields(err) })
+    }
+  }
+
+  /** One line per failed attempt: a retry is a warning, a job that will not run again is an error. */
+  private logFailure(job: JobRecord, error: string, outcome: string, retryInSeconds?: number) {
+    const fields = {
+      job: job.id,
+      kind: job.kind,
+      target: this.targetOf(job),
+      attempt: `${job.attempts}/${job.max_attempts}`,
+      outcome,
+      retry_in_s: retryInSeconds,
+      error: withoutQueries(error),
+    }
+    if (retryInSeconds === undefined) log.error('job failed', fields)
+    else log.warn('job attempt failed', fields)
+  }
+
+  private targetOf(job: JobRecord): string {
+    const target = this.targets.get(job.kind)
+    if (!target) return 'unknown'
+    try {
+      return target(JSON.parse(job.payload)) ?? 'unknown'
+    } catch {
+      return 'unknown'
     }
   }
 
@@ -140,6 +171,11 @@ export class JobLoop implements JobQueue {
     this.lastPrune = now
     this.q.pruneDone(now - DONE_RETENTION_MS)
   }
+}
+
+/** A failure text may quote a URL (a bad one, a redirect's Location): keep its host and path, drop its query. */
+function withoutQueries(text: string): string {
+  return text.replace(/\?[^\s"']*/g, '?…')
 }
 
 function errorText(err: unknown): string {

@@ -5,6 +5,12 @@
  */
 export type JobHandler = (payload: unknown, signal: AbortSignal) => Promise<string | void>
 
+/**
+ * Where a job goes, for the log line of a failed attempt: a host, never a full URL (query strings carry
+ * click data and secrets). The loop does not read payloads itself; each kind says what its target is.
+ */
+export type JobTarget = (payload: unknown) => string | null
+
 export class JobError extends Error {
   constructor(message: string, readonly retryable: boolean) {
     super(message)
@@ -37,7 +43,7 @@ export interface JobRow {
 
 /** What producers (forwarding, later email) and the server see of the loop. */
 export interface JobQueue {
-  register(kind: string, handler: JobHandler): void
+  register(kind: string, handler: JobHandler, target?: JobTarget): void
   /**
    * Synchronous insert on the one shared connection: call it inside the transaction that creates the
    * reason for the job (an in-transaction subscriber), so the job commits with it or not at all.

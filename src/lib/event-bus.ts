@@ -7,6 +7,7 @@
 // and remembers the event; unit.commit() runs the after-commit subscribers. A unit whose transaction
 // threw is dropped, so after-commit subscribers never hear of a change that was rolled back.
 import type { DomainEvents, EventName } from '../events'
+import { errorFields, log } from './log'
 
 export type Phase = 'in-transaction' | 'after-commit'
 type Handler<E extends EventName> = (payload: DomainEvents[E]) => void
@@ -67,7 +68,7 @@ export class EventBus {
       try {
         list[i]!.fn(payload as never)
       } catch (err) {
-        console.error(`[events] ${list[i]!.name} failed on ${event}:`, err)
+        log.error(`events: ${list[i]!.name} failed on ${event}`, errorFields(err))
       }
     }
   }

@@ -51,9 +51,19 @@ export function forwardHandler(allowPrivate: boolean): JobHandler {
   }
 }
 
+/** The source's host, for log lines: the URL's query carries the click id and often a source token. */
+export const forwardTarget = (p: unknown): string | null => {
+  if (!isPayload(p)) return null
+  try {
+    return new URL(p.url).host
+  } catch {
+    return null
+  }
+}
+
 export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; allowPrivate: boolean }): void {
   const { events, jobs } = deps
-  jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate))
+  jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate), forwardTarget)
   // Conversions whose forward job is in their (not yet committed) transaction. A rolled-back one is never
   // committed, so it is never looked up again and simply collected.
   const enqueued = new WeakSet<RecordedConversion>()

@@ -4,6 +4,7 @@
 // be run as a formula by Excel/LibreOffice/Sheets, and sub values, labels and statuses come from strangers.
 // Such text cells get a leading apostrophe ('=1+1). Numbers are written as numbers (a negative profit
 // stays -3.5), so the defence only ever changes text.
+import { errorFields, log } from '../lib/log'
 
 export type Cell = string | number | null | undefined
 
@@ -33,7 +34,7 @@ export function csvStream(next: () => string | null): ReadableStream<Uint8Array>
         if (chunk === null) controller.close()
         else controller.enqueue(encoder.encode(chunk))
       } catch (err) {
-        console.error('[reports] CSV export failed:', err)
+        log.error('reports: CSV export failed', errorFields(err))
         controller.error(err)
       }
     },

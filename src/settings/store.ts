@@ -2,6 +2,7 @@ import type { RawDb, RawStatement } from '../db/client'
 import { invalid } from '../lib/errors'
 import type { SecretBox } from '../lib/crypto'
 import { SETTINGS, isSettingKey, type SettingKey, type SettingValue } from './registry'
+import { log } from '../lib/log'
 
 /** What a masked secret reads as; writing it back leaves the stored secret unchanged. */
 export const MASK = '********'
@@ -37,7 +38,7 @@ export class SettingsStore {
         next.set(row.key, JSON.parse(text))
       } catch {
         // A secret encrypted under another SVC_SECRET cannot be read; treat it as unset and say so once.
-        console.error(`settings: cannot read "${row.key}" (was SVC_SECRET changed?); treating it as unset`)
+        log.error('settings: cannot read a stored value (was SVC_SECRET changed?); treating it as unset', { key: row.key })
       }
     }
     this.cache = next

@@ -2,6 +2,7 @@
 // deletes click rows older than N days, with their click_index entries, a chunk per call, off the request
 // path. Rollups are never touched (a click is counted when it commits), so reports keep their totals;
 // conversions keep the attribution they copied from their click.
+import { errorFields, log } from '../lib/log'
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
@@ -55,7 +56,7 @@ export class ClickRetention {
     if (this.running) return this.running
     const p = this.prune()
       .catch((err) => {
-        ;(this.opts.onError ?? ((e) => console.error('[tracking] click retention failed:', e)))(err)
+        ;(this.opts.onError ?? ((e) => log.error('tracking: click retention failed', errorFields(e))))(err)
         return 0
       })
       .finally(() => {

@@ -16,6 +16,7 @@ import { RateLimiter } from '../../lib/rate-limit'
 import type { SettingsStore } from '../../settings/store'
 import { CidrSet, parseIpv4, parseIpv6 } from './cidr'
 import { parseUserAgent } from './user-agent'
+import { log } from '../../lib/log'
 
 export type BotReason = 'head' | 'prefetch' | 'empty_user_agent' | 'bot_user_agent' | 'blocked_ip' | 'ip_rate'
 
@@ -129,7 +130,7 @@ export class TrafficClassifier {
     const blocked = new CidrSet(cfg.botIpRanges)
     const excluded = new CidrSet(cfg.excludedIps)
     for (const bad of [...blocked.invalid, ...excluded.invalid]) {
-      console.error(`[quality] ignoring invalid IP range "${String(bad).slice(0, 100)}"`)
+      log.warn('quality: ignoring an invalid IP range', { range: String(bad).slice(0, 100) })
     }
     let limiter = this.state?.limiter ?? null
     if (cfg.botClicksPerMinute !== this.perMinute) {

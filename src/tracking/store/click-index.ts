@@ -14,6 +14,7 @@
 // click_index (a crash while writing one) are written.
 import type { RawDb, RawStatement } from '../../db/client'
 import type { Click } from './click'
+import { errorFields, log } from '../../lib/log'
 
 /** Clicks per bucket. */
 export const BUCKET_ROWS = 65_536
@@ -59,7 +60,7 @@ export class ClickIndex {
     this.eager = opts.eager ?? false
     // Offsets inside a bucket are packed into 16 bits (bucketEntries).
     if (!(this.bucketRows >= 1 && this.bucketRows <= 65536)) throw new RangeError('bucketRows must be 1..65536')
-    this.onError = opts.onError ?? ((e) => console.error('[tracking] click indexing failed:', e))
+    this.onError = opts.onError ?? ((e) => log.error('tracking: click indexing failed', errorFields(e)))
     this.probe = raw.prepare(
       'SELECT i.click_row FROM click_index i JOIN clicks c ON c.id = i.click_row ' +
         'WHERE i.bucket = $bucket AND i.key = $key AND c.click_id = $clickId',

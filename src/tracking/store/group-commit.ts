@@ -7,6 +7,7 @@
 // between threads came on top.
 import type { Click } from './click'
 import { createCommitter, type Committer, type Repoint } from './commit'
+import { errorFields, log } from '../../lib/log'
 
 export class WriterUnavailable extends Error {}
 
@@ -95,7 +96,7 @@ export class ClickWriter {
       const rows = this.committer().commit(b.clicks, b.repoints)
       if (b.clicks.length > 0) this.onCommitted(b.clicks, rows)
     } catch (err) {
-      console.error(`[tracking] batch of ${b.clicks.length} clicks not committed:`, (err as Error)?.message ?? err)
+      log.error('tracking: a batch of clicks was not committed', { clicks: b.clicks.length, error: errorFields(err).error })
       b.reject(err)
       return
     }
