@@ -1,6 +1,6 @@
 // Every settings key, its default, whether it is a secret, and how a written value is validated.
 import { invalid } from '../lib/errors'
-import { CidrError, parseCidr } from '../tracking/quality/cidr'
+import { CidrError, parseCidr } from '../lib/cidr'
 
 export interface SettingDef<T> {
   secret: boolean
