@@ -11,6 +11,8 @@ import { JobLoop } from './jobs/loop'
 import { SessionSigner } from './auth/session'
 import { UserStore } from './users/store'
 import { errorHandler } from './http/errors'
+import { BODY_HARD_CAP, bodyLimit } from './http/body-limit'
+import { securityHeaders } from './http/security-headers'
 import { VERSION } from './version'
 import { invoke, systemActor, type Verb } from './lib/verb'
 import { catalogFeature } from './catalog'
@@ -24,8 +26,7 @@ import { settingsFeature } from './settings'
 import { usersFeature } from './users'
 import { usersVerbs } from './users/verbs'
 
-/** Webhook bodies may be 2 MB (spec §8); nothing else needs more. */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
+export { MAX_BODY_BYTES } from './http/body-limit'
 
 export interface SvcServer {
   app: Elysia
@@ -86,8 +87,10 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   // precompile: routes are compiled before listen, so the first requests don't pay for it.
   // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.
   const routes = Object.assign({}, ...features.map((f) => f.nativeRoutes ?? {}))
-  let app = new Elysia({ precompile: true, serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false, routes } })
+  let app = new Elysia({ precompile: true, serve: { maxRequestBodySize: BODY_HARD_CAP, development: false, routes } })
     .use(errorHandler)
+    .use(securityHeaders)
+    .use(bodyLimit)
     .get('/healthz', () => ({ ok: true, version: VERSION }))
   for (const f of features) app = app.use(f.routes) as never
 
