@@ -13,6 +13,8 @@ import { UserStore } from './users/store'
 import { errorHandler } from './http/errors'
 import { accessLogPlugin, loggedNativeRoutes } from './http/access-log'
 import { log, setLogFormat } from './lib/log'
+import { BODY_HARD_CAP, bodyLimit } from './http/body-limit'
+import { securityHeaders } from './http/security-headers'
 import { VERSION } from './version'
 import { invoke, systemActor, type Verb } from './lib/verb'
 import { catalogFeature } from './catalog'
@@ -26,8 +28,7 @@ import { settingsFeature } from './settings'
 import { usersFeature } from './users'
 import { usersVerbs } from './users/verbs'
 
-/** Webhook bodies may be 2 MB (spec §8); nothing else needs more. */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
+export { MAX_BODY_BYTES } from './http/body-limit'
 
 export interface SvcServer {
   app: Elysia
@@ -91,8 +92,10 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const nativeRoutes = Object.assign({}, ...features.map((f) => f.nativeRoutes ?? {}))
   // The access log is wired in only when asked for: off, no request pays for it.
   const routes = config.logRequests ? loggedNativeRoutes(nativeRoutes, config.trustProxy) : nativeRoutes
-  const root = new Elysia({ precompile: true, serve: { maxRequestBodySize: MAX_BODY_BYTES, development: false, routes } })
+  const root = new Elysia({ precompile: true, serve: { maxRequestBodySize: BODY_HARD_CAP, development: false, routes } })
     .use(errorHandler)
+    .use(securityHeaders)
+    .use(bodyLimit)
   if (config.logRequests) root.use(accessLogPlugin(config.trustProxy)) // use() adds to root itself
   let app = root.get('/healthz', () => ({ ok: true, version: VERSION }))
   for (const f of features) app = app.use(f.routes) as never

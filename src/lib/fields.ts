@@ -36,17 +36,35 @@ export function slug(value: unknown, field = 'slug'): string {
 
 export const MAX_URL = 4096
 
+const MACRO = /\{[A-Za-z0-9_]+\}/
+const MACROS = new RegExp(MACRO.source, 'g')
+
 /**
- * An absolute http(s) URL that may contain {macro} placeholders anywhere (even in the host), checked
- * with every placeholder replaced by a harmless word.
+ * True when a {macro} stands in the scheme or the authority (user info, host, port) of a URL template.
+ * A visitor controls sub1…sub10, so a macro there lets anyone choose where a redirect or a forwarded
+ * postback goes (`http://{sub1}/` with sub1=evil.example is an open redirect). The authority ends at the
+ * first /, \, ? or # (backslash counts: URL parsers treat it as a slash in http(s) URLs).
+ */
+export function macroInSchemeOrHost(template: string): boolean {
+  const m = /^([^:]*):[/\\]*([^/\\?#]*)/.exec(template.trim())
+  if (!m) return false // not a URL at all: the URL check refuses it
+  return MACRO.test(m[1]!) || MACRO.test(m[2]!)
+}
+
+/**
+ * An absolute http(s) URL that may contain {macro} placeholders in its path, query and fragment (never
+ * in the scheme or host, see macroInSchemeOrHost), checked with every placeholder replaced by a harmless word.
  */
 export function urlTemplate(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field}: must be an absolute http(s) URL`)
   const s = value.trim()
   if (s.length > MAX_URL) throw invalid(`${field}: must be at most ${MAX_URL} characters`)
+  if (macroInSchemeOrHost(s)) {
+    throw invalid(`${field}: macros such as {sub1} are allowed in the path, query and fragment only, not in the scheme or host`)
+  }
   let u: URL
   try {
-    u = new URL(s.replace(/\{[A-Za-z0-9_]+\}/g, 'x'))
+    u = new URL(s.replace(MACROS, 'x'))
   } catch {
     throw invalid(`${field}: must be an absolute http(s) URL`)
   }

@@ -8,9 +8,10 @@ import { normalizeClickId } from '../lib/click-id'
 import type { Unit } from '../lib/event-bus'
 import type { PostbackStore } from './store'
 import type { ConversionRecorder } from './record'
+import { PostbackIpAllowlist } from './ip-allowlist'
 
 /** Why a postback recorded nothing; each one is a postback_errors row the operator can list. */
-export const ERROR_REASONS = ['missing_click_id', 'unreplaced_macro', 'unknown_click', 'invalid_payout', 'invalid_tid', 'duplicate'] as const
+export const ERROR_REASONS = ['missing_click_id', 'unreplaced_macro', 'unknown_click', 'invalid_payout', 'invalid_tid', 'duplicate', 'ip_not_allowed'] as const
 export type PostbackErrorReason = (typeof ERROR_REASONS)[number]
 
 export type PostbackOutcome =
@@ -31,17 +32,27 @@ export function postbackSignature(secret: string, p: PostbackParams): string {
 }
 
 export class PostbackReceiver {
+  private readonly allowlist: PostbackIpAllowlist
+
   constructor(
     private readonly settings: SettingsStore,
     private readonly aliases: Aliases,
     private readonly types: ConversionTypes,
     private readonly q: PostbackStore,
     private readonly recorder: ConversionRecorder,
-  ) {}
+  ) {
+    this.allowlist = new PostbackIpAllowlist(settings)
+  }
 
   /** `rawQuery` is the query string as received, without "?"; `unit` is the batch's, committed after the batch. */
   receive(rawQuery: string, ip: string, unit: Unit): PostbackOutcome {
     const receivedAt = Date.now()
+    // postback_ip_allowlist: a postback from elsewhere records nothing but stays visible as an error row.
+    // The answer is still 200 OK (spec §4 rule 2: only a signature failure changes it).
+    if (!this.allowlist.allows(ip)) {
+      this.q.recordError('ip_not_allowed', null, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt)
+      return { kind: 'ignored', reason: 'ip_not_allowed' }
+    }
     const p = pickParams(new URLSearchParams(rawQuery), this.aliases.current())
 
     // SettingValue<> types secret keys as string[] (registry typing quirk); the stored value is string | null.

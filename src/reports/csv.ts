@@ -2,13 +2,16 @@
 //
 // Spreadsheet formula injection: a text cell that starts with = + - @ (or a tab or carriage return) would
 // be run as a formula by Excel/LibreOffice/Sheets, and sub values, labels and statuses come from strangers.
-// Such text cells get a leading apostrophe ('=1+1). Numbers are written as numbers (a negative profit
-// stays -3.5), so the defence only ever changes text.
+// Spreadsheets also skip leading spaces and line breaks before a formula sign, and some read the
+// full-width signs (＝ ＋ － ＠) as their ASCII twins, so those leads count too. Such text cells get a
+// leading apostrophe ('=1+1). Numbers are written as numbers (a negative profit stays -3.5), so the
+// defence only ever changes text.
 import { errorFields, log } from '../lib/log'
 
 export type Cell = string | number | null | undefined
 
-const FORMULA_START = /^[=+\-@\t\r]/
+/** \s covers spaces, tabs, line breaks, NBSP and the ideographic space. */
+const FORMULA_START = /^(?:[\t\r]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/
 const NEEDS_QUOTES = /[",\r\n]/
 
 export function csvCell(v: Cell): string {

@@ -2,8 +2,15 @@
 import type { AppContext, Feature } from '../context'
 import { settingsRoutes } from './routes'
 import { settingsVerbs } from './verbs'
+import { settingsWarnings } from './warnings'
 
 export function settingsFeature(ctx: AppContext): Feature {
   const verbs = settingsVerbs({ settings: ctx.settings, events: ctx.events })
-  return { name: 'settings', routes: settingsRoutes(ctx, verbs), verbs }
+  return {
+    name: 'settings',
+    routes: settingsRoutes(ctx, verbs),
+    verbs,
+    // Said at every start until fixed (the logs slice may route this through its logger).
+    start: () => { for (const w of settingsWarnings(ctx.settings)) console.warn(`warning: ${w}`) },
+  }
 }

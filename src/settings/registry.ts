@@ -1,6 +1,6 @@
 // Every settings key, its default, whether it is a secret, and how a written value is validated.
 import { invalid } from '../lib/errors'
-import { CidrError, parseCidr } from '../tracking/quality/cidr'
+import { CidrError, parseCidr } from '../lib/cidr'
 
 export interface SettingDef<T> {
   secret: boolean
@@ -9,16 +9,17 @@ export interface SettingDef<T> {
   parse(value: unknown, key: string): T
 }
 
-const secretString: SettingDef<string | null> = {
+const secretString = (minLength = 1): SettingDef<string | null> => ({
   secret: true,
   default: null,
   parse(v, key) {
     if (v === null || v === '') return null
     if (typeof v !== 'string') throw invalid(`${key}: must be a string or null`)
     if (v.length > 1024) throw invalid(`${key}: is longer than 1024 characters`)
+    if (v.length < minLength) throw invalid(`${key}: must be at least ${minLength} characters (a short secret can be guessed)`)
     return v
   },
-}
+})
 
 const bool = (def: boolean): SettingDef<boolean> => ({
   secret: false,
@@ -85,11 +86,14 @@ const ipRanges = (max: number): SettingDef<string[]> => ({
 })
 
 export const SETTINGS = {
-  postback_secret: secretString,
-  ecom_a_webhook_key: secretString,
-  pay_a_ecom_webhook_secret: secretString,
-  ecom_a_webhook_secret: secretString,
-  ecom_b_webhook_secret: secretString,
+  /** Signs postbacks (spec §5). At least 16 characters: it is the only thing between a stranger and a booked sale. */
+  postback_secret: secretString(16),
+  ecom_a_webhook_key: secretString(),
+  pay_a_ecom_webhook_secret: secretString(),
+  ecom_a_webhook_secret: secretString(),
+  ecom_b_webhook_secret: secretString(),
+  /** Addresses/ranges /postback accepts conversions from; empty = any. Others: 200 OK, nothing recorded, an ip_not_allowed error row. */
+  postback_ip_allowlist: ipRanges(1000),
   cors_allowlist: origins,
   /** Opt-in: a second postback with the same click and the same tid records no second conversion. */
   postback_dedup: bool(false),

@@ -9,7 +9,7 @@ import type { SettingsVerbs } from './verbs'
 const tags = ['settings']
 
 const SettingsView = t.Record(t.String(), t.Unknown(), {
-  description: `every settings key; secrets read "${MASK}" when set and null when not`,
+  description: `every settings key; secrets read "${MASK}" when set and null when not; plus the read-only "warnings" (array of strings, e.g. while postback_secret is unset)`,
 })
 
 export const settingsRoutes = (ctx: AppContext, verbs: SettingsVerbs) =>
@@ -25,7 +25,7 @@ export const settingsRoutes = (ctx: AppContext, verbs: SettingsVerbs) =>
     .put('/admin/api/settings', ({ admin, body }) => invoke(verbs.update, adminActor(admin), body), {
       permission: 'settings:write',
       body: t.Unknown({
-        description: `partial object of settings; unknown keys are rejected; writing "${MASK}" back leaves a secret unchanged; null clears`,
+        description: `partial object of settings; unknown keys are rejected ("warnings" is read-only and ignored); writing "${MASK}" back leaves a secret unchanged; null clears`,
       }),
       response: SettingsView,
       detail: { tags, summary: verbs.update.summary },

@@ -5,16 +5,19 @@ import type { EventBus } from '../lib/event-bus'
 import { invalid } from '../lib/errors'
 import { defineVerb, type VerbSet } from '../lib/verb'
 import type { SettingsStore } from './store'
+import { settingsWarnings, WARNINGS_KEY } from './warnings'
 
 export function settingsVerbs(deps: { settings: SettingsStore; events: EventBus }) {
   const { settings, events } = deps
+  /** Every key, secrets masked, plus the read-only list of warnings (see warnings.ts). */
+  const view = () => ({ ...settings.masked(), [WARNINGS_KEY]: settingsWarnings(settings) })
   return {
     get: defineVerb({
       name: 'settings.get',
       summary: 'Every setting, secrets masked',
       permission: 'settings:read',
       input: Type.Object({}),
-      run: async () => settings.masked(),
+      run: async () => view(),
     }),
     update: defineVerb({
       name: 'settings.update',
@@ -24,10 +27,11 @@ export function settingsVerbs(deps: { settings: SettingsStore; events: EventBus 
       input: Type.Unknown(),
       async run(_actor, input) {
         if (input === null || typeof input !== 'object' || Array.isArray(input)) throw invalid('body: must be a JSON object of settings')
-        const partial = input as Record<string, unknown>
+        // The read-only warnings key comes back when a client PUTs the view it read: ignore it.
+        const { [WARNINGS_KEY]: _readOnly, ...partial } = input as Record<string, unknown>
         await settings.update(partial)
         events.committed('settings.changed', { keys: Object.keys(partial) })
-        return settings.masked()
+        return view()
       },
     }),
   } satisfies VerbSet

@@ -1,5 +1,6 @@
 // Redirect-target templates: validated and split into literal/macro parts once, when the routing cache
 // is built, so a request only concatenates strings.
+import { macroInSchemeOrHost } from '../lib/fields'
 
 /** Macro names, in the order of the values vector a request passes to render(). */
 export const MACROS = [
@@ -28,14 +29,15 @@ function headerSafe(s: string): string | null {
 }
 
 /**
- * Compiles an absolute http(s) URL template. Null means "unusable": not http(s), no host, not
- * parseable even with macros filled in. Such an offer or landing is left out of rotation, so a bad
+ * Compiles an absolute http(s) URL template. Null means "unusable": not http(s), no host, a macro in
+ * the scheme or host (an open redirect; refused on write, and rows written before that rule are caught
+ * here), not parseable even with macros filled in. Such an offer or landing is left out of rotation, so a bad
  * URL typed in the admin can never turn into a 500 on the redirect path.
  */
 export function compileUrlTemplate(url: string | null | undefined): Template | null {
   if (typeof url !== 'string') return null
   const trimmed = url.trim()
-  if (!/^https?:\/\//i.test(trimmed) || trimmed.length > 8192) return null
+  if (!/^https?:\/\//i.test(trimmed) || trimmed.length > 8192 || macroInSchemeOrHost(trimmed)) return null
   const parts: Array<string | number> = []
   let sample = ''
   let last = 0

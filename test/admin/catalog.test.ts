@@ -64,7 +64,7 @@ describe('offers', () => {
       id: expect.any(Number), name: 'Shop', slug: 'shop', url: 'https://shop.example/?sub={click_id}', payout: 0, currency: 'USD',
       created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
     })
-    const eur = await s.api('POST', '/admin/api/offers', { name: 'Shop EU', slug: 'shop-eu', url: 'https://{click_id}.shop.example/', payout: 12.5, currency: 'eur' })
+    const eur = await s.api('POST', '/admin/api/offers', { name: 'Shop EU', slug: 'shop-eu', url: 'https://shop.example/{click_id}/', payout: 12.5, currency: 'eur' })
     expect(eur.body).toMatchObject({ payout: 12.5, currency: 'EUR' })
   })
 

@@ -34,8 +34,9 @@ describe('parseId', () => {
 })
 
 describe('urlTemplate', () => {
-  test('accepts absolute http(s) URLs with {macros} anywhere, refuses other schemes and relative URLs', () => {
-    expect(urlTemplate(' https://{sub}.adv.example/p?c={click_id}&x={payout} ', 'url')).toBe('https://{sub}.adv.example/p?c={click_id}&x={payout}')
+  test('accepts absolute http(s) URLs with {macros} in path, query and fragment, refuses other schemes, relative URLs and macros in the host', () => {
+    expect(urlTemplate(' https://adv.example/{sub}/p?c={click_id}&x={payout} ', 'url')).toBe('https://adv.example/{sub}/p?c={click_id}&x={payout}')
+    expect(status(() => urlTemplate('https://{sub}.adv.example/p', 'url'))).toBe(400)
     expect(urlTemplate('http://10.0.0.1:8080/pb', 'url')).toBe('http://10.0.0.1:8080/pb')
     for (const bad of ['javascript:alert(1)', 'data:text/html,x', '/path', 'adv.example', '{click_id}', 5, null]) expect(status(() => urlTemplate(bad, 'url'))).toBe(400)
   })

@@ -57,7 +57,7 @@ describe('CORS on /postback', () => {
   })
 
   test('the 401 of a bad signature carries the CORS headers too', async () => {
-    await s.api('PUT', '/admin/api/settings', { cors_allowlist: [SHOP], postback_secret: 'cors-secret-123' })
+    await s.api('PUT', '/admin/api/settings', { cors_allowlist: [SHOP], postback_secret: 'cors-secret-123-long-enough' })
     try {
       const res = await fetch(`${s.base}/postback?subid=x&sig=00`, { headers: { origin: SHOP } })
       expect(res.status).toBe(401)

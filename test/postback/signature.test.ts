@@ -3,7 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto'
 import { startServer, type TestServer } from '../helpers/server'
 import { addClick, conversionsOf, countRows, postback, seedCatalog, type Catalog } from './seed'
 
-const SECRET = 'pb-secret-123'
+const SECRET = 'pb-secret-123-long-enough'
 let s: TestServer
 let cat: Catalog
 

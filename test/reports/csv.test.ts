@@ -60,6 +60,25 @@ describe('csvCell', () => {
     expect(csvCell(Number.NaN)).toBe('')
   })
 
+  test('also neutralises formula signs behind leading whitespace or line breaks, and the full-width signs', () => {
+    expect(csvCell(' =1+1')).toBe("' =1+1")
+    expect(csvCell('   @SUM(A1)')).toBe("'   @SUM(A1)")
+    expect(csvCell('\n=cmd|calc')).toBe('"\'\n=cmd|calc"')
+    expect(csvCell('\r\n+1')).toBe('"\'\r\n+1"')
+    expect(csvCell('\u00a0-2')).toBe("'\u00a0-2")
+    expect(csvCell('\u3000=1')).toBe("'\u3000=1")
+    expect(csvCell('＝1+1')).toBe("'＝1+1")
+    expect(csvCell('＋1')).toBe("'＋1")
+    expect(csvCell('－1')).toBe("'－1")
+    expect(csvCell('＠x')).toBe("'＠x")
+    expect(csvCell(' \t＝1')).toBe("' \t＝1")
+    expect(csvCell('\r')).toBe('"\'\r"')
+    // Whitespace before ordinary text, and signs later in the cell, stay as they are.
+    expect(csvCell(' plain')).toBe(' plain')
+    expect(csvCell('\nnext')).toBe('"\nnext"')
+    expect(csvCell('a ＝ b')).toBe('a ＝ b')
+  })
+
   test('lines end with CRLF', () => {
     expect(csvLine(['a', 1, null, 'b,c'])).toBe('a,1,,"b,c"\r\n')
   })

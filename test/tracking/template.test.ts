@@ -33,9 +33,20 @@ describe('target URL templates', () => {
     expect(compileUrlTemplate(url)).toBeNull()
   })
 
-  test('a macro in the host still compiles (the value is encoded, so it cannot add a path)', () => {
-    const t = compileUrlTemplate('https://{sub1}.x.example/')!
-    expect(render(t, values({ sub1: 'evil.example/' }))).toBe('https://evil.example%2F.x.example/')
+  test.each([
+    ['host', 'https://{sub1}/'],
+    ['subdomain', 'https://{click_id}.x.example/'],
+    ['port', 'https://x.example:{sub1}/'],
+    ['user info', 'https://{sub1}@x.example/'],
+    ['domain suffix', 'https://x.{sub2}'],
+    ['scheme', '{sub1}://x.example/'],
+  ])('a macro in the scheme or host (%s) makes the target unusable: an open redirect otherwise', (_name, url) => {
+    expect(compileUrlTemplate(url)).toBeNull()
+  })
+
+  test('macros in the path, query and fragment still compile; a backslash ends the host', () => {
+    expect(compileUrlTemplate('https://x.example/{sub1}?a={sub2}#{sub3}')).not.toBeNull()
+    expect(render(compileUrlTemplate('https://x.example\\{sub1}')!, values({ sub1: 'p' }))).toBe('https://x.example\\p')
   })
 })
 

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { adminGuard, earlyCheck, requireJsonBody } from '../../http/admin-guard'
+import { adminGuard, earlyCheck, requireJsonBody, type HookContext } from '../../http/admin-guard'
 import { clientIp } from '../../lib/ip'
-import { RateLimiter } from '../../lib/rate-limit'
+import { LOGIN_LIMIT, LoginLimits } from './login-limit'
 import { rateLimited, unauthorized } from '../../lib/errors'
 import { clearSessionCookie, issueSessionCookie } from './cookie'
 import { errorSchema, okResponse } from '../../http/collection'
@@ -10,26 +10,26 @@ import { LoginBody, LoginResponse, Me, renderMe } from './model'
 
 const tags = ['session']
 
-/** Spec §8: 5 login attempts per 15 minutes per client IP. */
-export const LOGIN_LIMIT = 5
-export const LOGIN_WINDOW_MS = 15 * 60 * 1000
-
 export const sessionRoutes = (ctx: AppContext) => {
-  const limiter = new RateLimiter(LOGIN_LIMIT, LOGIN_WINDOW_MS)
+  const limits = new LoginLimits()
+  const ipOf = (request: Request, server: HookContext['server']) =>
+    clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
 
   return new Elysia({ name: 'admin-session' })
     .use(adminGuard(ctx))
-    .post('/admin/api/login', async ({ body, cookie, request }) => {
+    .post('/admin/api/login', async ({ body, cookie, request, server }) => {
+      const attempt = limits.begin(ipOf(request, server), body.email)
+      if (!('succeeded' in attempt)) throw rateLimited(attempt.retryAfter)
       const user = await ctx.users.authenticate(body.email, body.password)
-      if (!user) throw unauthorized('invalid email or password')
+      if (!user) throw unauthorized('invalid email or password') // counted as a failure by begin()
+      attempt.succeeded()
       issueSessionCookie(ctx, cookie, request, user)
       return { ok: true as const, user: renderMe(user) }
     }, {
-      // Counted before the body is even read: every attempt counts (spec §8 says "attempts"),
-      // malformed ones included, and a limited client never reaches the password check.
+      // An address over its failures is refused before the body is even read; the attempt itself is
+      // counted in the handler, once the body is known to be well-formed (see login-limit.ts).
       ...earlyCheck(({ request, server }) => {
-        const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
-        const decision = limiter.hit(`login:${ip}`)
+        const decision = limits.checkAddress(ipOf(request, server))
         if (!decision.allowed) throw rateLimited(decision.retryAfter)
         requireJsonBody(request)
       }),
@@ -38,7 +38,9 @@ export const sessionRoutes = (ctx: AppContext) => {
       detail: {
         tags,
         summary: 'Sign in; sets the svc_admin_session cookie',
-        description: `Rate limited to ${LOGIN_LIMIT} attempts per 15 minutes per client IP (429 with Retry-After).`,
+        description:
+          `Failed attempts are limited to ${LOGIN_LIMIT} per sliding 15 minutes per client IP (IPv6: per /64), and per account by a ` +
+          'backoff after 5 failures in a row (1 s, doubling, at most 15 minutes); 429 with Retry-After. Successful logins and malformed bodies do not count.',
         security: [],
       },
     })

@@ -14,7 +14,8 @@
 // Excluded IPs are still classified and counted (the two are independent).
 import { RateLimiter } from '../../lib/rate-limit'
 import type { SettingsStore } from '../../settings/store'
-import { CidrSet, parseIpv4, parseIpv6 } from './cidr'
+import { CidrSet } from '../../lib/cidr'
+import { clientKey } from '../../lib/ip'
 import { parseUserAgent } from './user-agent'
 import { log } from '../../lib/log'
 
@@ -93,20 +94,8 @@ const ipRate: Step = (r, s) => {
 /** The policy, in order. */
 export const PIPELINE: readonly Step[] = [head, prefetch, emptyUserAgent, botUserAgent, blockedIp, ipRate]
 
-/**
- * Rate-limit key of an address: IPv4 as is, IPv6 by its /64 (one subscriber's network; a client can pick
- * any address inside it). Null for "unknown" and other non-addresses, which are not counted: they would
- * all share one key.
- */
-export function rateKey(ip: string): string | null {
-  if (ip.indexOf(':') === -1) return parseIpv4(ip) < 0 ? null : ip
-  const g = parseIpv6(ip)
-  if (!g) return null
-  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff) {
-    return `${g[6]! >>> 8}.${g[6]! & 255}.${g[7]! >>> 8}.${g[7]! & 255}`
-  }
-  return `${g[0]!.toString(16)}:${g[1]!.toString(16)}:${g[2]!.toString(16)}:${g[3]!.toString(16)}::/64`
-}
+/** Rate-limit key of an address (IPv6 by its /64); null for non-addresses, which are not counted. */
+export const rateKey = clientKey
 
 // Verdicts are shared frozen constants, indexed [excluded ? 1 : 0]: classify() allocates nothing.
 const freeze = (bot: BotReason | null, excluded: boolean): TrafficVerdict => Object.freeze({ bot, excluded })

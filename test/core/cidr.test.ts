@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { CidrError, CidrSet, parseCidr } from '../../../src/tracking/quality/cidr'
+import { CidrError, CidrSet, parseCidr } from '../../src/lib/cidr'
 
 const set = (...entries: string[]) => new CidrSet(entries)
 const problem = (text: string): string | null => {
