@@ -3,6 +3,7 @@ import type { AppContext, Feature } from '../context'
 import { settingsRoutes } from './routes'
 import { settingsVerbs } from './verbs'
 import { settingsWarnings } from './warnings'
+import { log } from '../lib/log'
 
 export function settingsFeature(ctx: AppContext): Feature {
   const verbs = settingsVerbs({ settings: ctx.settings, events: ctx.events })
@@ -10,7 +11,7 @@ export function settingsFeature(ctx: AppContext): Feature {
     name: 'settings',
     routes: settingsRoutes(ctx, verbs),
     verbs,
-    // Said at every start until fixed (the logs slice may route this through its logger).
-    start: () => { for (const w of settingsWarnings(ctx.settings)) console.warn(`warning: ${w}`) },
+    // Said at every start until fixed, next to the start line.
+    start: () => { for (const w of settingsWarnings(ctx.settings)) log.warn(w) },
   }
 }
