@@ -29,6 +29,7 @@ const PAYOUT = new RegExp(
   String.raw`^([+-]?)\s*(${MARKER})?\s*([+-]?)\s*(${NUMBER})\s*(${MARKER})?$`,
   'u',
 )
+const PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
 const PLAIN_WITH_EXPONENT = /^(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/
 const DIGITS = /^\d*$/
 const GROUPED = /^\d{1,3}(?:([.,'\s\u00a0\u2009\u202f])\d{3})(?:\1\d{3})*$/u
@@ -49,14 +50,13 @@ export function readPayout(value: string): Payout | null {
   const v = value.trim()
   // No amount needs more; the bound also keeps the regex's backtracking on hostile input small.
   if (v.length > MAX_PAYOUT_CHARS) return null
+  if (PLAIN.test(v)) return finite(Number(v), null) // the usual `12.50`: no need for the full grammar
   const m = PAYOUT.exec(v)
   if (!m) return null
   const [, sign1, pre, sign2, num, post] = m
   if ((pre && post) || (sign1 && sign2)) return null
   const magnitude = readNumber(num!.trim())
   if (magnitude === null) return null
-  const amount = sign1 === '-' || sign2 === '-' ? -magnitude : magnitude
-  if (!Number.isFinite(amount) || Math.abs(amount) > MAX_ABS_PAYOUT) return null
   const marker = pre ?? post
   let currency: string | null = null
   if (marker !== undefined) {
@@ -67,6 +67,11 @@ export function readPayout(value: string): Payout | null {
       currency = SYMBOL_CODES[marker.toUpperCase()] ?? SYMBOL_CODES[marker] ?? null
     }
   }
+  return finite(sign1 === '-' || sign2 === '-' ? -magnitude : magnitude, currency)
+}
+
+function finite(amount: number, currency: string | null): Payout | null {
+  if (!Number.isFinite(amount) || Math.abs(amount) > MAX_ABS_PAYOUT) return null
   return { amount: amount === 0 ? 0 : amount, currency } // no negative zero in the ledger
 }
 
