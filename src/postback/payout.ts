@@ -21,14 +21,13 @@ const SYMBOL_CODES: Record<string, string> = {
 }
 
 // A currency marker: a symbol (`$`, `€`), a prefixed dollar (`US$`, `R$`, `CA$`) or three letters (`USD`, `eur`).
-const MARKER = String.raw`\p{Sc}|[A-Za-z]{1,3}\$|[A-Za-z]{3}`
+// The value is taken apart step by step with anchored patterns: one regex for the whole grammar had
+// adjacent optional spaces that backtracked for seconds on a crafted 64-character value.
+const LEADING_MARKER = /^(?:\p{Sc}|[A-Za-z]{1,3}\$|[A-Za-z]{3})/u
+const TRAILING_MARKER = /(?:\p{Sc}|[A-Za-z]{1,3}\$|[A-Za-z]{3})$/u
 // Digits with the decimal point or comma and the group separators people use: `,` `.` space, no-break
-// spaces (U+00A0, U+202F, thin U+2009) and the Swiss apostrophe; an exponent only on a plain decimal.
-const NUMBER = String.raw`[\d.,'\s\u00a0\u2009\u202f]+(?:[eE][+-]?\d+)?`
-const PAYOUT = new RegExp(
-  String.raw`^([+-]?)\s*(${MARKER})?\s*([+-]?)\s*(${NUMBER})\s*(${MARKER})?$`,
-  'u',
-)
+// spaces (U+00A0, U+202F, thin U+2009) and the Swiss apostrophe.
+const NUMBER_CHARS = /^[\d.,'\s\u00a0\u2009\u202f]+$/u
 const PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
 const PLAIN_WITH_EXPONENT = /^(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/
 const DIGITS = /^\d*$/
@@ -37,7 +36,8 @@ const GROUPED = /^\d{1,3}(?:([.,'\s\u00a0\u2009\u202f])\d{3})(?:\1\d{3})*$/u
 /**
  * The amount of a payout value, or null when it cannot be read unambiguously.
  *
- * - Sign and currency marker in any order, before or after the number (`-$5`, `$-5`, `5 USD`); one of each.
+ * - One sign and one currency marker: sign and marker in either order before the number (`-$5`, `$-5`),
+ *   or the marker after it (`5 USD`, `-5 €`).
  * - With both `.` and `,` the last one is the decimal separator (`1,234.56`, `1.234,56`).
  * - A separator that repeats groups thousands (`1,234,567`, `1.234.567`); so do spaces and `'`.
  * - A single `.` is decimal (`1.234` is 1.234, as machines write it). A single `,` is decimal (`12,50`)
@@ -48,16 +48,28 @@ const GROUPED = /^\d{1,3}(?:([.,'\s\u00a0\u2009\u202f])\d{3})(?:\1\d{3})*$/u
  */
 export function readPayout(value: string): Payout | null {
   const v = value.trim()
-  // No amount needs more; the bound also keeps the regex's backtracking on hostile input small.
+  // No amount needs more, and a bound keeps the work on hostile input small.
   if (v.length > MAX_PAYOUT_CHARS) return null
   if (PLAIN.test(v)) return finite(Number(v), null) // the usual `12.50`: no need for the full grammar
-  const m = PAYOUT.exec(v)
-  if (!m) return null
-  const [, sign1, pre, sign2, num, post] = m
-  if ((pre && post) || (sign1 && sign2)) return null
-  const magnitude = readNumber(num!.trim())
+  // One sign and one marker, in either order before the number (`-$5`, `$-5`), or a marker after it.
+  let rest = v
+  let sign = rest[0] === '-' || rest[0] === '+' ? rest[0] : ''
+  if (sign) rest = rest.slice(1).trimStart()
+  const pre = LEADING_MARKER.exec(rest)
+  if (pre) rest = rest.slice(pre[0].length).trimStart()
+  if (rest[0] === '-' || rest[0] === '+') {
+    if (sign) return null // `--5`
+    sign = rest[0]
+    rest = rest.slice(1).trimStart()
+  }
+  const post = TRAILING_MARKER.exec(rest)
+  if (post) {
+    if (pre) return null // `$5 USD`: one marker only
+    rest = rest.slice(0, -post[0].length).trimEnd()
+  }
+  const magnitude = readNumber(rest)
   if (magnitude === null) return null
-  const marker = pre ?? post
+  const marker = pre?.[0] ?? post?.[0]
   let currency: string | null = null
   if (marker !== undefined) {
     if (/^[A-Za-z]{3}$/.test(marker)) {
@@ -67,7 +79,7 @@ export function readPayout(value: string): Payout | null {
       currency = SYMBOL_CODES[marker.toUpperCase()] ?? SYMBOL_CODES[marker] ?? null
     }
   }
-  return finite(sign1 === '-' || sign2 === '-' ? -magnitude : magnitude, currency)
+  return finite(sign === '-' ? -magnitude : magnitude, currency)
 }
 
 function finite(amount: number, currency: string | null): Payout | null {
@@ -78,6 +90,7 @@ function finite(amount: number, currency: string | null): Payout | null {
 /** The unsigned magnitude of the number part, or null. */
 function readNumber(num: string): number | null {
   if (/[eE]/.test(num)) return PLAIN_WITH_EXPONENT.test(num) ? Number(num) : null
+  if (!NUMBER_CHARS.test(num)) return null
   const lastDot = num.lastIndexOf('.')
   const lastComma = num.lastIndexOf(',')
   let decimalAt = -1

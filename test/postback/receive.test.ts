@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { randomUUID } from 'node:crypto'
 import { startServer, type TestServer } from '../helpers/server'
 import { DEFAULT_ALIASES } from '../../src/postback/aliases'
+import { readPayout } from '../../src/postback/payout'
 import { addClick, conversionsOf, countRows, lastError, ownerCookie, postback, seedCatalog, type Catalog } from './seed'
 
 let s: TestServer
@@ -249,6 +250,17 @@ describe('payout', () => {
     const id = addClick(s, cat, { offerId: null })
     const [row] = await send(`subid=${id}&payout=abc`, id)
     expect(row).toMatchObject({ revenue: 0, currency: null })
+    expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
+  })
+
+  test('crafted 64-character payouts are refused quickly (a single grammar regex once took 170 ms for one)', async () => {
+    const crafted = ['-' + ' '.repeat(62) + '-', '1' + ' '.repeat(62) + 'x', '1,'.repeat(32), '$' + '1 '.repeat(31) + 'x']
+    const started = performance.now()
+    for (let i = 0; i < 100; i++) for (const v of crafted) expect(readPayout(v)).toBeNull()
+    expect(performance.now() - started).toBeLessThan(500)
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&payout=${encodeURIComponent(crafted[0]!)}`, id)
+    expect(row!.revenue).toBe(4.25)
     expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
   })
 
