@@ -77,6 +77,27 @@ export function optionalUrlTemplate(value: unknown, field: string): string | nul
   return urlTemplate(value, field)
 }
 
+/**
+ * An absolute http(s) URL used as it is: no {macro} is substituted (a fallback redirect has no click to
+ * fill one from, and nothing of the visitor's request may steer where it goes). Null, '' and whitespace clear it.
+ */
+export function optionalPlainUrl(value: unknown, field: string): string | null {
+  if (value === null || value === undefined || (typeof value === 'string' && value.trim() === '')) return null
+  const bad = () => invalid(`${field}: must be an absolute http(s) URL`)
+  if (typeof value !== 'string') throw bad()
+  const s = value.trim()
+  if (s.length > MAX_URL) throw invalid(`${field}: must be at most ${MAX_URL} characters`)
+  if (/\{[A-Za-z0-9_]+\}/.test(s)) throw invalid(`${field}: macros such as {click_id} are not substituted in this URL`)
+  let u: URL
+  try {
+    u = new URL(s)
+  } catch {
+    throw bad()
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) throw bad()
+  return u.href
+}
+
 /** A positive integer id given in a JSON body. */
 export function positiveId(v: unknown, field: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw invalid(`${field}: must be a positive integer`)

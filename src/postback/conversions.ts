@@ -26,7 +26,9 @@ export function conversionToApi(r: ConversionRecord) {
 }
 
 export function errorToApi(r: PostbackErrorRecord) {
-  return { id: r.id, reason: r.reason, click_id: r.click_id, query: r.query, ip: r.ip, created_at: iso(r.created_at) }
+  return {
+    id: r.id, reason: r.reason, click_id: r.click_id, query: r.query, ip: r.ip, conversion_id: r.conversion_id, created_at: iso(r.created_at),
+  }
 }
 
 export function idFilter(q: Query, name: string): number | undefined {

@@ -1,4 +1,4 @@
-// Pure parsing of postback values: alias resolution, click ids, payouts and free-format dates.
+// Pure parsing of postback values: alias resolution, click ids and free-format dates (payouts: payout.ts).
 import { CANONICAL, type AliasMap, type Canonical } from './aliases'
 
 /** Raw received (URL-decoded) value of each parameter's winning alias; absent parameters are missing. */
@@ -38,18 +38,6 @@ const MACRO = [
 
 export function isUnreplacedMacro(value: string): boolean {
   return MACRO.some((re) => re.test(value))
-}
-
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
-export const MAX_ABS_PAYOUT = 1e12
-
-/** Strict decimal (no thousands separators, no decimal comma, no units); null when unusable. */
-export function parsePayout(value: string): number | null {
-  const v = value.trim()
-  if (!DECIMAL.test(v)) return null
-  const n = Number(v)
-  if (!Number.isFinite(n) || Math.abs(n) > MAX_ABS_PAYOUT) return null
-  return n === 0 ? 0 : n // no negative zero in the ledger
 }
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i

@@ -3,16 +3,27 @@ import { hmacSha256Hex, safeEqual } from '../lib/crypto'
 import type { SettingsStore } from '../settings/store'
 import type { Aliases } from './aliases'
 import type { ConversionTypes } from './conversion-types'
-import { conversionDate, isUnreplacedMacro, parsePayout, pickParams, type PostbackParams } from './parse'
+import { conversionDate, isUnreplacedMacro, pickParams, type PostbackParams } from './parse'
+import { readPayout } from './payout'
 import { normalizeClickId } from '../lib/click-id'
 import type { Unit } from '../lib/event-bus'
 import type { PostbackStore } from './store'
 import type { ConversionRecorder } from './record'
 import { PostbackIpAllowlist } from './ip-allowlist'
 
-/** Why a postback recorded nothing; each one is a postback_errors row the operator can list. */
-export const ERROR_REASONS = ['missing_click_id', 'unreplaced_macro', 'unknown_click', 'invalid_payout', 'invalid_tid', 'duplicate', 'ip_not_allowed'] as const
-export type PostbackErrorReason = (typeof ERROR_REASONS)[number]
+/** Why a postback recorded nothing; each one is a postback_errors row without a conversion_id. */
+export const IGNORED_REASONS = ['missing_click_id', 'unreplaced_macro', 'unknown_click', 'duplicate', 'ip_not_allowed'] as const
+export type PostbackErrorReason = (typeof IGNORED_REASONS)[number]
+/**
+ * What svc had to decide while recording a conversion; each one is a postback_errors row that carries the
+ * recorded conversion's id, so the operator can check and correct the amount or the tid.
+ */
+export const WARNING_REASONS = ['payout_unreadable', 'payout_currency_mismatch', 'tid_truncated'] as const
+export type PostbackWarningReason = (typeof WARNING_REASONS)[number]
+/** Reasons of rows written before 2026-12 (those postbacks recorded nothing); still listed and filterable. */
+const LEGACY_REASONS = ['invalid_payout', 'invalid_tid'] as const
+/** Every reason the postback-errors list filters on. */
+export const ERROR_REASONS: readonly string[] = [...IGNORED_REASONS, ...WARNING_REASONS, ...LEGACY_REASONS]
 
 export type PostbackOutcome =
   | { kind: 'unauthorized' }
@@ -72,14 +83,28 @@ export class PostbackReceiver {
     const click = clickId ? this.q.findClick(clickId) : null
     if (!click) return ignore('unknown_click', p.subid)
 
+    // Money is never dropped on a format: what cannot be read unambiguously records the offer's payout and
+    // a warning row, and a tid too long to store is cut, also with a warning row.
+    // Allocated only when there is something to say: most postbacks have nothing.
+    let warnings: PostbackWarningReason[] | null = null
     let revenue = click.offer_payout ?? 0
-    if (p.payout !== undefined) {
-      const parsed = parsePayout(p.payout)
-      // Never store a wrong amount: a payout we cannot read records nothing and is listed for the operator.
-      if (parsed === null) return ignore('invalid_payout', click.click_id)
-      revenue = parsed
+    const rawPayout = p.payout?.trim()
+    if (rawPayout) { // a blank payout is an absent one, like an empty one
+      const payout = readPayout(rawPayout)
+      if (payout === null) (warnings ??= []).push('payout_unreadable')
+      else {
+        revenue = payout.amount
+        // No conversion (spec rule 8): the offer's currency is stored, the operator is told they differ.
+        if (payout.currency !== null && click.offer_currency !== null && payout.currency !== click.offer_currency.toUpperCase()) {
+          ;(warnings ??= []).push('payout_currency_mismatch')
+        }
+      }
     }
-    if (p.tid !== undefined && p.tid.length > MAX_TID) return ignore('invalid_tid', click.click_id)
+    let tid = p.tid ?? null
+    if (tid !== null && tid.length > MAX_TID) {
+      ;(warnings ??= []).push('tid_truncated')
+      tid = tid.slice(0, MAX_TID)
+    }
 
     const email = p.email?.trim().slice(0, MAX_EMAIL) || null
     const result = this.recorder.record({
@@ -88,12 +113,15 @@ export class PostbackReceiver {
       status: p.status === undefined ? null : p.status.slice(0, MAX_STATUS),
       revenue,
       currency: click.offer_currency,
-      transactionId: p.tid ?? null,
+      transactionId: tid,
       email,
       date: conversionDate(p.date, receivedAt),
       dedupByTransactionId: this.settings.get('postback_dedup'),
     }, unit)
     if (!result.recorded) return ignore(result.reason, click.click_id)
+    if (warnings) for (const reason of warnings) {
+      this.q.recordError(reason, click.click_id, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt, result.conversion.id)
+    }
     return { kind: 'recorded', conversionId: result.conversion.id }
   }
 }

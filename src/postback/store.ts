@@ -44,6 +44,8 @@ export interface PostbackErrorRecord {
   click_id: string | null
   query: string
   ip: string | null
+  /** The conversion the postback recorded despite the problem; null when it recorded nothing. */
+  conversion_id: number | null
   created_at: number
 }
 
@@ -117,7 +119,8 @@ export class PostbackStore {
       'SELECT 1 AS hit FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId LIMIT 1',
     )
     this.insertError = raw.prepare(
-      'INSERT INTO postback_errors (reason, click_id, query, ip, created_at) VALUES ($reason, $clickId, $query, $ip, $now)',
+      'INSERT INTO postback_errors (reason, click_id, query, ip, conversion_id, created_at) ' +
+        'VALUES ($reason, $clickId, $query, $ip, $conversionId, $now)',
     )
     this.pruneErrors = raw.prepare('DELETE FROM postback_errors WHERE id <= $below')
     this.byId = raw.prepare('SELECT * FROM conversions WHERE id = $id')
@@ -145,8 +148,9 @@ export class PostbackStore {
     return Number(this.insertConversion.run({ ...c }).lastInsertRowid)
   }
 
-  recordError(reason: string, clickId: string | null, query: string, ip: string, now: number): void {
-    const id = Number(this.insertError.run({ reason, clickId, query, ip, now }).lastInsertRowid)
+  /** `conversionId`: the conversion recorded despite the problem (a warning row); null when nothing was recorded. */
+  recordError(reason: string, clickId: string | null, query: string, ip: string, now: number, conversionId: number | null = null): void {
+    const id = Number(this.insertError.run({ reason, clickId, query, ip, conversionId, now }).lastInsertRowid)
     if (id % 1000 === 0) this.pruneErrors.run({ below: id - POSTBACK_ERRORS_KEEP })
   }
 

@@ -11,7 +11,8 @@ import type { SettingsStore } from '../settings/store'
 import { SETTINGS_KEY as ALIASES_KEY, type Aliases } from './aliases'
 import type { ConversionTypes } from './conversion-types'
 import { conversionToApi, errorToApi, idFilter, timeFilter } from './conversions'
-import { conversionDate, MAX_ABS_PAYOUT } from './parse'
+import { conversionDate } from './parse'
+import { MAX_ABS_PAYOUT } from './payout'
 import { ERROR_REASONS, MAX_EMAIL, MAX_STATUS, MAX_TID } from './receive'
 import type { ConversionRecorder } from './record'
 import type { PostbackStore } from './store'
@@ -98,13 +99,13 @@ export function conversionVerbs(deps: ConversionVerbDeps) {
     }),
     listErrors: defineVerb({
       name: 'postback-errors.list',
-      summary: 'Postbacks that recorded nothing, newest first (filter reason)',
+      summary: 'Postbacks that recorded nothing, and warnings on recorded ones (conversion_id set), newest first (filter reason)',
       permission: 'conversions:read',
       input: Type.Object({ reason: text(), limit: text(), cursor: text() }),
       async run(_actor, query) {
         const limit = parseLimit(query.limit)
         const reason = query.reason || undefined
-        if (reason !== undefined && !(ERROR_REASONS as readonly string[]).includes(reason)) {
+        if (reason !== undefined && !ERROR_REASONS.includes(reason)) {
           throw invalid(`reason: must be one of ${ERROR_REASONS.join(', ')}`)
         }
         const rows = await store.listErrors({ reason, before: parseCursor(query.cursor), limit: limit + 1 })

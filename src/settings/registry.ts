@@ -1,5 +1,6 @@
 // Every settings key, its default, whether it is a secret, and how a written value is validated.
 import { invalid } from '../lib/errors'
+import { optionalPlainUrl } from '../lib/fields'
 import { CidrError, parseCidr } from '../lib/cidr'
 
 export interface SettingDef<T> {
@@ -85,6 +86,13 @@ const ipRanges = (max: number): SettingDef<string[]> => ({
   },
 })
 
+/** An absolute http(s) URL without macros, or null. */
+const plainUrl: SettingDef<string | null> = {
+  secret: false,
+  default: null,
+  parse: (v, key) => optionalPlainUrl(v, key),
+}
+
 export const SETTINGS = {
   /** Signs postbacks (spec §5). At least 16 characters: it is the only thing between a stranger and a booked sale. */
   postback_secret: secretString(16),
@@ -109,6 +117,8 @@ export const SETTINGS = {
   unique_window_hours: intRange(24, 1, 8760),
   /** Days raw click rows are kept; 0 keeps them forever. */
   raw_click_retention_days: positiveInt(0, 36500),
+  /** Where /c and /r send visitors of an unknown or paused campaign that has no fallback_url of its own; null = 404. */
+  fallback_url: plainUrl,
 } as const
 
 export type SettingKey = keyof typeof SETTINGS

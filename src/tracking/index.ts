@@ -22,7 +22,7 @@ export interface TrackingFeature extends Feature {
 }
 
 export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSource }): TrackingFeature {
-  const cache = new RoutingCache(catalog.routes, ctx.config.publicUrl)
+  const cache = new RoutingCache(catalog.routes, ctx.config.publicUrl, () => ctx.settings.get('fallback_url'))
   ctx.events.on('catalog.changed', 'after-commit', 'tracking.routing-cache', () => cache.invalidate())
   const clicks = new ClickStore(ctx.database.raw, ctx.database.path, ctx.events)
   const classifier = new TrafficClassifier(trafficConfig(ctx.settings))

@@ -10,7 +10,7 @@ import { Elysia } from 'elysia'
 import type { BunRequest, Server } from 'bun'
 import type { AppContext, NativeRoutes } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import { internalError } from '../http/errors'
+import { errorResponse, internalError } from '../http/errors'
 import { clientIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
 import { adminActor, invoke } from '../lib/verb'
@@ -20,11 +20,20 @@ import { CLICK_COOKIE, REFERRER_MAX, UA_MAX, clickCookie, crop, parseVisitQuery 
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' }
 const NOT_FOUND_BODY = JSON.stringify({ error: 'campaign not found' })
+/** What a person sees on a dead link when no fallback URL is set; programs keep the JSON body. */
+const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+  '<title>Link not found</title></head><body style="font-family:sans-serif;max-width:32em;margin:4em auto;padding:0 1em">' +
+  '<h1>Link not found</h1><p>This link is not active. Please check the address or try again later.</p></body></html>'
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff',
+}
 const UNAVAILABLE_BODY = JSON.stringify({ error: 'temporarily unavailable' })
 
 type Handler = (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>
 
-/** Bun routes for /c/:slug and /r/:slug (with and without a trailing slash, as before). */
+/** Bun routes for /c/:slug and /r/:slug, with and without a trailing slash. */
 export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRoutes {
   const { trustProxy } = ctx.config
 
@@ -43,17 +52,20 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
     }
   }
 
-  const respond = (o: Outcome, request: Request | null): Response => {
+  const respond = (o: Outcome, request: Request): Response => {
     if (o.kind === 'redirect') {
       const headers: Record<string, string> = { location: o.location, 'cache-control': 'no-store' }
-      if (o.clickId && request) {
+      if (o.clickId) {
         const maxAge = ctx.settings.get('click_cookie_days') * 86400
         headers['set-cookie'] =
           `${CLICK_COOKIE}=${o.clickId}; Path=/; Max-Age=${maxAge}; SameSite=Lax${isHttpsRequest(ctx.config, request) ? '; Secure' : ''}`
       }
       return new Response(null, { status: 302, headers })
     }
-    if (o.kind === 'not-found') return new Response(NOT_FOUND_BODY, { status: 404, headers: JSON_HEADERS })
+    if (o.kind === 'not-found') {
+      const page = request.headers.get('accept')?.includes('text/html')
+      return page ? new Response(NOT_FOUND_PAGE, { status: 404, headers: HTML_HEADERS }) : new Response(NOT_FOUND_BODY, { status: 404, headers: JSON_HEADERS })
+    }
     return new Response(UNAVAILABLE_BODY, { status: 503, headers: { ...JSON_HEADERS, 'retry-after': '1' } })
   }
 
@@ -74,15 +86,25 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
   // Link checkers and previews send HEAD: answer where a visitor would go, record nothing, set no cookie.
   const preview = (step: 'c' | 'r'): Handler => (request, server) => {
     try {
-      return respond(tracker.preview(request.params.slug!, visitor(request, server, false), step), null)
+      return respond(tracker.preview(request.params.slug!, visitor(request, server, false), step), request)
     } catch (err) {
       return internalError(request, err)
     }
   }
 
+  // `/c/spring/` is the same link as `/c/spring`. Elysia renames every serve route that ends in "/" to the
+  // path without it (removeTrailingPath in its Bun adapter), so a '/c/:slug/' key never reached Bun and the
+  // slashed link fell through to Elysia's 404. A wildcard key survives the renaming; it also matches deeper
+  // paths (`/c/spring/x`), which are not tracking links and get the 404 Elysia would give them.
+  const slashed = (h: Handler): Handler => (request, server) => {
+    const path = new URL(request.url).pathname // "/c/<slug>/": the only "/" after the prefix is the last character
+    return path.indexOf('/', 3) === path.length - 1 ? h(request, server) : errorResponse(404, 'not found')
+  }
   const c = { GET: click, HEAD: preview('c') }
   const r = { GET: redirect, HEAD: preview('r') }
-  return { '/c/:slug': c, '/c/:slug/': c, '/r/:slug': r, '/r/:slug/': r }
+  const cSlash = { GET: slashed(click), HEAD: slashed(preview('c')) }
+  const rSlash = { GET: slashed(redirect), HEAD: slashed(preview('r')) }
+  return { '/c/:slug': c, '/c/:slug/*': cSlash, '/r/:slug': r, '/r/:slug/*': rSlash }
 }
 
 export function trackingAdminRoutes(ctx: AppContext, verbs: ReturnType<typeof trackingVerbs>) {

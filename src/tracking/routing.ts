@@ -1,5 +1,6 @@
 // In-memory routing table for /c and /r: campaign slug → weighted offers and landings with compiled
-// targets. Built from the catalog's routing rows, dropped on catalog.changed, rebuilt on next use.
+// targets, plus slug → fallback URL of the campaigns that cannot route (paused, or no usable offer).
+// Built from the catalog's routing rows, dropped on catalog.changed, rebuilt on next use.
 import type { RoutingRows, RoutingSource } from '../catalog/store/types'
 import { compileUrlTemplate, encodeMacroValue, literalTemplate, type Template } from './template'
 
@@ -50,9 +51,18 @@ function rotation(targets: Target[]): Rotation {
 
 export class RoutingCache {
   private routes: Map<string, CampaignRoute> | null = null
+  /** Built together with `routes`: only a miss reads it, so a hit costs what it did before fallbacks. */
+  private fallbacks = new Map<string, string>()
 
-  /** `source` is read synchronously, so get() never awaits on the redirect path (see RoutingSource). */
-  constructor(private readonly source: RoutingSource, private readonly publicUrl: string | null) {}
+  /**
+   * `source` is read synchronously, so get() never awaits on the redirect path (see RoutingSource).
+   * `defaultFallback` is the fallback_url setting, read on a miss only.
+   */
+  constructor(
+    private readonly source: RoutingSource,
+    private readonly publicUrl: string | null,
+    private readonly defaultFallback: () => string | null = () => null,
+  ) {}
 
   /** Drops the table; the next lookup rebuilds it (after the writer's transaction has committed). */
   invalidate(): void {
@@ -64,8 +74,18 @@ export class RoutingCache {
     return (this.routes ??= this.build()).get(slug)
   }
 
+  /**
+   * Where a visitor goes when get(slug) found no route: the campaign's own fallback_url (paused, or no
+   * usable offer), else the fallback_url setting; null when neither is set (the link answers 404).
+   */
+  fallback(slug: string): string | null {
+    this.routes ??= this.build()
+    return this.fallbacks.get(slug) ?? this.defaultFallback()
+  }
+
   private build(): Map<string, CampaignRoute> {
     const rows: RoutingRows = this.source.routingRows()
+    const fallbacks = new Map<string, string>()
     const offersBy = new Map<number, Target[]>()
     for (const o of rows.offers) {
       const template = compileUrlTemplate(o.url)
@@ -80,8 +100,12 @@ export class RoutingCache {
     }
     const routes = new Map<string, CampaignRoute>()
     for (const c of rows.campaigns) {
-      const offers = rotation(offersBy.get(c.id) ?? [])
-      if (offers.total <= 0) continue // no usable offer: the campaign answers 404 like an unknown one
+      const offers = c.active ? rotation(offersBy.get(c.id) ?? []) : null
+      if (!offers || offers.total <= 0) {
+        // Paused, or no usable offer: the campaign answers like an unknown one, through its own fallback if set.
+        if (c.fallbackUrl) fallbacks.set(c.slug, c.fallbackUrl)
+        continue
+      }
       const landings = rotation(landingsBy.get(c.id) ?? [])
       routes.set(c.slug, {
         id: c.id,
@@ -95,6 +119,7 @@ export class RoutingCache {
         cpc: Number.isFinite(c.cpc) && c.cpc > 0 ? c.cpc : 0,
       })
     }
+    this.fallbacks = fallbacks
     return routes
   }
 

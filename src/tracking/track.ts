@@ -57,9 +57,16 @@ function keepOrPick(rotation: Rotation, storedId: number | null): Target {
   return (storedId !== null && rotation.byId.get(storedId)) || pick(rotation)
 }
 
+/** The routing table as the tracker reads it (RoutingCache). */
+export interface Routes {
+  get(slug: string): CampaignRoute | undefined
+  /** Fallback URL for a slug get() did not find; null = 404. */
+  fallback(slug: string): string | null
+}
+
 export class Tracker {
   constructor(
-    private readonly routes: { get(slug: string): CampaignRoute | undefined },
+    private readonly routes: Routes,
     private readonly clicks: Pick<ClickStore, 'append' | 'repoint' | 'find'>,
     private readonly quality: ClickQuality,
   ) {}
@@ -67,7 +74,7 @@ export class Tracker {
   /** GET /c/:slug. */
   async click(slug: string, v: Visitor): Promise<Outcome> {
     const route = this.routes.get(slug)
-    if (!route) return NOT_FOUND
+    if (!route) return this.miss(slug)
     const cont = this.continuable(route, v.query.clickId)
     if (cont) {
       const offer = keepOrPick(route.offers, cont.offerId)
@@ -82,7 +89,7 @@ export class Tracker {
   /** GET /r/:slug: continue the visitor's click (query click_id first, then cookie) to its offer. */
   async redirect(slug: string, v: Visitor): Promise<Outcome> {
     const route = this.routes.get(slug)
-    if (!route) return NOT_FOUND
+    if (!route) return this.miss(slug)
     const cont = this.continuable(route, v.query.clickId) ?? this.continuable(route, v.cookieClickId)
     if (cont) {
       const offer = keepOrPick(route.offers, cont.offerId)
@@ -94,11 +101,17 @@ export class Tracker {
   /** HEAD /c and HEAD /r: where a visitor would go now, without a click ({click_id} renders empty). */
   preview(slug: string, v: Visitor, step: 'c' | 'r'): Outcome {
     const route = this.routes.get(slug)
-    if (!route) return NOT_FOUND
+    if (!route) return this.miss(slug)
     const landing = step === 'c' && route.landings ? pick(route.landings) : null
     const offer = pick(route.offers)
     const values = macroValues(null, route, route.sourceId, offer.id, landing?.id ?? null, v.query.subs)
     return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: null }
+  }
+
+  /** Paid traffic is not thrown away: a slug that cannot route goes to a fallback URL, with no click recorded. */
+  private miss(slug: string): Outcome {
+    const location = this.routes.fallback(slug)
+    return location === null ? NOT_FOUND : { kind: 'redirect', location, clickId: null }
   }
 
   private continuable(route: CampaignRoute, raw: string | null): ContinuableClick | null {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { randomUUID } from 'node:crypto'
 import { startServer, type TestServer } from '../helpers/server'
 import { DEFAULT_ALIASES } from '../../src/postback/aliases'
+import { readPayout } from '../../src/postback/payout'
 import { addClick, conversionsOf, countRows, lastError, ownerCookie, postback, seedCatalog, type Catalog } from './seed'
 
 let s: TestServer
@@ -195,7 +196,13 @@ describe('conversion type from the status', () => {
 describe('payout', () => {
   test.each([
     ['12', 12], ['12.50', 12.5], ['-3.5', -3.5], ['%2B4', 4], ['.5', 0.5], ['5.', 5], ['1e3', 1000],
-    ['1.5E-2', 0.015], ['%207%20', 7], ['0', 0], ['1000000000000', 1e12],
+    ['1.5E-2', 0.015], ['%207%20', 7], ['0', 0], ['-0', 0], ['1000000000000', 1e12], ['-1000000000000', -1e12],
+    // Issue 14: the forms advertisers write (these recorded nothing before).
+    ['12%2C50', 12.5], ['%245', 5], ['5%20USD', 5], ['%205%20', 5], ['%E2%82%AC12%2C50', 12.5], ['12%2C50%20%E2%82%AC', 12.5],
+    ['-%245', -5], ['%24-5', -5], ['USD%205', 5], ['5usd', 5], ['US%245', 5], ['R%24%2010%2C00', 10], ['%C2%A5500', 500],
+    ['1%2C234.56', 1234.56], ['1.234%2C56', 1234.56], ['1%2C234%2C567', 1234567], ['1.234.567', 1234567],
+    ['1%2C234%2C567.89', 1234567.89], ['1%20234%2C56', 1234.56], ['1%C2%A0234%2C50', 1234.5], ["1'234.50", 1234.5],
+    ['1.234', 1.234], ['0%2C125', 0.125], ['%2C5', 0.5], ['1234%2C5678', 1234.5678], ['999%2C999%2C999%2C999', 999999999999],
   ])('%s is stored literally as %d', async (raw, value) => {
     const id = addClick(s, cat)
     const [row] = await send(`subid=${id}&payout=${raw}`, id)
@@ -215,12 +222,71 @@ describe('payout', () => {
     expect(row).toMatchObject({ revenue: 0, currency: null, offer_id: null })
   })
 
-  test.each(['abc', '1%2C5', '12%20USD', '1e13', '-1e13', 'Infinity', 'NaN', '0x10', '1.2.3', '%245'])(
-    'an unreadable payout %s records nothing and lists invalid_payout',
+  // Issue 14 changed this: an unreadable payout used to record nothing (reason invalid_payout).
+  test.each(['abc', '1e13', '-1e13', 'Infinity', 'NaN', '0x10', '1.2.3', '1,23.4', '1%2C234%2C56', '--5', '%245%20USD%20EUR', '5%20ABC', '5-', 'x'.repeat(65)])(
+    "an unreadable payout %s records the offer's payout and a payout_unreadable row carrying the conversion id",
     async (raw) => {
       const id = addClick(s, cat)
-      expect(await send(`subid=${id}&payout=${raw}`, id)).toHaveLength(0)
-      expect(lastError(s)).toMatchObject({ reason: 'invalid_payout', click_id: id, query: `subid=${id}&payout=${raw}`, ip: '127.0.0.1' })
+      const rows = await send(`subid=${id}&payout=${raw}`, id)
+      expect(rows).toHaveLength(1)
+      expect(rows[0]).toMatchObject({ revenue: 4.25, currency: 'EUR' })
+      expect(lastError(s)).toMatchObject({
+        reason: 'payout_unreadable', click_id: id, query: `subid=${id}&payout=${raw}`, ip: '127.0.0.1', conversion_id: rows[0]!.id,
+      })
+    },
+  )
+
+  test.each([['1%2C234', '1,234'], ['12%2C345', '12,345'], ['-1%2C000', '-1,000']])(
+    "%s is ambiguous (thousands or decimal comma): the offer's payout is recorded with a payout_unreadable row",
+    async (raw) => {
+      const id = addClick(s, cat)
+      const [row] = await send(`subid=${id}&payout=${raw}`, id)
+      expect(row!.revenue).toBe(4.25)
+      expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', click_id: id, conversion_id: row!.id })
+    },
+  )
+
+  test("an unreadable payout on a click without an offer records 0 and the warning row", async () => {
+    const id = addClick(s, cat, { offerId: null })
+    const [row] = await send(`subid=${id}&payout=abc`, id)
+    expect(row).toMatchObject({ revenue: 0, currency: null })
+    expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
+  })
+
+  test('crafted 64-character payouts are refused quickly (a single grammar regex once took 170 ms for one)', async () => {
+    const crafted = ['-' + ' '.repeat(62) + '-', '1' + ' '.repeat(62) + 'x', '1,'.repeat(32), '$' + '1 '.repeat(31) + 'x']
+    const started = performance.now()
+    for (let i = 0; i < 100; i++) for (const v of crafted) expect(readPayout(v)).toBeNull()
+    expect(performance.now() - started).toBeLessThan(500)
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&payout=${encodeURIComponent(crafted[0]!)}`, id)
+    expect(row!.revenue).toBe(4.25)
+    expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
+  })
+
+  test('a blank payout is an absent one: the offer payout, no warning row', async () => {
+    const id = addClick(s, cat)
+    const before = countRows(s, 'postback_errors')
+    const [row] = await send(`subid=${id}&payout=%20%20`, id)
+    expect(row!.revenue).toBe(4.25)
+    expect(countRows(s, 'postback_errors')).toBe(before)
+  })
+
+  test('a currency code other than the offer\'s stores the amount literally (no conversion) with a payout_currency_mismatch row', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&payout=5%20USD`, id)
+    expect(row).toMatchObject({ revenue: 5, currency: 'EUR' })
+    expect(lastError(s)).toMatchObject({ reason: 'payout_currency_mismatch', click_id: id, conversion_id: row!.id })
+  })
+
+  test.each([['5%20EUR'], ['5%20eur'], ['%E2%82%AC5'], ['%245'], ['5']])(
+    '%s names the offer\'s currency or none: no warning row',
+    async (raw) => {
+      const id = addClick(s, cat)
+      const before = countRows(s, 'postback_errors')
+      const [row] = await send(`subid=${id}&payout=${raw}`, id)
+      expect(row!.revenue).toBe(5)
+      expect(countRows(s, 'postback_errors')).toBe(before)
     },
   )
 })
@@ -257,11 +323,31 @@ describe('conversion date', () => {
 })
 
 describe('transaction id and deduplication', () => {
-  test('a 255-character tid is stored; a longer one records nothing and lists invalid_tid', async () => {
+  // Issue 14 changed this: a longer tid used to record nothing (reason invalid_tid).
+  test('a 255-character tid is stored; a longer one is cut to 255 and listed as tid_truncated with the conversion id', async () => {
     const id = addClick(s, cat)
+    const before = countRows(s, 'postback_errors')
     expect(await send(`subid=${id}&tid=${'t'.repeat(255)}`, id)).toHaveLength(1)
-    expect(await send(`subid=${id}&tid=${'t'.repeat(256)}`, id)).toHaveLength(1)
-    expect(lastError(s)).toMatchObject({ reason: 'invalid_tid', click_id: id })
+    expect(countRows(s, 'postback_errors')).toBe(before)
+    const rows = await send(`subid=${id}&tid=${'u'.repeat(300)}&payout=7`, id)
+    expect(rows).toHaveLength(2)
+    expect(rows[1]).toMatchObject({ transaction_id: 'u'.repeat(255), revenue: 7 })
+    expect(lastError(s)).toMatchObject({ reason: 'tid_truncated', click_id: id, conversion_id: rows[1]!.id })
+  })
+
+  test('a postback with two problems gets two warning rows for its one conversion', async () => {
+    const id = addClick(s, cat)
+    const [row] = await send(`subid=${id}&tid=${'v'.repeat(256)}&payout=abc`, id)
+    const rows = s.ctx.database.raw.prepare('SELECT reason, conversion_id FROM postback_errors WHERE click_id = $id ORDER BY id').all({ id })
+    expect(rows).toEqual([{ reason: 'payout_unreadable', conversion_id: row!.id }, { reason: 'tid_truncated', conversion_id: row!.id }])
+  })
+
+  test('with postback_dedup a truncated tid deduplicates on its stored 255 characters', async () => {
+    s.ctx.settings.update({ postback_dedup: true })
+    const id = addClick(s, cat)
+    await send(`subid=${id}&tid=${'w'.repeat(255)}`, id)
+    expect(await send(`subid=${id}&tid=${'w'.repeat(300)}`, id)).toHaveLength(1)
+    expect(lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id, conversion_id: null })
   })
 
   test('without postback_dedup a repeated tid creates repeated conversions (rule 7)', async () => {
@@ -315,6 +401,26 @@ describe('postbacks that record nothing are listed at /admin/api/postback-errors
     expect(page2.body.items[0]).toMatchObject({ reason: 'missing_click_id', click_id: null, query: 'status=approved' })
     const missing = await s.api('GET', '/admin/api/postback-errors?reason=missing_click_id', undefined, cookie)
     expect(missing.body.items.every((e: { reason: string }) => e.reason === 'missing_click_id')).toBe(true)
+    expect(page2.body.items[0].conversion_id).toBeNull()
+  })
+
+  test.each(['payout_unreadable', 'payout_currency_mismatch', 'tid_truncated'])(
+    'the reason filter accepts %s; such a row names the conversion that was recorded',
+    async (reason) => {
+      const id = addClick(s, cat)
+      const query = { payout_unreadable: `subid=${id}&payout=abc`, payout_currency_mismatch: `subid=${id}&payout=5%20GBP`, tid_truncated: `subid=${id}&tid=${'z'.repeat(256)}` }[reason]!
+      const [row] = await send(query, id)
+      const res = await s.api('GET', `/admin/api/postback-errors?reason=${reason}&limit=1`, undefined, cookie)
+      expect(res.status).toBe(200)
+      expect(res.body.items).toEqual([{
+        id: expect.any(Number), reason, click_id: id, query, ip: '127.0.0.1', conversion_id: row!.id, created_at: expect.any(String),
+      }])
+    },
+  )
+
+  test.each(['invalid_payout', 'invalid_tid'])('the filter still accepts %s, the reason of rows written by earlier releases', async (reason) => {
+    const res = await s.api('GET', `/admin/api/postback-errors?reason=${reason}`, undefined, cookie)
+    expect(res.status).toBe(200)
   })
 
   test('the list needs a session (401) and rejects an unknown reason filter (400)', async () => {

@@ -75,7 +75,7 @@ export function countRows(s: TestServer, table: 'conversions' | 'postback_errors
   return (s.ctx.database.raw.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
 }
 
-export function lastError(s: TestServer): { reason: string; click_id: string | null; query: string; ip: string | null } | undefined {
+export function lastError(s: TestServer): { reason: string; click_id: string | null; query: string; ip: string | null; conversion_id: number | null } | undefined {
   return s.ctx.database.raw.prepare('SELECT * FROM postback_errors ORDER BY id DESC LIMIT 1').get() as never
 }
 

@@ -21,6 +21,7 @@ export const CampaignCreate = t.Object({
   landings: t.Optional(t.Array(t.Object({ landing_id: Int(), weight }), { maxItems: MAX_LINKS, description: 'replaces the whole rotation; may be empty' })),
   active: t.Optional(t.Boolean({ description: 'default true' })),
   bot_url: t.Optional(t.Union([t.String({ maxLength: 4096, description: 'absolute http(s) URL template where flagged (bot) visitors go instead; null = same as people' }), t.Null()])),
+  fallback_url: t.Optional(t.Union([t.String({ maxLength: 4096, description: 'absolute http(s) URL (no macros) where visitors go while the campaign is paused or has no usable offer; no click is recorded. Null = the fallback_url setting' }), t.Null()])),
   cost_model: t.Optional(t.Union([t.Literal('none'), t.Literal('cpc'), t.Literal('param')], { description: "none (default), cpc (every click costs `cpc`), param (the source passes the cost in the click URL's `cost` parameter)" })),
   cpc: t.Optional(t.Number({ minimum: 0, maximum: 1000000, description: 'cost per click for cost_model cpc' })),
 }, { description: 'give offer_id or offers (not both), landing_id or landings (not both)' })
@@ -35,6 +36,7 @@ export const CampaignRecord = t.Object({
   external_id: t.Union([t.String(), t.Null()]),
   active: t.Boolean(),
   bot_url: t.Union([t.String(), t.Null()]),
+  fallback_url: t.Union([t.String(), t.Null()]),
   cost_model: t.Union([t.Literal('none'), t.Literal('cpc'), t.Literal('param')]),
   cpc: t.Number(),
   offer_id: t.Union([Int(), t.Null()], { description: 'the first offer of the rotation' }),
@@ -53,6 +55,7 @@ export const renderCampaign = ({ row: r, links }: Campaign): typeof CampaignReco
   external_id: r.externalId,
   active: r.active,
   bot_url: r.botUrl,
+  fallback_url: r.fallbackUrl,
   cost_model: r.costModel,
   cpc: r.cpc,
   offer_id: links.offers[0]?.offerId ?? null,

@@ -1,7 +1,7 @@
 // Campaigns: a tracking link (/c/:slug) from one source, rotating weighted offers and optional landings.
 import { defineVerb } from '../../lib/verb'
 import { invalid, notFound } from '../../lib/errors'
-import { optionalText, positiveId, requiredText, slug, urlTemplate } from '../../lib/fields'
+import { optionalPlainUrl, optionalText, positiveId, requiredText, slug, urlTemplate } from '../../lib/fields'
 import { announce, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
 import type { CampaignValues, LinkChanges, LinkRef } from '../store/types'
 import { CampaignCreate, CampaignPatch, DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, type CampaignInput } from './model'
@@ -57,6 +57,7 @@ function parse(input: CampaignInput): { values: Partial<CampaignValues>; links: 
     out.active = input.active
   }
   if (input.bot_url !== undefined) out.botUrl = input.bot_url === null || input.bot_url.trim() === '' ? null : urlTemplate(input.bot_url, 'bot_url')
+  if (input.fallback_url !== undefined) out.fallbackUrl = optionalPlainUrl(input.fallback_url, 'fallback_url')
   if (input.cost_model !== undefined) out.costModel = input.cost_model
   if (input.cpc !== undefined) {
     if (!Number.isFinite(input.cpc) || input.cpc < 0) throw invalid('cpc: must be a number ≥ 0')
@@ -94,7 +95,7 @@ export function campaignVerbs({ store, events }: CatalogDeps) {
         if (!links.offers) throw invalid('offers: a campaign needs at least one offer (give offer_id or offers)')
         const campaign = await store.createCampaign({
           name: v.name!, slug: v.slug!, sourceId: v.sourceId ?? null, externalId: v.externalId ?? null, active: v.active ?? true,
-          botUrl: v.botUrl ?? null, costModel: v.costModel ?? 'none', cpc: v.cpc ?? 0,
+          botUrl: v.botUrl ?? null, fallbackUrl: v.fallbackUrl ?? null, costModel: v.costModel ?? 'none', cpc: v.cpc ?? 0,
         }, { offers: links.offers, landings: links.landings ?? [] })
         announce(events, 'campaign', campaign.row.id, 'created')
         return campaign

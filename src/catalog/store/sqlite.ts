@@ -34,8 +34,9 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
     // Prepared once: the routing table is rebuilt after every catalog change.
     this.routing = {
       campaigns: this.raw.prepare(
-        'SELECT id, slug, source_id AS sourceId, external_id AS externalId, bot_url AS botUrl, cost_model AS costModel, cpc ' +
-          'FROM campaigns WHERE active = 1',
+        // Paused campaigns too when they have a fallback_url: their visitors go there.
+        'SELECT id, slug, source_id AS sourceId, external_id AS externalId, active, bot_url AS botUrl, ' +
+          'fallback_url AS fallbackUrl, cost_model AS costModel, cpc FROM campaigns WHERE active = 1 OR fallback_url IS NOT NULL',
       ),
       offers: this.raw.prepare(
         'SELECT co.campaign_id AS campaignId, co.offer_id AS offerId, co.weight, o.url FROM campaign_offers co JOIN offers o ON o.id = co.offer_id',

@@ -65,11 +65,14 @@ export interface CatalogStore {
   deleteCampaign(id: number): Promise<void>
 }
 
-/** The catalog as the redirect routing table needs it (active campaigns, linked offers and landings). */
+/**
+ * The catalog as the redirect routing table needs it: active campaigns, paused ones that have a
+ * fallback_url (active 0: SQLite has no booleans), and the linked offers and landings.
+ */
 export interface RoutingRows {
   campaigns: Array<{
-    id: number; slug: string; sourceId: number | null; externalId: string | null
-    botUrl: string | null; costModel: string; cpc: number
+    id: number; slug: string; sourceId: number | null; externalId: string | null; active: number
+    botUrl: string | null; fallbackUrl: string | null; costModel: string; cpc: number
   }>
   offers: Array<{ campaignId: number; offerId: number; weight: number; url: string | null }>
   /** hasHtml: 1 when the landing has a hosted page (SQLite has no booleans; only truthiness counts). */

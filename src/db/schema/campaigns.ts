@@ -42,6 +42,8 @@ export const campaigns = sqliteTable('campaigns', {
   active: integer('active', { mode: 'boolean' }).notNull().default(true),
   /** Where flagged (bot) visitors go instead of the landing/offer; null = same target as people. */
   botUrl: text('bot_url'),
+  /** Where visitors go while the campaign is paused or has no usable offer (no click is recorded); null = the fallback_url setting. */
+  fallbackUrl: text('fallback_url'),
   /** 'none' | 'cpc' (every click costs `cpc`) | 'param' (the source passes the cost in the `cost` query parameter). */
   costModel: text('cost_model', { enum: ['none', 'cpc', 'param'] }).notNull().default('none'),
   cpc: real('cpc').notNull().default(0),

@@ -52,5 +52,7 @@ export const postbackErrors = sqliteTable('postback_errors', {
   clickId: text('click_id'),
   query: text('query').notNull(),
   ip: text('ip'),
+  /** Set on a warning row: the postback recorded this conversion despite the problem. Null: it recorded nothing. */
+  conversionId: integer('conversion_id'),
   createdAt: integer('created_at').notNull(),
 }, (t) => [index('postback_errors_created_idx').on(t.createdAt)])
