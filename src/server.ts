@@ -61,7 +61,7 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
     } else {
       console.log(
         'no admin user yet: set SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD and restart, ' +
-          'or run `svc user add --email you@example.com --password … --owner`',
+          'or run `svc user add --email you@example.com --owner` (it asks for the password)',
       )
     }
   }
