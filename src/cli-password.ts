@@ -12,6 +12,8 @@ async function readStdin(): Promise<string> {
 /** One line from the terminal in raw mode (nothing echoed). Ctrl-C aborts, Backspace edits. */
 function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin
+  // Echo goes off before the question shows: whatever is typed after it is never displayed.
+  stdin.setRawMode(true)
   process.stderr.write(question)
   return new Promise((resolve, reject) => {
     let line = ''
@@ -31,7 +33,6 @@ function promptHidden(question: string): Promise<string> {
         else if (ch >= ' ') line += ch
       }
     }
-    stdin.setRawMode(true)
     stdin.resume()
     stdin.on('data', onData)
   })

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,9 @@ import { startServer, TEST_ENV, type TestServer } from '../helpers/server'
 import { svc, emptyDir, modeOf } from '../helpers/cli'
 import { VERSION } from '../../src/version'
 import { loadConfig } from '../../src/config'
+
+// Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
+setDefaultTimeout(30_000)
 
 let dir: string
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'svc-cli-')) })

@@ -1,11 +1,14 @@
 // One server per data directory: a second `svc serve` (or `svc migrate`) is refused with the running
 // server's pid; backup and the user commands work beside it; a crash (SIGKILL) leaves no stale lock.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { emptyDir, modeOf, serveChild, svc, type ServeChild } from '../helpers/cli'
 import { lockDataDir, DataDirBusy } from '../../src/db/lock'
+
+// Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
+setDefaultTimeout(30_000)
 
 // No SVC_SECRET: the server generates secret.key, whose mode is checked too.
 const ENV = { SVC_ADMIN_EMAIL: 'owner@example.com', SVC_ADMIN_PASSWORD: 'owner-password-1' }

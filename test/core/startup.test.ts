@@ -1,10 +1,13 @@
 // Where the data is, and how a start fails: only serve and migrate create a data directory; every other
 // command run from the wrong place fails and creates nothing; start-up failures are one line on stderr.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { emptyDir, svc } from '../helpers/cli'
 import { TEST_ENV } from '../helpers/server'
+
+// Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
+setDefaultTimeout(30_000)
 
 const dirs: string[] = []
 const fresh = () => {

@@ -1,9 +1,12 @@
 // Password recovery from the shell: `svc user passwd` and `svc user add` take the password from piped
 // stdin or a prompt without echo (never only argv), and a new password ends that user's sessions.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { startServer, OWNER, type TestServer } from '../helpers/server'
 import { SVC, svc } from '../helpers/cli'
+
+// Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
+setDefaultTimeout(30_000)
 
 let s: TestServer
 // Behind a "proxy", so each login below comes from its own address and the login limiter stays out of the way.
