@@ -1,24 +1,146 @@
-// Command-line surface of the binary (CONTRACT.md §1). Parsing only; each command calls one function.
-export interface ParsedArgs {
-  command: string[]
-  flags: Record<string, string | true>
+// Command-line surface of the binary (CONTRACT.md §1). Parsing and help text only; src/index.ts runs the
+// commands. Anything the parser does not know is a usage error (exit 2), never a reason to start a server.
+import { ENVIRONMENT } from './config'
+
+interface CommandSpec {
+  usage: string
+  summary: string
+  /** Flags that take a value (`--port 80` or `--port=80`). */
+  values: readonly string[]
+  /** Flags without a value. */
+  switches: readonly string[]
+  /** Positional arguments, all required: name → what it is (said when missing). */
+  args: readonly (readonly [name: string, what: string])[]
 }
 
-/** `svc user add --email a@b --password x --owner` → { command: ['user','add'], flags: {...} } */
+const DATA = ['data-dir']
+
+export const COMMANDS = {
+  serve: {
+    usage: 'serve [--port N] [--host H] [--data-dir DIR]',
+    summary: 'start the server (the default command); the flags override PORT, HOST, SVC_DATA_DIR',
+    values: ['port', 'host', ...DATA], switches: [], args: [],
+  },
+  migrate: {
+    usage: 'migrate [--data-dir DIR]',
+    summary: 'create or upgrade the database and exit (refused while a server runs on the directory)',
+    values: DATA, switches: [], args: [],
+  },
+  'user add': {
+    usage: 'user add --email E [--owner] [--password P] [--data-dir DIR]',
+    summary: 'create an admin user (--owner: every permission); the password is read from stdin or a prompt',
+    values: ['email', 'password', ...DATA], switches: ['owner'], args: [],
+  },
+  'user passwd': {
+    usage: 'user passwd --email E [--data-dir DIR]',
+    summary: "set a user's password (read from stdin or a prompt) and sign out their sessions",
+    values: ['email', ...DATA], switches: [], args: [],
+  },
+  'token create': {
+    usage: 'token create --name N --scopes a,b',
+    summary: 'create an agent API token (arrives with the /mcp feature)',
+    values: ['name', 'scopes', ...DATA], switches: [], args: [],
+  },
+  backup: {
+    usage: 'backup FILE [--data-dir DIR]',
+    summary: 'write a consistent copy of the database to FILE (0600, never overwrites) while the server runs',
+    values: DATA, switches: [], args: [['FILE', 'the file to write the copy to']],
+  },
+  version: { usage: 'version', summary: 'print the version (also --version)', values: [], switches: [], args: [] },
+  help: { usage: 'help', summary: 'this text (also --help, -h)', values: [], switches: [], args: [] },
+} satisfies Record<string, CommandSpec>
+
+export type CommandName = keyof typeof COMMANDS
+
+export interface ParsedArgs {
+  command: CommandName
+  /** Value flags map to their value; switches to true. */
+  flags: Record<string, string | true>
+  /** Positional arguments, in the order of the command's `args`. */
+  args: string[]
+}
+
+/** A command line svc cannot run: exit 2 with the message and the usage on stderr. */
+export class UsageError extends Error {
+  constructor(message: string, readonly command: CommandName | null) {
+    super(message)
+  }
+}
+
+const GROUPS = new Set(['user', 'token'])
+const specs: Array<[string, CommandSpec]> = Object.entries(COMMANDS)
+const VALUE_FLAGS = new Set(specs.flatMap(([, c]) => c.values))
+const SWITCHES = new Set(specs.flatMap(([, c]) => c.switches))
+
+/** `svc user add --email a@b --owner` → { command: 'user add', flags: { email: 'a@b', owner: true }, args: [] } */
 export function parseArgs(argv: string[]): ParsedArgs {
-  const command: string[] = []
-  const flags: Record<string, string | true> = {}
+  if (argv.includes('--help') || argv.includes('-h')) return { command: 'help', flags: {}, args: [] }
+  if (argv.includes('--version')) return { command: 'version', flags: {}, args: [] }
+
+  // One pass: a flag any command knows as a value flag takes the next word, so `--data-dir x backup f`
+  // reads the same as `backup f --data-dir x`. Which flags the chosen command accepts is checked after.
+  const words: string[] = []
+  const given: Array<{ name: string; value: string | true | null }> = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=')
-      if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1)
-      else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags[a.slice(2)] = argv[++i]!
-      else flags[a.slice(2)] = true
-    } else if (a === '-h') flags.help = true
-    else command.push(a)
+    if (!a.startsWith('-') || a === '-') {
+      words.push(a)
+      continue
+    }
+    if (!a.startsWith('--') || a === '--') throw new UsageError(`unknown flag ${a}`, null)
+    const eq = a.indexOf('=')
+    const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
+    if (eq > 0) given.push({ name, value: a.slice(eq + 1) })
+    else if (VALUE_FLAGS.has(name)) {
+      const next = argv[i + 1]
+      given.push({ name, value: next !== undefined && !next.startsWith('--') ? argv[++i]! : null })
+    } else given.push({ name, value: true })
   }
-  return { command, flags }
+
+  let command: CommandName = 'serve'
+  let rest = words
+  if (words.length > 0) {
+    const [first, second] = words as [string, string | undefined]
+    const name = GROUPS.has(first) ? `${first} ${second ?? ''}`.trim() : first
+    if (!(name in COMMANDS)) {
+      if (!GROUPS.has(first)) throw new UsageError(`unknown command: ${first}`, null)
+      const subs = specs.map(([c]) => c).filter((c) => c.startsWith(`${first} `)).map((c) => `svc ${c}`).join(', ')
+      throw new UsageError(`${second ? `unknown command: ${name}` : `missing command after "${first}"`} (try ${subs})`, null)
+    }
+    command = name as CommandName
+    rest = words.slice(name.split(' ').length)
+  }
+  const spec: CommandSpec = COMMANDS[command]
+
+  const flags: Record<string, string | true> = {}
+  for (const { name, value } of given) {
+    const shown = `--${name}`
+    if (!spec.values.includes(name) && !spec.switches.includes(name)) {
+      throw new UsageError(VALUE_FLAGS.has(name) || SWITCHES.has(name) ? `svc ${command} has no ${shown} flag` : `unknown flag ${shown}`, command)
+    }
+    if (name in flags) throw new UsageError(`${shown} is given twice`, command)
+    if (spec.switches.includes(name)) {
+      if (value !== true) throw new UsageError(`${shown} takes no value`, command)
+      flags[name] = true
+    } else {
+      if (value === null || value === true) throw new UsageError(`${shown} needs a value`, command)
+      flags[name] = value
+    }
+  }
+
+  const missing = spec.args[rest.length]
+  if (missing) throw new UsageError(`svc ${command}: missing ${missing[0]}, ${missing[1]}`, command)
+  if (rest.length > spec.args.length) throw new UsageError(`unexpected argument "${rest[spec.args.length]}"`, command)
+  return { command, flags, args: rest }
+}
+
+export function usageOf(command: CommandName): string {
+  return `Usage: svc ${COMMANDS[command].usage}\n(svc --help lists every command and environment variable)`
+}
+
+const column = (rows: Array<[string, string]>) => {
+  const width = Math.max(...rows.map(([a]) => a.length)) + 2
+  return rows.map(([a, b]) => `  ${a.padEnd(width)}${b}`).join('\n')
 }
 
 export const HELP = `svc — self-hosted click tracker and conversion attribution
@@ -26,17 +148,13 @@ export const HELP = `svc — self-hosted click tracker and conversion attributio
 Usage: svc [command] [flags]
 
 Commands:
-  serve                      start the server (default)
-                               --port N --host H --data-dir DIR (override PORT, HOST, SVC_DATA_DIR)
-  migrate                    apply pending database migrations and exit
-  user add --email E --password P [--owner]
-                             create an admin user (--owner: every permission)
-  token create --name N --scopes a,b
-                             create an agent API token (arrives with the /mcp issue)
-  backup FILE                write a consistent copy of the live database to FILE
-  version                    print the version
-  --help                     this text
+${Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`).join('\n')}
 
-Environment: PORT, HOST, SVC_DATA_DIR, SVC_SECRET, SVC_ADMIN_EMAIL, SVC_ADMIN_PASSWORD, SVC_PUBLIC_URL,
-SVC_TRUST_PROXY, SVC_SESSION_TTL, SVC_SMTP_URL, SVC_OUTBOUND_ALLOW_PRIVATE, SVC_PAY_A_API, SVC_PAY_B_API
-(see README.md).`
+Passwords: \`user add\` and \`user passwd\` read the password from stdin when it is piped
+(printf '%s\\n' "$PW" | svc user passwd --email E), otherwise they prompt without echo.
+--password P also works for scripts, but other users of the machine can see it in \`ps\`.
+
+Environment (default in brackets):
+${column(ENVIRONMENT.map(([name, fallback, meaning]) => [fallback ? `${name} [${fallback}]` : name, meaning] as [string, string]))}
+
+Exit codes: 0 success, 1 error (the message says what), 2 usage error.`

@@ -1,5 +1,5 @@
 // The only reader of the environment. Everything else receives a frozen Config.
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, statSync, accessSync, constants } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { LogFormat } from './lib/log'
@@ -44,7 +44,21 @@ export interface ConfigFlags {
   dataDir?: string
 }
 
-export class ConfigError extends Error {}
+/** A setting that cannot be used. `usage`: the culprit is a command-line flag (exit 2, like other usage errors). */
+export class ConfigError extends Error {
+  constructor(message: string, readonly usage = false) {
+    super(message)
+  }
+}
+
+/**
+ * serve and migrate create a missing data directory, database and secret.key; every other command only
+ * opens what a server made, so a command run from the wrong directory fails instead of starting an
+ * empty instance there.
+ */
+export interface LoadOptions {
+  create?: boolean
+}
 
 function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name]
@@ -72,7 +86,7 @@ function nonEmpty(v: string | undefined): string | null {
 }
 
 /** Reads SVC_SECRET, or generates one into DATA_DIR/secret.key (0600) on first start and reuses it. */
-function loadSecret(env: Env, dataDir: string): string {
+function loadSecret(env: Env, dataDir: string, create: boolean): string {
   const fromEnv = nonEmpty(env.SVC_SECRET)
   if (fromEnv) {
     if (fromEnv.length < 16) throw new ConfigError('SVC_SECRET must be at least 16 characters')
@@ -84,22 +98,71 @@ function loadSecret(env: Env, dataDir: string): string {
     if (s.length >= 16) return s
     throw new ConfigError(`${file} is shorter than 16 characters; remove it or set SVC_SECRET`)
   }
+  if (!create) throw new ConfigError(`SVC_SECRET is not set and ${file} does not exist: set SVC_SECRET as the server has it`)
   const s = randomBytes(32).toString('hex')
-  writeFileSync(file, s + '\n', { mode: 0o600 })
-  chmodSync(file, 0o600)
+  try {
+    writeFileSync(file, s + '\n', { mode: 0o600 })
+    chmodSync(file, 0o600)
+  } catch (err) {
+    throw new ConfigError(`cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}): is the data directory writable?`)
+  }
   return s
 }
 
-export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}): Readonly<Config> {
+/**
+ * Where the data lives, resolved to an absolute path. The default stays ./data (CONTRACT.md), relative to
+ * the working directory: `serve` prints the resolved path and the other commands refuse a directory
+ * without a database, so a wrong directory is visible at once. A service should set SVC_DATA_DIR.
+ */
+export function dataPaths(env: Env = process.env, flags: ConfigFlags = {}): { dataDir: string; dbPath: string } {
   const dataDir = resolve(flags.dataDir ?? nonEmpty(env.SVC_DATA_DIR) ?? './data')
-  mkdirSync(dataDir, { recursive: true })
-  const port = flags.port !== undefined ? int({ p: flags.port }, 'p', 3000, 0, 65535) : int(env, 'PORT', 3000, 0, 65535)
+  return { dataDir, dbPath: join(dataDir, 'svc.db') }
+}
+
+/** For commands that open an existing instance: the database must be there (nothing is created). */
+export function requireDatabase(paths: { dataDir: string; dbPath: string }): void {
+  let isFile = false
+  try {
+    isFile = statSync(paths.dbPath).isFile()
+  } catch {}
+  if (!isFile) {
+    throw new ConfigError(
+      `no database at ${paths.dbPath}: point SVC_DATA_DIR or --data-dir at the server's data directory ` +
+        '(only `svc serve` and `svc migrate` create one)',
+    )
+  }
+}
+
+/** The data directory (0700 when svc creates it); a failure names the directory instead of dumping a stack. */
+function makeDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+    accessSync(dataDir, constants.W_OK)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error'
+    throw new ConfigError(`cannot create the data directory ${dataDir} (${code}); set SVC_DATA_DIR or --data-dir to a writable directory`)
+  }
+}
+
+function portOf(env: Env, flags: ConfigFlags): number {
+  if (flags.port === undefined) return int(env, 'PORT', 3000, 0, 65535)
+  try {
+    return int({ '--port': flags.port }, '--port', 3000, 0, 65535)
+  } catch (err) {
+    throw new ConfigError((err as Error).message, true)
+  }
+}
+
+export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, options: LoadOptions = {}): Readonly<Config> {
+  const create = options.create ?? true
+  const { dataDir, dbPath } = dataPaths(env, flags)
+  const port = portOf(env, flags)
   const cfg: Config = {
     port,
     host: flags.host ?? nonEmpty(env.HOST) ?? '0.0.0.0',
     dataDir,
-    dbPath: join(dataDir, 'svc.db'),
-    secret: loadSecret(env, dataDir),
+    dbPath,
+    secret: '', // read below, once every other value is known to be valid
     adminEmail: nonEmpty(env.SVC_ADMIN_EMAIL),
     adminPassword: nonEmpty(env.SVC_ADMIN_PASSWORD),
     publicUrl: nonEmpty(env.SVC_PUBLIC_URL)?.replace(/\/+$/, '') ?? null,
@@ -120,5 +183,37 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}): Rea
     logFormat: logFormat(env),
     logRequests: flag(env, 'SVC_LOG_REQUESTS'),
   }
+  // Every value is checked before anything is created: a typo never leaves an empty data directory behind.
+  if (create) makeDataDir(dataDir)
+  else requireDatabase({ dataDir, dbPath })
+  cfg.secret = loadSecret(env, dataDir, create)
   return Object.freeze(cfg)
 }
+
+/**
+ * Every variable loadConfig reads, for `svc --help` (the binary ships without README). A variable added
+ * above gets its row here; test/core/cli.test.ts checks that none is missing.
+ */
+export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string, meaning: string]> = [
+  ['PORT', '3000', 'listen port (0: any free port)'],
+  ['HOST', '0.0.0.0', 'listen address'],
+  ['SVC_DATA_DIR', './data', 'directory of svc.db and secret.key, resolved against the working directory; one server per directory'],
+  ['SVC_SECRET', 'secret.key', 'master secret, at least 16 characters (signs cookies, encrypts stored secrets); unset: generated into SVC_DATA_DIR/secret.key'],
+  ['SVC_ADMIN_EMAIL', '', 'with SVC_ADMIN_PASSWORD: the first owner, created at start only while no user exists'],
+  ['SVC_ADMIN_PASSWORD', '', 'see SVC_ADMIN_EMAIL; it never changes an existing password (use `svc user passwd`)'],
+  ['SVC_PUBLIC_URL', '', 'public base address, e.g. https://track.example.com (https: cookies get Secure)'],
+  ['SVC_TRUST_PROXY', '0', '1: client IP from the right-most X-Forwarded-For entry, https from X-Forwarded-Proto'],
+  ['SVC_SESSION_TTL', '604800', 'admin session lifetime in seconds'],
+  ['SVC_SMTP_URL', '', 'reserved for email'],
+  ['SVC_OUTBOUND_ALLOW_PRIVATE', '0', '1: forwarded postbacks may target loopback and private addresses'],
+  ['SVC_PAY_A_API', '', 'reserved for native commerce'],
+  ['SVC_PAY_B_API', '', 'reserved for native commerce'],
+  ['SVC_JOBS_POLL_MS', '1000', 'how often the job loop looks for due work'],
+  ['SVC_JOBS_TIMEOUT_MS', '10000', 'timeout of one outbound attempt'],
+  ['SVC_JOBS_MAX_ATTEMPTS', '8', 'attempts before a job is marked failed'],
+  ['SVC_JOBS_BACKOFF_MS', '30000', 'first retry delay, doubled per attempt'],
+  ['SVC_JOBS_BACKOFF_MAX_MS', '3600000', 'longest retry delay'],
+  ['SVC_JOBS_CONCURRENCY', '16', 'outbound attempts in flight at once'],
+  ['SVC_LOG_FORMAT', 'text', 'text: one line per event; json: one JSON object per line (for log shippers)'],
+  ['SVC_LOG_REQUESTS', '0', '1: access log, one line per request (method, path without query, status, ms, client IP)'],
+]

@@ -1,27 +1,59 @@
 #!/usr/bin/env bun
 // Entry point of `npm start` and of the compiled binary: the only module with side effects at import.
-import { existsSync } from 'node:fs'
+// Every failure ends as one line on stderr and an exit code (1 error, 2 usage), never a dump of source.
 import { resolve } from 'node:path'
-import { loadConfig, ConfigError, type ConfigFlags } from './config'
-import { parseArgs, HELP } from './cli'
+import { loadConfig, dataPaths, requireDatabase, ConfigError, type Config, type ConfigFlags } from './config'
+import { parseArgs, HELP, UsageError, usageOf, type CommandName } from './cli'
+import { readNewPassword, PasswordInputError } from './cli-password'
 import { createContext, createServer } from './server'
 import { VERSION } from './version'
 import { AppError } from './lib/errors'
 import { invoke, systemActor } from './lib/verb'
 import { usersVerbs } from './users/verbs'
-import { backupInto } from './db/backup'
-import { log } from './lib/log'
+import { openDatabase } from './db/client'
+import { backupInto, BackupTargetExists } from './db/backup'
+import { lockDataDir, DataDirBusy } from './db/lock'
+import { log, setLogFormat } from './lib/log'
 
-function serveFlags(flags: Record<string, string | true>): ConfigFlags {
-  const pick = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
-  return { port: pick('port'), host: pick('host'), dataDir: pick('data-dir') }
+type Flags = Record<string, string | true>
+
+/** A failure the operator can fix (port taken, unknown user…); its message is the whole story. */
+class CommandError extends Error {}
+
+const value = (flags: Flags, name: string) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined)
+
+function configFlags(flags: Flags): ConfigFlags {
+  return { port: value(flags, 'port'), host: value(flags, 'host'), dataDir: value(flags, 'data-dir') }
 }
 
-async function serve(flags: Record<string, string | true>) {
+/** Bun's listen errors, said in the operator's terms (the settings to change are named). */
+function listenFailure(err: unknown, config: Readonly<Config>): CommandError {
+  const code = (err as { code?: string }).code ?? ''
+  const where = `cannot listen on ${config.host}:${config.port}`
+  if (code === 'EADDRINUSE') return new CommandError(`${where}: the port is already in use (set PORT or --port)`)
+  if (code === 'EACCES') return new CommandError(`${where}: permission denied (ports below 1024 need privileges; set PORT or --port)`)
+  if (['EADDRNOTAVAIL', 'ENOENT', 'ENOTFOUND', 'EAI_NONAME', 'EINVAL'].includes(code)) {
+    return new CommandError(`${where}: "${config.host}" is not an address of this machine (set HOST or --host, e.g. 0.0.0.0 or 127.0.0.1)`)
+  }
+  return new CommandError(`${where}: ${(err as Error).message ?? err}`)
+}
+
+async function serve(flags: Flags) {
   process.env.NODE_ENV ??= 'production'
-  const server = await createServer(loadConfig(process.env, serveFlags(flags)))
-  const { port, hostname } = await server.listen()
-  const { config, settings } = server.ctx
+  const config = loadConfig(process.env, configFlags(flags))
+  setLogFormat(config.logFormat)
+  const lock = lockDataDir(config.dataDir)
+  // Said before the database opens, so a failure to open it is read next to where svc looked.
+  log.info(`data directory ${config.dataDir}`)
+  const server = await createServer(config)
+  let address: { port: number; hostname: string }
+  try {
+    address = await server.listen()
+  } catch (err) {
+    throw listenFailure(err, config)
+  }
+  const { port, hostname } = address
+  const { settings } = server.ctx
   // One line an operator can check the whole set-up against (no secret in it, only whether one is set).
   log.info('svc started', {
     version: VERSION,
@@ -38,6 +70,7 @@ async function serve(flags: Record<string, string | true>) {
     stopping = true
     log.info('stopping: finishing in-flight work', { signal })
     await server.stop()
+    lock.release()
     log.info('stopped cleanly')
     process.exit(0)
   }
@@ -45,72 +78,117 @@ async function serve(flags: Record<string, string | true>) {
   process.on('SIGINT', () => void shutdown('SIGINT'))
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { command, flags } = parseArgs(argv)
-  const [cmd = 'serve', sub] = command
-  if (flags.help || cmd === 'help') {
-    console.log(HELP)
-    return 0
+/** Refused while a server runs: new migrations must not change the schema under a running older server. */
+async function migrateCommand(flags: Flags): Promise<number> {
+  const config = loadConfig(process.env, configFlags(flags))
+  setLogFormat(config.logFormat)
+  const lock = lockDataDir(config.dataDir)
+  try {
+    const ctx = await createContext(config)
+    ctx.database.close()
+  } finally {
+    lock.release()
   }
-  switch (cmd) {
-    case 'serve':
-      await serve(flags)
-      return -1 // keep running
+  console.log(`database ${config.dbPath} is up to date`)
+  return 0
+}
+
+/** user add / user passwd open an existing instance (never create one) and may run beside the server. */
+async function userCommand(command: 'user add' | 'user passwd', flags: Flags): Promise<number> {
+  const email = value(flags, 'email')
+  if (!email) throw new UsageError('--email is required', command)
+  const config = loadConfig(process.env, configFlags(flags), { create: false })
+  const ctx = await createContext(config)
+  try {
+    const verbs = usersVerbs(ctx.users)
+    const cli = systemActor('cli')
+    if (command === 'user add') {
+      const password = value(flags, 'password') ?? (await readNewPassword())
+      const user = await invoke(verbs.create, cli, { email, password, is_owner: flags.owner === true })
+      console.log(`created user ${user.id} ${user.email}${user.is_owner ? ' (owner)' : ''} in ${config.dataDir}`)
+    } else {
+      // Looked up first, so nobody types a password for a user that does not exist.
+      const found = await ctx.users.findByEmail(email)
+      if (!found) throw new CommandError(`no user with email ${email} in ${config.dbPath}`)
+      const password = await readNewPassword()
+      // users.update bumps the session epoch with the new hash: every cookie of this user stops working.
+      await invoke(verbs.update, cli, { id: found.id, password })
+      console.log(`password of ${found.email} changed; their sessions are signed out`)
+    }
+  } finally {
+    ctx.database.close()
+  }
+  return 0
+}
+
+/** Read-only: needs no lock, no secret and no migration, so it runs while the server keeps writing. */
+async function backupCommand(file: string, flags: Flags): Promise<number> {
+  const target = resolve(file)
+  const paths = dataPaths(process.env, configFlags(flags))
+  requireDatabase(paths)
+  const database = await openDatabase(paths.dbPath)
+  try {
+    backupInto(database, target)
+  } finally {
+    database.close()
+  }
+  console.log(`backup of ${paths.dbPath} written to ${target}`)
+  return 0
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { command, flags, args } = parseArgs(argv)
+  switch (command) {
+    case 'help':
+      console.log(HELP)
+      return 0
     case 'version':
       console.log(VERSION)
       return 0
-    case 'migrate': {
-      const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
-      ctx.database.close()
-      console.log('database is up to date')
-      return 0
-    }
-    case 'user': {
-      if (sub !== 'add') break
-      const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
-      try {
-        // A flag given without a value reads as "" so the verb's own rule names it.
-        const text = (v: string | true | undefined) => (typeof v === 'string' ? v : '')
-        const user = await invoke(usersVerbs(ctx.users).create, systemActor('cli'), {
-          email: text(flags.email), password: text(flags.password), is_owner: flags.owner === true,
-        })
-        console.log(`created user ${user.id} ${user.email}${user.is_owner ? ' (owner)' : ''}`)
-      } finally {
-        ctx.database.close()
-      }
-      return 0
-    }
-    case 'token':
+    case 'serve':
+      await serve(flags)
+      return -1 // keep running
+    case 'migrate':
+      return migrateCommand(flags)
+    case 'user add':
+    case 'user passwd':
+      return userCommand(command, flags)
+    case 'backup':
+      return backupCommand(args[0]!, flags)
+    case 'token create':
       console.error('svc token create: agent API tokens arrive with the /mcp feature and are not available in this version')
       return 2
-    case 'backup': {
-      if (!sub) break
-      const target = resolve(sub)
-      if (existsSync(target)) {
-        console.error(`backup: ${target} already exists; choose a new file name`)
-        return 1
-      }
-      const ctx = await createContext(loadConfig(process.env, serveFlags(flags)))
-      try {
-        backupInto(ctx.database, target)
-      } finally {
-        ctx.database.close()
-      }
-      console.log(`backup written to ${target}`)
-      return 0
-    }
   }
-  console.error(`unknown command: ${command.join(' ') || cmd}\n\n${HELP}`)
+}
+
+function usageFailure(message: string, command: CommandName | null): number {
+  console.error(`error: ${message}\n\n${command ? usageOf(command) : HELP}`)
   return 2
+}
+
+/** The exit code for a failure, after saying it on stderr in one line (usage errors add the usage). */
+function failure(err: unknown): number {
+  if (err instanceof UsageError) return usageFailure(err.message, err.command)
+  if (err instanceof ConfigError && err.usage) return usageFailure(err.message, 'serve')
+  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists]
+  if (expected.some((type) => err instanceof type)) {
+    console.error(`error: ${(err as Error).message}`)
+    return 1
+  }
+  // File system and SQLite errors carry a code and a message that says enough (path, reason).
+  const e = err as { code?: unknown; message?: unknown; stack?: unknown }
+  if (typeof e?.code === 'string' && typeof e.message === 'string') {
+    console.error(`error: ${e.message} (${e.code})`)
+    return 1
+  }
+  // A bug: the stack's frames help whoever fixes it (err.stack has no source excerpt, unlike printing err).
+  console.error(`error: ${typeof e?.stack === 'string' ? e.stack : String(err)}`)
+  return 1
 }
 
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code)
   },
-  (err) => {
-    if (err instanceof ConfigError || err instanceof AppError) console.error(`error: ${err.message}`)
-    else console.error(err)
-    process.exit(1)
-  },
+  (err) => process.exit(failure(err)),
 )

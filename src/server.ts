@@ -63,9 +63,10 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
       await invoke(usersVerbs(ctx.users).create, systemActor('start-up'), { email: config.adminEmail, password: config.adminPassword, is_owner: true })
       log.info('created owner', { email: config.adminEmail })
     } else {
-      log.warn(
+      // A notice on stdout, not a warning: a fresh install is expected to have no user yet.
+      log.info(
         'no admin user yet: set SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD and restart, ' +
-          'or run `svc user add --email you@example.com --password … --owner`',
+          'or run `svc user add --email you@example.com --owner` (it asks for the password)',
       )
     }
   }

@@ -1,4 +1,5 @@
 // Opens the embedded SQLite database: bun:sqlite under Bun, better-sqlite3 when imported under Node.
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import * as schema from './schema'
 
@@ -114,7 +115,26 @@ export function openConnection(path: string): RawDb {
   return connect(path)
 }
 
+/**
+ * The database holds visitors' IPs and the users' password hashes: owner-only (0600). svc creates the
+ * file itself before SQLite opens it, because SQLite creates its -wal and -shm with the mode of the
+ * database file. A database left 0644 by an older version (and its -wal, -shm) is tightened here.
+ */
+function makePrivate(path: string): void {
+  if (path === ':memory:' || path === '') return
+  closeSync(openSync(path, 'a', 0o600))
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (existsSync(file)) chmodSync(file, 0o600)
+    } catch (err) {
+      // Owned by another user: SQLite's own open tells whether svc may use it at all.
+      if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err
+    }
+  }
+}
+
 export async function openDatabase(path: string): Promise<Database> {
+  makePrivate(path)
   if (typeof Bun !== 'undefined') {
     const { Database: BunDatabase } = await import('bun:sqlite')
     const { drizzle } = await import('drizzle-orm/bun-sqlite')

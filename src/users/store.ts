@@ -89,6 +89,12 @@ export class UserStore {
     return row ? toRecord(row) : null
   }
 
+  /** The user with this email (normalised like login), for `svc user passwd --email`. */
+  async findByEmail(email: string): Promise<UserRecord | null> {
+    const row = this.byEmail.get({ email: email.trim().toLowerCase() }) as UserRow | undefined
+    return row ? toRecord(row) : null
+  }
+
   /** Users with id > afterId, in id order. */
   async list(afterId: number, limit: number): Promise<UserRecord[]> {
     return (this.page.all({ after: afterId, limit }) as UserRow[]).map(toRecord)

@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, existsSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { startServer, TEST_ENV, type TestServer } from '../helpers/server'
+import { svc, emptyDir, modeOf } from '../helpers/cli'
 import { VERSION } from '../../src/version'
+import { loadConfig } from '../../src/config'
 
-const ROOT = join(import.meta.dir, '..', '..')
-
-function svc(args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawnSync([process.execPath, join(ROOT, 'src/index.ts'), ...args], {
-    cwd: tmpdir(),
-    env: { PATH: process.env.PATH ?? '', ...env },
-  })
-  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() }
-}
+// Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
+setDefaultTimeout(30_000)
 
 let dir: string
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'svc-cli-')) })
@@ -27,10 +22,39 @@ describe('svc CLI', () => {
     expect(r.out.trim()).toBe(VERSION)
   })
 
+  test('--version, -h and help work as well', () => {
+    expect(svc(['--version'])).toEqual({ code: 0, out: `${VERSION}\n`, err: '' })
+    for (const h of [['-h'], ['help'], ['serve', '--help']]) {
+      const r = svc(h)
+      expect(r.code).toBe(0)
+      expect(r.out).toStartWith('svc — self-hosted click tracker')
+    }
+  })
+
   test('--help lists every contract command', () => {
     const r = svc(['--help'])
     expect(r.code).toBe(0)
-    for (const c of ['serve', 'migrate', 'user add', 'token create', 'backup', 'version']) expect(r.out).toContain(c)
+    for (const c of ['serve', 'migrate', 'user add', 'user passwd', 'token create', 'backup', 'version']) expect(r.out).toContain(`  ${c}`)
+  })
+
+  test('--help lists every environment variable the configuration reads (the binary ships without README)', () => {
+    const read = new Set<string>()
+    const dir = emptyDir()
+    const env = new Proxy({}, {
+      get: (_t, name) => {
+        if (typeof name === 'string') read.add(name)
+        return name === 'SVC_DATA_DIR' ? dir : undefined
+      },
+    })
+    try {
+      loadConfig(env)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    expect(read.size).toBeGreaterThanOrEqual(19)
+    const help = svc(['--help']).out
+    for (const name of read) expect(help).toMatch(new RegExp(`^  ${name}\\b`, 'm'))
+    expect(help).toMatch(/^  SVC_JOBS_CONCURRENCY \[16\]/m)
   })
 
   test('an unknown command exits 2 with the help text', () => {
@@ -38,6 +62,42 @@ describe('svc CLI', () => {
     expect(r.code).toBe(2)
     expect(r.err).toContain('unknown command: frobnicate')
   })
+
+  // Each of these once started a server on 0.0.0.0:3000 or answered "unknown command".
+  const usageErrors: Array<[string[], string]> = [
+    [['--bogus'], 'unknown flag --bogus'],
+    [['-x'], 'unknown flag -x'],
+    [['serve', '--port'], '--port needs a value'],
+    [['serve', '--port', '--host', '127.0.0.1'], '--port needs a value'],
+    [['serve', '--port', 'x'], '--port must be a whole number, got "x"'],
+    [['serve', '--port', '70000'], '--port must be between 0 and 65535, got 70000'],
+    [['serve', '--port', '1', '--port', '2'], '--port is given twice'],
+    [['serve', 'extra'], 'unexpected argument "extra"'],
+    [['migrate', '--port', '1'], 'svc migrate has no --port flag'],
+    [['user'], 'missing command after "user" (try svc user add, svc user passwd)'],
+    [['user', 'remove'], 'unknown command: user remove (try svc user add, svc user passwd)'],
+    [['user', 'add'], '--email is required'],
+    [['user', 'add', '--email'], '--email needs a value'],
+    [['user', 'add', '--email', 'a@example.com', '--owner=yes'], '--owner takes no value'],
+    [['user', 'passwd', '--email', 'a@example.com', '--password', 'x'], 'svc user passwd has no --password flag'],
+    [['backup'], 'svc backup: missing FILE, the file to write the copy to'],
+    [['backup', 'a.db', 'b.db'], 'unexpected argument "b.db"'],
+  ]
+  for (const [args, message] of usageErrors) {
+    test(`usage error: svc ${args.join(' ')} → exit 2, "${message}"`, () => {
+      const cwd = emptyDir()
+      try {
+        const r = svc(args, {}, { cwd })
+        expect(r.code).toBe(2)
+        expect(r.err).toStartWith(`error: ${message}\n`)
+        expect(r.err).toContain('Usage: svc')
+        expect(r.out).toBe('')
+        expect(readdirSync(cwd)).toEqual([]) // no ./data: nothing was started or created
+      } finally {
+        rmSync(cwd, { recursive: true, force: true })
+      }
+    })
+  }
 
   test('migrate creates the database and a 0600 secret.key when SVC_SECRET is unset', () => {
     const r = svc(['migrate'], { SVC_DATA_DIR: dir })
@@ -49,6 +109,24 @@ describe('svc CLI', () => {
     const types = db.query('SELECT slug FROM conversion_types ORDER BY slug').all() as Array<{ slug: string }>
     db.close()
     expect(types.map((t) => t.slug)).toEqual(['chargeback', 'install', 'lead', 'reject', 'sale', 'trial'])
+  })
+
+  test('the database and the data directory are private (0600, 0700); an older 0644 database is tightened', () => {
+    expect(modeOf(join(dir, 'svc.db'))).toBe('600')
+    expect(modeOf(dir)).toBe('700')
+    const old = emptyDir()
+    try {
+      const db = new Database(join(old, 'svc.db'), { create: true })
+      db.run('PRAGMA journal_mode = WAL')
+      db.run('CREATE TABLE before_svc (x)')
+      db.close()
+      Bun.spawnSync(['chmod', '644', join(old, 'svc.db')])
+      expect(modeOf(join(old, 'svc.db'))).toBe('644')
+      expect(svc(['migrate'], { SVC_DATA_DIR: old }).code).toBe(0)
+      expect(modeOf(join(old, 'svc.db'))).toBe('600')
+    } finally {
+      rmSync(old, { recursive: true, force: true })
+    }
   })
 
   test('user add creates a user; a duplicate email and a short password are refused', () => {
@@ -91,5 +169,21 @@ describe('svc backup', () => {
     const again = svc(['backup', target], { SVC_DATA_DIR: s.dataDir, SVC_SECRET: TEST_ENV.SVC_SECRET! })
     expect(again.code).toBe(1)
     expect(again.err).toContain('already exists')
+  })
+
+  test('a backup is 0600 and needs neither the secret nor write access to the data (no migration, no owner)', () => {
+    const target = join(s.dataDir, 'backup-private.db')
+    const r = svc(['backup', target], { SVC_DATA_DIR: s.dataDir })
+    expect(r.code).toBe(0)
+    expect(r.out).toBe(`backup of ${join(s.dataDir, 'svc.db')} written to ${target}\n`)
+    expect(modeOf(target)).toBe('600')
+  })
+
+  test('a backup into a missing directory fails in one line and leaves nothing behind', () => {
+    const target = join(s.dataDir, 'no-such-dir', 'b.db')
+    const r = svc(['backup', target], { SVC_DATA_DIR: s.dataDir })
+    expect(r.code).toBe(1)
+    expect(r.err.trim().split('\n')).toHaveLength(1)
+    expect(r.err).toContain('no-such-dir')
   })
 })
