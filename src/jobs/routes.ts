@@ -2,9 +2,19 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import { parseId } from '../http/collection'
+import { docQuery } from '../http/api-docs'
+import { pageQuery, parseId } from '../http/collection'
 import { adminActor, invoke } from '../lib/verb'
+import { JOB_STATUSES } from './types'
 import type { JobsVerbs } from './verbs'
+
+/** Documentation only: the verb parses each value (400 naming the field). */
+const jobsQuery = docQuery({
+  status: `one of ${JOB_STATUSES.join(', ')}`,
+  kind: 'job kind, e.g. source_postback',
+  limit: pageQuery.properties.limit.description!,
+  cursor: pageQuery.properties.cursor.description!,
+})
 
 /** A repeated query parameter counts once (first occurrence); never an array bound into SQL. */
 function first(v: unknown): string | undefined {
@@ -23,7 +33,7 @@ export function jobsRoutes(ctx: AppContext, verbs: JobsVerbs) {
         invoke(verbs.list, adminActor(admin), {
           status: first(query.status), kind: first(query.kind), limit: first(query.limit), cursor: first(query.cursor),
         }),
-      { permission: 'conversions:read', detail: { tags: ['jobs'], summary: verbs.list.summary } },
+      { permission: 'conversions:read', query: jobsQuery, detail: { tags: ['jobs'], summary: verbs.list.summary } },
     )
     .get('/admin/api/jobs/:id', ({ admin, params }) => invoke(verbs.get, adminActor(admin), { id: jobId(params.id) }), {
       permission: 'conversions:read',

@@ -2,11 +2,46 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import { parseId } from '../http/collection'
+import { docQuery, lenientBody } from '../http/api-docs'
+import { pageQuery, parseId } from '../http/collection'
 import { adminActor, invoke } from '../lib/verb'
 import type { Query } from './conversions'
 import { typeFields, type ConversionTypeVerbs } from './type-verbs'
 import type { ConversionVerbs } from './verbs'
+import { CANONICAL } from './aliases'
+import { ERROR_REASONS } from './receive'
+
+const paging = {
+  limit: pageQuery.properties.limit.description!,
+  cursor: pageQuery.properties.cursor.description!,
+}
+const moment = 'ISO 8601 date or date-time, or epoch seconds/milliseconds'
+
+/** Documentation only: the verbs parse each value (400 naming the field); unknown keys pass through. */
+const conversionsQuery = docQuery({
+  click_id: 'conversions of this click (UUID)',
+  campaign_id: 'conversions attributed to this campaign id',
+  type: 'conversion type slug (sale, lead, …)',
+  from: `conversion date from (inclusive): ${moment}`,
+  to: `conversion date to (exclusive): ${moment}`,
+  ...paging,
+})
+const postbackErrorsQuery = docQuery({ reason: `one of ${ERROR_REASONS.join(', ')}`, ...paging })
+
+/** Checked entry by entry by the verbs (400s that name the entry), so documented, not validated, here. */
+const statusMapBody = lenientBody('the whole map: received postback status (trimmed, lower-cased) → conversion type slug', {
+  type: 'object',
+  additionalProperties: { type: 'string', description: 'conversion type slug' },
+  example: { approved: 'sale', pending: 'lead', declined: 'reject' },
+})
+const aliasesBody = lenientBody('for each named parameter, its accepted query-string names in priority order; null restores the default list', {
+  type: 'object',
+  properties: Object.fromEntries(CANONICAL.map((name) => [name, {
+    anyOf: [{ type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 50 }, { type: 'null' }],
+  }])),
+  additionalProperties: false,
+  example: { subid: ['subid', 'click_id', 'aff_sub'], payout: null },
+})
 
 /** A repeated query parameter counts once, first occurrence (as on /postback). */
 function flat(query: Record<string, unknown>): Query {
@@ -22,6 +57,7 @@ export function conversionAdminRoutes(ctx: AppContext, verbs: ConversionVerbs, t
     .use(adminGuard(ctx))
     .get('/admin/api/conversions', ({ admin, query }) => invoke(v.list, adminActor(admin), flat(query)), {
       permission: 'conversions:read',
+      query: conversionsQuery,
       detail: { tags: ['conversions'], summary: v.list.summary },
     })
     .get('/admin/api/conversions/:id', ({ admin, params }) => invoke(v.get, adminActor(admin), { id: parseId(params.id, 'conversion') }), {
@@ -30,6 +66,7 @@ export function conversionAdminRoutes(ctx: AppContext, verbs: ConversionVerbs, t
     })
     .get('/admin/api/postback-errors', ({ admin, query }) => invoke(v.listErrors, adminActor(admin), flat(query)), {
       permission: 'conversions:read',
+      query: postbackErrorsQuery,
       detail: { tags: ['conversions'], summary: v.listErrors.summary },
     })
 
@@ -70,6 +107,7 @@ export function conversionAdminRoutes(ctx: AppContext, verbs: ConversionVerbs, t
     })
     .put('/admin/api/status-map', ({ admin, body }) => invoke(tv.replaceStatusMap, adminActor(admin), body), {
       permission: 'conversions:write',
+      body: statusMapBody,
       detail: { tags: ['conversion types'], summary: tv.replaceStatusMap.summary },
     })
 
@@ -79,6 +117,7 @@ export function conversionAdminRoutes(ctx: AppContext, verbs: ConversionVerbs, t
     })
     .put('/admin/api/postback-aliases', ({ admin, body }) => invoke(v.replaceAliases, adminActor(admin), body), {
       permission: 'settings:write',
+      body: aliasesBody,
       detail: { tags: ['settings'], summary: v.replaceAliases.summary },
     })
 }

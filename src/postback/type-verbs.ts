@@ -46,6 +46,13 @@ function toDb(t: TypeSettings): ConversionTypeRow {
   }
 }
 
+/**
+ * A wrong value as an error message shows it: a string cut short, anything else by its kind. Never the
+ * whole value: a 100,000-deep array overflowed JSON.stringify's stack (a 500 found by `npm run fuzz`).
+ */
+const shortly = (v: unknown): string =>
+  typeof v === 'string' ? JSON.stringify(v.slice(0, 64)) : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : String(v)
+
 export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: ConversionTypes; events: EventBus }) {
   const { store, types, events } = deps
   // Reloading the cache happens through the event, like every other cache.
@@ -153,7 +160,7 @@ export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: 
           const key = rawKey.trim().toLowerCase()
           if (key === '' || key.length > MAX_STATUS_LENGTH) throw invalid(`${rawKey}: a status must be 1-${MAX_STATUS_LENGTH} characters`)
           if (typeof value !== 'string' || !types.has(value)) {
-            throw invalid(`${rawKey}: ${JSON.stringify(value)} is not an existing conversion type slug`)
+            throw invalid(`${rawKey}: ${shortly(value)} is not an existing conversion type slug`)
           }
           const prev = entries.get(key)
           if (prev !== undefined && prev !== value) throw invalid(`${rawKey}: "${key}" is mapped twice (statuses are case-insensitive)`)

@@ -1,0 +1,264 @@
+// Hostile requests, generated from a seeded Rng: random bytes in paths and queries, huge and duplicated
+// parameters, broken percent-encoding, wrong methods, odd content types and headers, deep and huge JSON,
+// and clients that stop half-way. Shared by `npm run fuzz` (scripts/fuzz.ts) and the CI smoke test
+// (test/core/fuzz-smoke.test.ts).
+import type { Rng } from './prng'
+
+export interface FuzzRequest {
+  /** The route family it counts under in the report: /c, /r, /postback, /healthz, admin. */
+  route: string
+  method: string
+  /** Request target as sent; each char is one byte (latin1), so it may hold bytes no URL parser allows. */
+  target: string
+  headers: Array<[string, string]>
+  body?: Uint8Array | string
+  /**
+   * A control byte or space (0x00–0x20) inside the request target, or a method with a byte outside the
+   * token characters: not an HTTP/1.1 request line. Bun's HTTP parser answers these itself with 505
+   * before any JavaScript runs (a bare Bun.serve does the same).
+   */
+  brokenRequestLine?: boolean
+  /** Send only part of the request, pause, then close: a slow or broken client. */
+  stallAfterBytes?: number
+}
+
+/** What the generator knows of the server under test. */
+export interface FuzzTargets {
+  slug: string
+  /** click_ids the server handed out (valid and known). */
+  clickIds: string[]
+  /** Session cookie (`name=value`) of an admin with every permission; admin requests carry it. */
+  cookie: string
+  /** Admin routes as `METHOD /path/{param}` (from the OpenAPI document), with their documented query and body fields. */
+  adminRoutes: AdminRoute[]
+  /** Ids that must not be PATCHed or DELETEd through users/{id} (the fuzzing admin's own account). */
+  protectedUserIds: number[]
+}
+
+export interface AdminRoute {
+  method: string
+  path: string
+  query: string[]
+  bodyFields: string[]
+}
+
+/** encodeURIComponent, except that a lone surrogate becomes the (invalid) UTF-8 bytes of one instead of an exception. */
+function enc(s: string): string {
+  try {
+    return encodeURIComponent(s)
+  } catch {
+    return encodeURIComponent(s.toWellFormed()).replace(/%EF%BF%BD/g, '%ED%A0%80')
+  }
+}
+
+const BROKEN_ESCAPES = ['%', '%z', '%5', '%zz', '%%', '%00', '%ff', '%FF%FE', '%C0%AF', '%ED%A0%80', '%E0%A4', '%F4%90%80%80', '%0d%0a', '%u0041', '%2e%2e%2f', '%252e']
+const ODD_STRINGS = [
+  '', ' ', '+', '++', '0', '-1', '1e309', 'NaN', 'Infinity', '-0', '0x10', '1,5', '12,50', '$5', '5 USD', ' 5 ', '9'.repeat(40),
+  'null', 'undefined', 'true', '[]', '{}', '__proto__', 'constructor', 'toString', '{click_id}', '{sub1}', '../../etc/passwd',
+  '<script>alert(1)</script>', "' OR 1=1 --", '"; DROP TABLE clicks; --', '=cmd|/C calc!A0', '＝1+1', '\u202e', '😀', '\ud800', 'a\u0000b',
+  'http://evil.example/', '//evil.example', 'javascript:alert(1)', '2026-02-30', '2026-13-01T25:61:61Z', '99999999999999', '1700000000',
+]
+const METHODS = ['GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE']
+const RAW_METHODS = ['CONNECT', 'get', 'FOO', 'G\u00e9T', 'PROPFIND', '', 'GET GET']
+const CONTENT_TYPES = [
+  'application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data',
+  'multipart/form-data; boundary=', 'application/xml', 'application/octet-stream', 'image/png', 'application/json; charset=x"y',
+  'application/JSON', ' application/json ', 'json', '*/*', '', 'a'.repeat(4000),
+]
+const SUBID_NAMES = ['subid', 'sub_id', 'click_id', 'clickid', 'trackID', 'aff_sub', 'cid', 'sub1', 'SubID', 'trackingCodes']
+const POSTBACK_NAMES = ['status', 'type', 'payout', 'revenue', 'amount', 'value', 'tid', 'txid', 'transaction_id', 'date', 'time', 'sig', 'email', 'currency']
+
+/** A value for a query parameter: usually odd, sometimes huge, sometimes raw bytes. */
+function value(rng: Rng, known: string[] = []): { text: string; raw: boolean } {
+  const r = rng.int(100)
+  if (r < 15 && known.length) return { text: enc(rng.pick(known)), raw: false }
+  if (r < 45) return { text: enc(rng.pick(ODD_STRINGS)), raw: false }
+  if (r < 60) return { text: rng.pick(BROKEN_ESCAPES) + rng.pick(BROKEN_ESCAPES), raw: false }
+  if (r < 70) return { text: 'x'.repeat(rng.pick([257, 1025, 4096, 9000])), raw: false }
+  if (r < 80) return { text: latin1(rng.bytes(1 + rng.int(40))), raw: true }
+  if (r < 90) return { text: String(rng.int(1e9) - 5e8), raw: false }
+  return { text: enc(String.fromCharCode(...Array.from({ length: 1 + rng.int(20) }, () => rng.int(0xffff)))), raw: false }
+}
+
+/**
+ * Bytes as a latin1 string for a request target: any byte but the controls and space (0x00–0x20), which
+ * end a target; those are sent on purpose, rarely, as broken request lines.
+ */
+const latin1 = (b: Uint8Array) => String.fromCharCode(...b.map((x) => (x <= 0x20 ? x + 0x41 : x)))
+
+/** A query string built from `names`: duplicated, huge, broken or random. */
+function query(rng: Rng, names: string[], known: string[] = []): { text: string; raw: boolean } {
+  let raw = false
+  const parts: string[] = []
+  const style = rng.int(10)
+  if (style === 0) return { text: '', raw }
+  if (style === 1) {
+    // Very many parameters, some repeated.
+    const n = rng.pick([60, 300, 2000])
+    for (let i = 0; i < n; i++) parts.push(`${rng.chance(0.5) ? rng.pick(names) : `p${rng.int(500)}`}=${rng.int(1000)}`)
+    return { text: parts.join('&'), raw }
+  }
+  if (style === 2) {
+    const b = rng.bytes(1 + rng.int(300))
+    return { text: latin1(b), raw: true }
+  }
+  if (style === 3) return { text: rng.pick(['&&&', '=', '==&=', '&=x&', '?', '??a=1', 'a=1#frag', '#', 'a[]=1&a[x]=2', '__proto__[x]=1&constructor[prototype][y]=2']), raw }
+  const n = 1 + rng.int(6)
+  for (let i = 0; i < n; i++) {
+    const name = rng.chance(0.85) ? rng.pick(names) : rng.pick([...BROKEN_ESCAPES, 'utm_source', '__proto__', 'x'.repeat(300)])
+    const v = value(rng, known)
+    raw ||= v.raw
+    parts.push(rng.chance(0.1) ? name : `${name}=${v.text}`)
+    if (rng.chance(0.2)) parts.push(`${name}=${value(rng, known).text}`) // duplicated
+  }
+  return { text: parts.join('&'), raw }
+}
+
+/** JSON bodies: valid-looking objects of the documented fields with wrong types, deep nesting, huge documents. */
+export function jsonBody(rng: Rng, fields: string[]): string {
+  const r = rng.int(10)
+  if (r === 0) {
+    const depth = rng.pick([100, 5000, 100000])
+    return rng.chance(0.5) ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+  }
+  if (r === 1) {
+    // About 1 or 3 MB (the server's body limit is a little over 2 MB).
+    const size = rng.pick([1, 3]) * 1024 * 1024
+    return JSON.stringify({ [fields[0] ?? 'name']: 'x'.repeat(size) })
+  }
+  if (r === 2) return rng.pick(['', '{', '}', 'null', '[]', '"s"', '1', 'true', '{"a":1,}', "{'a':1}", '\ufeff{}', '{"a":NaN}', '{"__proto__":{"x":1}}', '\u0000'])
+  const obj: Record<string, unknown> = {}
+  for (const f of fields) if (rng.chance(0.7)) obj[f] = jsonValue(rng, 3)
+  if (rng.chance(0.3)) obj[rng.pick(['__proto__', 'constructor', 'extra', 'x'.repeat(100)])] = jsonValue(rng, 2)
+  return JSON.stringify(obj)
+}
+
+function jsonValue(rng: Rng, depth: number): unknown {
+  switch (rng.int(depth > 0 ? 9 : 6)) {
+    case 0: return null
+    case 1: return rng.pick([0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, 1e-320, 42])
+    case 2: return rng.pick(ODD_STRINGS)
+    case 3: return rng.chance(0.5)
+    case 4: return 'y'.repeat(rng.pick([0, 65, 257, 5000, 70000]))
+    case 5: return rng.pick(['https://offer.example/?c={click_id}', 'http://[::1]/', 'ftp://x', 'https://exa mple.com', 'fuzz', 'sale', 'approved'])
+    case 6: return Array.from({ length: rng.int(5) }, () => jsonValue(rng, depth - 1))
+    case 7: return { offer_id: jsonValue(rng, 0), weight: jsonValue(rng, 0), landing_id: jsonValue(rng, 0) }
+    default: return Object.fromEntries(Array.from({ length: rng.int(4) }, (_, i) => [`k${i}`, jsonValue(rng, depth - 1)]))
+  }
+}
+
+/** Odd headers every request may carry: proxies' forwarding headers, cookies, agents, encodings. */
+function headers(rng: Rng, base: Array<[string, string]> = []): { list: Array<[string, string]>; raw: boolean } {
+  const list = [...base]
+  let raw = false
+  // A fresh client address most of the time, so per-IP limits do not turn the whole run into 429s.
+  if (rng.chance(0.9)) list.push(['x-forwarded-for', rng.chance(0.8) ? `10.${rng.int(256)}.${rng.int(256)}.${rng.int(256)}` : rng.pick(['', 'garbage', '1.2.3.4, 5.6.7.8', '::1', '[::1]:80', '999.1.1.1', '2001:db8::1%eth0', 'unknown', 'x'.repeat(5000)])])
+  if (rng.chance(0.2)) list.push(['user-agent', rng.pick(['', 'Googlebot/2.1', 'curl/8', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)', 'U'.repeat(9000)])])
+  if (rng.chance(0.15)) list.push(['referer', rng.pick(['', 'not a url', 'https://ref.example/a?b=c', 'http://' + 'r'.repeat(3000) + '.example/'])])
+  if (rng.chance(0.15)) list.push(['cookie', rng.pick(['_svc_click=not-a-uuid', '_svc_click=', '_svc_click=%ff%00', 'a=b; ; ;=;_svc_click=1', 'c='.repeat(2000), 'svc_admin_session=forged.value'])])
+  if (rng.chance(0.1)) list.push(['accept-encoding', rng.pick(['gzip', 'br, gzip;q=0', '*', 'x'.repeat(300)])])
+  if (rng.chance(0.05)) list.push(['x-huge', 'h'.repeat(rng.pick([8000, 70000]))])
+  if (rng.chance(0.04)) {
+    list.push([rng.pick(['bad header', 'x:y', 'ünïcode', '']), 'v'])
+    raw = true
+  }
+  if (rng.chance(0.03)) {
+    list.push(['x-ctl', 'a\u0000b\u0007c'])
+    raw = true
+  }
+  return { list, raw }
+}
+
+/** How a request is finished: a body (optionally with a content type), or a stalled or lying client. */
+function finish(rng: Rng, req: FuzzRequest, bodyFields: string[]): FuzzRequest {
+  if (req.method !== 'GET' && req.method !== 'HEAD' && rng.chance(0.6)) {
+    req.body = rng.chance(0.8) ? jsonBody(rng, bodyFields) : latinBody(rng)
+    if (rng.chance(0.85)) req.headers.push(['content-type', rng.pick(CONTENT_TYPES)])
+  }
+  const r = rng.int(100)
+  if (r < 3) req.stallAfterBytes = rng.int(Math.max(1, 40 + (req.target.length >> 1)))
+  else if (r < 5) req.headers.push(['content-length', String(rng.pick([-1, 0, 5, 1e12, 99999999999999999999]))])
+  else if (r < 7) req.headers.push(['transfer-encoding', rng.pick(['chunked', 'gzip', 'chunked, chunked', 'identity'])])
+  return req
+}
+
+const latinBody = (rng: Rng) => latin1(rng.bytes(rng.pick([1, 100, 5000])))
+
+/** One hostile request to the public route `route` (/c, /r, /postback or /healthz). */
+export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequest {
+  const methodRaw = rng.chance(0.04)
+  const method = methodRaw ? rng.pick(RAW_METHODS) : rng.chance(0.8) ? 'GET' : rng.pick(METHODS)
+  let raw = methodRaw
+  let path: string
+  let names: string[]
+  if (route === '/c' || route === '/r') {
+    const segment = rng.int(10) < 6 ? t.slug : rng.chance(0.5) ? value(rng).text : rng.pick(['', '.', '..', '%2f', 'a/b', t.slug + '%00', t.slug.toUpperCase(), 'x'.repeat(3000)])
+    raw ||= /[^\x21-\x7e]/.test(segment)
+    path = `${route}/${segment}${rng.chance(0.1) ? '/' : ''}`
+    names = ['sub1', 'sub2', 'sub3', 'sub10', 'sub11', 'click_id', 'cost', 'utm_source', 'utm_campaign', 'gclid', 'fbclid']
+  } else if (route === '/postback') {
+    path = rng.chance(0.95) ? '/postback' : rng.pick(['/postback/', '/Postback', '/postback%00', '//postback', '/postback;x'])
+    names = [...SUBID_NAMES, ...POSTBACK_NAMES]
+  } else {
+    path = rng.chance(0.9) ? '/healthz' : rng.pick(['/healthz/', '/HEALTHZ', '/healthz%2f', '/healthz/../healthz', '/./healthz'])
+    names = ['x', 'verbose', 'probe']
+  }
+  const q = query(rng, names, route === '/healthz' ? [] : t.clickIds)
+  raw ||= q.raw
+  const h = headers(rng)
+  raw ||= h.raw
+  let target = q.text === '' && rng.chance(0.5) ? path : `${path}?${q.text}`
+  const broken = rng.chance(0.01)
+  if (broken) target += rng.pick([' x', ' HTTP/1.1 x', '\rx', ' ', '\t', '\u0000', '\u001f', '\u0008a'])
+  return finish(rng, { route, method, target, headers: h.list, ...(broken || !isToken(method) ? { brokenRequestLine: true } : {}) }, ['payout', 'subid'])
+}
+
+/** One hostile request to the admin API, with the admin's valid session cookie (most of the time). */
+export function adminRequest(rng: Rng, t: FuzzTargets): FuzzRequest {
+  const route = rng.pick(t.adminRoutes)
+  let method = rng.chance(0.85) ? route.method : rng.pick([...METHODS, ...(rng.chance(0.2) ? RAW_METHODS : [])])
+  let path = route.path.replace(/\{(\w+)\}/g, () => {
+    const r = rng.int(10)
+    if (r < 4) return String(1 + rng.int(5))
+    if (r < 8) return value(rng).text
+    return rng.pick(['0', '-1', '1.0', '01', '1e3', '99999999999999999999', '%20', '', 'null', 'sale', 'lead'])
+  })
+  // Never lock the fuzzer out: its own account is not changed, its session not ended.
+  const own = /^\/admin\/api\/users\/([^/?]*)$/.exec(path)
+  if (own && /^\d{1,15}$/.test(own[1]!) && t.protectedUserIds.includes(Number(own[1])) && method !== 'GET') path = '/admin/api/users/999999'
+  if (path === '/admin/api/logout') path = '/admin/api/me'
+  if (path === '/admin/api/login' && rng.chance(0.9)) method = 'GET' // keep most of the 5-per-15-minutes login budget
+  const q = rng.chance(0.6) ? query(rng, route.query.length ? route.query : ['limit', 'cursor']) : { text: '', raw: false }
+  const base: Array<[string, string]> = rng.chance(0.95) ? [['cookie', t.cookie]] : []
+  const h = headers(rng, base)
+  const req: FuzzRequest = {
+    route: 'admin',
+    method,
+    target: q.text ? `${path}?${q.text}` : path,
+    headers: h.list,
+    ...(isToken(method) ? {} : { brokenRequestLine: true }),
+  }
+  if (method !== 'GET' && method !== 'HEAD' && rng.chance(0.9)) {
+    req.body = jsonBody(rng, route.bodyFields)
+    req.headers.push(['content-type', rng.chance(0.8) ? 'application/json' : rng.pick(CONTENT_TYPES)])
+  }
+  const r = rng.int(100)
+  if (r < 2) req.stallAfterBytes = rng.int(60)
+  else if (r < 4) req.headers.push(['content-length', String(rng.pick([0, 3, 1e12]))])
+  return req
+}
+
+const isToken = (s: string) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(s)
+
+/** Whether the request can go through fetch() unchanged; anything else is written to a raw socket. */
+export function fetchable(req: FuzzRequest): boolean {
+  if (req.stallAfterBytes !== undefined) return false
+  if (!/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(req.method)) return false
+  if (/[^\x21-\x7e]/.test(req.target) || req.target.includes('#')) return false
+  for (const [k, v] of req.headers) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k) || /[\x00-\x08\x0a-\x1f\x7f-\xff]/.test(v)) return false
+    if (k === 'content-length' || k === 'transfer-encoding') return false
+  }
+  if ((req.method === 'GET' || req.method === 'HEAD') && req.body !== undefined) return false
+  return true
+}

@@ -1,0 +1,66 @@
+// OpenAPI description of the public tracking links. /c and /r are Bun routes outside Elysia (the hot
+// path), so the plugin cannot see them; they are described here and merged in as `documentation.paths`.
+// /postback is an Elysia route and carries its own description (postback/routes.ts).
+
+const SUBS = Array.from({ length: 10 }, (_, i) => ({
+  name: `sub${i + 1}`,
+  in: 'query',
+  required: false,
+  description: `free value stored on the click (256 characters kept) and available as the {sub${i + 1}} macro; first occurrence wins`,
+  schema: { type: 'string' },
+}))
+
+const slug = { name: 'slug', in: 'path', required: true, description: 'the campaign slug', schema: { type: 'string' } }
+
+const redirectResponses = {
+  302: {
+    description: 'to the landing or offer URL with its macros filled in; sets the _svc_click cookie (GET only)',
+    headers: {
+      Location: { schema: { type: 'string' }, description: 'where the visitor goes' },
+      'Set-Cookie': { schema: { type: 'string' }, description: '_svc_click=<click_id>; Path=/; Max-Age=…; SameSite=Lax' },
+    },
+  },
+  404: {
+    description: 'no active campaign with this slug',
+    content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string', example: 'campaign not found' } } } } },
+  },
+  503: {
+    description: 'the click could not be committed; retry',
+    headers: { 'Retry-After': { schema: { type: 'integer', example: 1 } } },
+    content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string', example: 'temporarily unavailable' } } } } },
+  },
+}
+
+const clickId = (description: string) => ({ name: 'click_id', in: 'query', required: false, description, schema: { type: 'string', format: 'uuid' } })
+
+const cost = {
+  name: 'cost', in: 'query', required: false, schema: { type: 'string', example: '0.015' },
+  description: 'cost of this click, for campaigns with cost_model "param": a plain decimal ≥ 0, anything else counts as 0',
+}
+
+const other = {
+  name: 'params', in: 'query', required: false, style: 'form', explode: true,
+  description: 'any other parameter (utm_source…) is stored on the click: at most 50 keys, 256 characters each',
+  schema: { type: 'object', additionalProperties: { type: 'string' } },
+}
+
+const operation = (summary: string, description: string, parameters: unknown[]) => ({
+  tags: ['public'], summary, description, security: [], parameters, responses: redirectResponses,
+})
+
+const click = operation(
+  'Tracking link: records a click and redirects',
+  'Creates a click (committed before the 302 leaves) and redirects to a weighted landing or offer. HEAD answers the same kind of 302 and records nothing. A trailing slash is accepted.',
+  [slug, ...SUBS, cost, clickId('an existing click of this campaign to continue instead of creating a new one'), other],
+)
+
+const offer = operation(
+  'Landing → offer step: continues a click and redirects to its offer',
+  'Continues the click named by click_id, else by the _svc_click cookie (the parameter wins); without a usable click, creates one. HEAD records nothing. A trailing slash is accepted.',
+  [slug, clickId('the click to continue (else the _svc_click cookie)'), ...SUBS, cost, other],
+)
+
+export const publicPaths = {
+  '/c/{slug}': { get: { ...click, operationId: 'getClick' }, head: { ...click, operationId: 'headClick', summary: 'Preview of a tracking link (records nothing)' } },
+  '/r/{slug}': { get: { ...offer, operationId: 'getOfferRedirect' }, head: { ...offer, operationId: 'headOfferRedirect', summary: 'Preview of the offer step (records nothing)' } },
+}

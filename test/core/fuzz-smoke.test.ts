@@ -1,0 +1,45 @@
+// Hostile input in CI, cheaply: the fuzzer's own generator (scripts/fuzz) for a few hundred requests per
+// public route and across the admin API, against a test server. `npm run fuzz` is the full run.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { OWNER, startServer, type TestServer } from '../helpers/server'
+import { describeRequest, formatTally, PUBLIC_ROUTES, runFuzz } from '../../scripts/fuzz/run'
+import { seedTargets } from '../../scripts/fuzz/seed'
+
+const PER_ROUTE = 300
+/** Fixed, so a failure here replays with `FUZZ_SEED=14014 npm run fuzz` too. */
+const SEED = 14014
+
+let s: TestServer
+beforeAll(async () => { s = await startServer({ SVC_TRUST_PROXY: '1' }) })
+afterAll(() => s.destroy())
+
+test(`${PER_ROUTE} hostile requests per public route and across the admin API: no 5xx, server still healthy`, async () => {
+  const base = new URL(s.base)
+  const targets = await seedTargets(base, OWNER.email, OWNER.password)
+  expect(targets.clickIds.length).toBe(20)
+  expect(targets.adminRoutes.length).toBeGreaterThan(40)
+
+  const tally = await runFuzz({ base, seed: SEED, targets, perRoute: PER_ROUTE, admin: PER_ROUTE, concurrency: 8 })
+  const failures = tally.failures.map((f) => `${f.outcome} ← ${describeRequest(f.request)}`)
+  expect(failures).toEqual([])
+  expect(tally.total).toBe(PER_ROUTE * (PUBLIC_ROUTES.length + 1))
+  // The run reached svc's own answers, not only the HTTP parser's: redirects, OKs and 404s on every route.
+  expect(tally.counts['/c']!['302']).toBeGreaterThan(PER_ROUTE / 10)
+  expect(tally.counts['/r']!['302']).toBeGreaterThan(PER_ROUTE / 10)
+  expect(tally.counts['/postback']!['200']).toBeGreaterThan(PER_ROUTE / 4)
+  expect(tally.counts['/healthz']!['200']).toBeGreaterThan(PER_ROUTE / 4)
+  expect(tally.counts.admin!['200']).toBeGreaterThan(PER_ROUTE / 20)
+  // The session survived the run (the generator spares its own account and logout).
+  expect((await fetch(`${s.base}/admin/api/me`, { headers: { cookie: targets.cookie } })).status).toBe(200)
+  expect((await fetch(`${s.base}/healthz`)).status).toBe(200)
+  if (process.env.FUZZ_VERBOSE) console.log(formatTally(tally))
+}, 120_000)
+
+test('found by the fuzzer: a status map entry 100,000 arrays deep is a 400 with a short message, not a 500', async () => {
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+  const res = await s.api('PUT', '/admin/api/status-map', `{"approved":${deep}}`)
+  expect(res.status).toBe(400)
+  expect(res.body).toEqual({ error: 'approved: an array is not an existing conversion type slug' })
+  const long = await s.api('PUT', '/admin/api/status-map', { approved: 'x'.repeat(100_000) })
+  expect(long.body).toEqual({ error: `approved: "${'x'.repeat(64)}" is not an existing conversion type slug` })
+})
