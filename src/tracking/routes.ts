@@ -13,6 +13,7 @@ import { adminGuard } from '../http/admin-guard'
 import { errorResponse, internalError } from '../http/errors'
 import { clientIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
+import { htmlPageHeaders } from '../http/security-headers'
 import { adminActor, invoke } from '../lib/verb'
 import type { trackingVerbs } from './verbs'
 import type { Outcome, Tracker, Visitor } from './track'
@@ -25,10 +26,8 @@ const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
   '<title>Link not found</title></head><body style="font-family:sans-serif;max-width:32em;margin:4em auto;padding:0 1em">' +
   '<h1>Link not found</h1><p>This link is not active. Please check the address or try again later.</p></body></html>'
-const HTML_HEADERS = {
-  'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff',
-}
+/** Inline text and styles only: the page may load nothing. */
+const HTML_HEADERS = htmlPageHeaders({ 'style-src': ["'unsafe-inline'"] })
 const UNAVAILABLE_BODY = JSON.stringify({ error: 'temporarily unavailable' })
 
 type Handler = (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>
