@@ -5,6 +5,8 @@ rmSync('dist', { recursive: true, force: true })
 mkdirSync('dist')
 const args = [
   'build', 'src/index.ts',
+  // Worker entry points are bundled only when listed (Bun docs, bundler/executables "Worker").
+  'src/tracking/store/checkpoint-worker.ts',
   '--compile',
   '--target', 'bun',
   // Whitespace and syntax only: renamed identifiers break Elysia's generated handlers (STACK.md §3).

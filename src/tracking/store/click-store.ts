@@ -17,6 +17,7 @@ import {
 import { ClickIndex } from './click-index'
 import type { Repoint } from './commit'
 import { ClickWriter } from './group-commit'
+import { startCheckpointer, type Checkpointer } from './checkpointer'
 
 export { WriterUnavailable } from './group-commit'
 
@@ -36,9 +37,10 @@ export class ClickStore {
   private readonly oldest: RawStatement
   private readonly remove: RawStatement
   private readonly uniques: RawStatement
+  private checkpointer: Checkpointer | null = null
 
   /** `raw`: the shared connection (reads, prunes); `path`: the database file the writer opens its own connection on. */
-  constructor(private readonly raw: RawDb, path: string, private readonly events: EventBus) {
+  constructor(private readonly raw: RawDb, private readonly path: string, private readonly events: EventBus) {
     // Reloads the clicks past the index watermark into its tail before anything can look them up.
     this.index = new ClickIndex(raw)
     this.writer = new ClickWriter(path, this.committed)
@@ -123,15 +125,18 @@ export class ClickStore {
     return this.uniques.all({ since }) as UniqueClick[]
   }
 
-  /** Writes the full buckets still missing from click_index (a crash while writing one, a migrated database). */
+  /** Writes the full buckets still missing from click_index (a crash while writing one, a migrated database); starts the WAL checkpointer. */
   start(): void {
     this.index.start()
+    this.checkpointer ??= startCheckpointer(this.path)
   }
 
   /** Commits what is pending (graceful shutdown), then refuses new clicks. */
   async stop(): Promise<void> {
     await this.writer.stop()
     this.index.stop()
+    await this.checkpointer?.stop()
+    this.checkpointer = null
   }
 
   private readonly committed = (clicks: readonly Click[], rows: readonly number[]): void => {
