@@ -1,12 +1,17 @@
 // click_id → click row, without a random-key index on the redirect path.
 //
-// The redirect commits the click row alone (an append). Every committed click also goes into `tail`, an
-// in-memory map filled right after its commit and before its 302 leaves, so a lookup sees every click
-// that was ever handed out. A bucket is a range of 65 536 consecutive click rows; once a bucket is full
+// The redirect commits the click row alone (an append). Every committed click also goes into the tail, an
+// in-memory map per bucket filled right after its commit and before its 302 leaves, so a lookup sees every
+// click that was ever handed out. A bucket is a range of 65 536 consecutive click rows; once a bucket is full
 // it is written to click_index in one pass, sorted by key, off the response path. The index is thus only
 // ever appended to: about one page per 200 clicks, written once. (Writing chunks of 5 000 clicks into a
 // bucket as they came meant random inserts into the bucket's ~500 pages, most of them rewritten by every
 // chunk: ~16% of the redirect's CPU, measured.) Lookups check the tail, then the buckets newest first.
+//
+// Writing a bucket must not stall the redirects: the bucket's sort entries are filled as its clicks commit
+// (building them from 65k click_ids at once took 10-40 ms), so a full bucket costs one sort (~3 ms) and then
+// small slices of index rows, each on a turn of its own; a written bucket's tail is dropped as one map
+// (deleting its 65k entries from a map shared by all buckets took 40-64 ms).
 //
 // The key is the first 32 bits of the click_id. A key may repeat inside a bucket (about once per two
 // buckets), so a probe joins the click row and compares the whole click_id.
@@ -18,8 +23,20 @@ import { errorFields, log } from '../../lib/log'
 
 /** Clicks per bucket. */
 export const BUCKET_ROWS = 65_536
-/** Index rows per transaction while a bucket is written: keeps each pause of the event loop to a few ms. */
-export const INDEX_SLICE = 8192
+/** Index rows per transaction while a bucket is written: keeps each pause of the event loop to a few ms (8192 took 7-30 ms). */
+export const INDEX_SLICE = 2048
+
+/** Marks an offset of TailBucket.entries without a click (never committed, or pruned). Sorts first. */
+const NO_CLICK = -1
+
+/** The clicks of one bucket not in click_index yet. */
+interface TailBucket {
+  bucket: number
+  /** click_id → row. */
+  rows: Map<string, number>
+  /** By offset in the bucket until the bucket is sorted for writing: key * 2^16 + offset (see bucketEntries), or NO_CLICK. */
+  entries: Float64Array
+}
 
 /** The indexed part of a click_id: its first 8 hex digits (32 bits). */
 export const clickKey = (clickId: string) => parseInt(clickId.slice(0, 8), 16)
@@ -32,8 +49,8 @@ export interface ClickIndexOptions {
 }
 
 export class ClickIndex {
-  /** click_id → row of every click not in click_index yet. */
-  private readonly tail = new Map<string, number>()
+  /** Every click not in click_index yet, by bucket, oldest bucket first. */
+  private tail: TailBucket[] = []
   /** Highest click row known to the tail (committed through the store, or loaded at start). */
   private maxKnown = 0
   /** Every click row up to here is in click_index (or was pruned). */
@@ -95,8 +112,10 @@ export class ClickIndex {
 
   /** Row id of a committed click; `clickId` must be a normalised (lower-case) UUID. */
   lookup(clickId: string): number | undefined {
-    const fromTail = this.tail.get(clickId)
-    if (fromTail !== undefined) return fromTail
+    for (let i = this.tail.length - 1; i >= 0; i--) {
+      const fromTail = this.tail[i]!.rows.get(clickId)
+      if (fromTail !== undefined) return fromTail
+    }
     const key = clickKey(clickId)
     for (const bucket of this.buckets) {
       const hit = this.probe.get({ bucket, key, clickId }) as { click_row: number } | undefined
@@ -107,7 +126,7 @@ export class ClickIndex {
 
   /** Called by the store after clicks committed and before their responses are released. */
   noteCommitted(clicks: ReadonlyArray<Pick<Click, 'clickId'>>, rows: readonly number[]): void {
-    for (let i = 0; i < clicks.length; i++) this.tail.set(clicks[i]!.clickId, rows[i]!)
+    this.addToTail(clicks, rows)
     const last = rows[rows.length - 1]
     if (last !== undefined && last > this.maxKnown) this.maxKnown = last
     if (this.eager) this.indexFullBuckets()
@@ -122,14 +141,22 @@ export class ClickIndex {
   /** After a prune committed: the clicks leave the tail too (so no bucket pass indexes them), emptied buckets the list. */
   forget(gone: ReadonlyArray<{ row: number; clickId: string }>): void {
     for (const g of gone) {
-      this.tail.delete(g.clickId)
+      const bucket = this.bucketOf(g.row)
+      const t = this.tail.find((x) => x.bucket === bucket)
+      if (t?.rows.delete(g.clickId)) {
+        // Found by value: once the bucket is being written its entries are sorted, no longer by offset.
+        const i = t.entries.indexOf(clickKey(g.clickId) * 65536 + (g.row - bucket * this.bucketRows))
+        if (i >= 0) t.entries[i] = NO_CLICK
+      }
       if (this.writing) this.pruned.add(g.row)
     }
     this.refreshBuckets()
   }
 
   get unindexed(): number {
-    return this.tail.size
+    let n = 0
+    for (const t of this.tail) n += t.rows.size
+    return n
   }
 
   get watermark(): number {
@@ -157,8 +184,33 @@ export class ClickIndex {
   /** Every click past the watermark into the tail: those committed since the last full bucket, or behind the store's back (a crash). */
   private loadTail(): void {
     const rows = this.since.all({ after: this.maxKnown }) as Array<{ id: number; click_id: string }>
-    for (const r of rows) this.tail.set(r.click_id, r.id)
+    this.addToTail(
+      rows.map((r) => ({ clickId: r.click_id })),
+      rows.map((r) => r.id),
+    )
     if (rows.length > 0) this.maxKnown = rows[rows.length - 1]!.id
+  }
+
+  /** On the redirect's path: a map set and the click's sort entry, so a full bucket needs only its sort. */
+  private addToTail(clicks: ReadonlyArray<Pick<Click, 'clickId'>>, rows: readonly number[]): void {
+    let t = this.tail[this.tail.length - 1]
+    for (let i = 0; i < clicks.length; i++) {
+      const row = rows[i]!
+      const bucket = this.bucketOf(row)
+      if (t?.bucket !== bucket) t = this.tailBucket(bucket)
+      const clickId = clicks[i]!.clickId
+      t.rows.set(clickId, row)
+      const offset = row - bucket * this.bucketRows
+      t.entries[offset] = clickKey(clickId) * 65536 + offset
+    }
+  }
+
+  private tailBucket(bucket: number): TailBucket {
+    const found = this.tail.find((x) => x.bucket === bucket)
+    if (found) return found
+    const t: TailBucket = { bucket, rows: new Map(), entries: new Float64Array(this.bucketRows).fill(NO_CLICK) }
+    this.tail = [...this.tail, t].sort((a, b) => a.bucket - b.bucket)
+    return t
   }
 
   private nextBucket(): number {
@@ -175,12 +227,12 @@ export class ClickIndex {
     this.writing = true
     this.pruned.clear()
     const bucket = this.nextBucket()
+    // The sort now, then one slice per event-loop turn, so responses keep flowing while a bucket is written.
     const entries = this.safely(() => this.bucketEntries(bucket))
     if (!entries) {
       this.writing = false
       return
     }
-    // One slice per event-loop turn, so responses keep flowing while a bucket is written.
     const step = (from: number) => {
       if (this.stopped) {
         this.writing = false
@@ -202,13 +254,13 @@ export class ClickIndex {
    * in the bucket, a 48-bit integer exact in a double, so a native typed-array sort does the work.
    */
   private bucketEntries(bucket: number): Float64Array {
-    const lo = bucket * this.bucketRows
-    const hi = lo + this.bucketRows
-    const out: number[] = []
-    for (const [clickId, row] of this.tail) {
-      if (row >= lo && row < hi) out.push(clickKey(clickId) * 65536 + (row - lo))
-    }
-    return Float64Array.from(out).sort()
+    const t = this.tail.find((x) => x.bucket === bucket)
+    if (!t) return new Float64Array(0)
+    // Sorted in place: the tail's rows map keeps answering lookups until the bucket is written.
+    const sorted = t.entries.sort()
+    let first = 0
+    while (first < sorted.length && sorted[first] === NO_CLICK) first++
+    return sorted.subarray(first)
   }
 
   /** Writes entries[from, from + INDEX_SLICE); the last slice also moves the watermark and empties the tail. */
@@ -220,6 +272,7 @@ export class ClickIndex {
     this.raw.transaction(() => {
       for (let i = from; i < to; i++) {
         const v = entries[i]!
+        if (v === NO_CLICK) continue
         const offset = v % 65536
         if (this.pruned.size === 0 || !this.pruned.has(lo + offset)) this.insert.run({ bucket, key: (v - offset) / 65536, row: lo + offset })
       }
@@ -228,7 +281,7 @@ export class ClickIndex {
     if (last) {
       this.indexedThrough = through
       this.pruned.clear()
-      for (const [clickId, row] of this.tail) if (row <= through) this.tail.delete(clickId)
+      this.tail = this.tail.filter((t) => t.bucket > bucket)
       if (entries.length > 0 && !this.buckets.includes(bucket)) this.buckets = [...this.buckets, bucket].sort((a, b) => b - a)
     }
     return true
