@@ -193,3 +193,48 @@ describe('migration 0003', () => {
     }
   })
 })
+
+describe('click index: a failed bucket pass', () => {
+  test('a click pruned after a failed pass is left out of the retried pass, and every other click of the bucket is indexed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-flaky-index-'))
+    dirs.push(dir)
+    const database = await openDatabase(join(dir, 'svc.db'))
+    const { migrate } = await import('../../src/db/migrate')
+    migrate(database)
+    const raw = database.raw
+    // The first write of an index row fails (a full disk, say); everything else works.
+    let failNext = true
+    const flaky = {
+      ...raw,
+      prepare: (sql: string) => {
+        const st = raw.prepare(sql)
+        if (!sql.startsWith('INSERT OR IGNORE INTO click_index')) return st
+        return { ...st, run: (p?: Record<string, unknown>) => {
+          if (failNext) { failNext = false; throw new Error('disk full') }
+          return st.run(p)
+        } }
+      },
+    }
+    const ids = Array.from({ length: 16 }, () => crypto.randomUUID())
+    const insert = (i: number) => raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($id, 1, $at)').run({ id: ids[i]!, at: Date.now() })
+    try {
+      raw.transaction(() => { for (let i = 0; i < 15; i++) insert(i) })() // rows 1..15: bucket 0 (rows 1..9) is full
+      const index = new ClickIndex(flaky as never, { bucketRows: 10, onError: () => {} })
+      index.start() // the pass sorts bucket 0, then its first write fails
+      expect(index.watermark).toBe(0)
+      // Row 3 is pruned now, while the bucket's entries are sorted.
+      raw.prepare('DELETE FROM clicks WHERE id = 3').run()
+      index.forget([{ row: 3, clickId: ids[2]! }])
+      // The next commit retries the bucket.
+      insert(15)
+      index.noteCommitted([{ clickId: ids[15]! }], [16])
+      for (let turn = 0; turn < 20 && index.watermark < 9; turn++) await new Promise((r) => setImmediate(r))
+      expect(index.watermark).toBe(9)
+      const indexed = raw.prepare('SELECT click_row FROM click_index WHERE bucket = 0 ORDER BY click_row').all() as Array<{ click_row: number }>
+      expect(indexed.map((r) => r.click_row)).toEqual([1, 2, 4, 5, 6, 7, 8, 9])
+      for (let row = 1; row <= 16; row++) expect(index.lookup(ids[row - 1]!)).toBe(row === 3 ? undefined : row)
+    } finally {
+      database.close()
+    }
+  })
+})

@@ -36,6 +36,10 @@ interface TailBucket {
   rows: Map<string, number>
   /** By offset in the bucket until the bucket is sorted for writing: key * 2^16 + offset (see bucketEntries), or NO_CLICK. */
   entries: Float64Array
+  /** Set once entries are sorted (a pass started); from then on they are no longer by offset. */
+  sorted: boolean
+  /** Rows pruned after the sort: left out when the bucket's slices are written (this pass or a retried one). */
+  pruned: Set<number>
 }
 
 /** The indexed part of a click_id: its first 8 hex digits (32 bits). */
@@ -59,8 +63,6 @@ export class ClickIndex {
   private buckets: number[] = []
   private writing = false
   private stopped = false
-  /** Rows pruned while their bucket was being written: left out of its remaining slices. */
-  private readonly pruned = new Set<number>()
   private readonly bucketRows: number
   private readonly eager: boolean
   private readonly onError: (err: unknown) => void
@@ -143,12 +145,12 @@ export class ClickIndex {
     for (const g of gone) {
       const bucket = this.bucketOf(g.row)
       const t = this.tail.find((x) => x.bucket === bucket)
-      if (t?.rows.delete(g.clickId)) {
-        // Found by value: once the bucket is being written its entries are sorted, no longer by offset.
-        const i = t.entries.indexOf(clickKey(g.clickId) * 65536 + (g.row - bucket * this.bucketRows))
-        if (i >= 0) t.entries[i] = NO_CLICK
-      }
-      if (this.writing) this.pruned.add(g.row)
+      if (!t?.rows.delete(g.clickId)) continue
+      // Until its bucket is sorted for writing a click's entry sits at its offset. A sorted bucket (being
+      // written, or a pass that failed and will be retried) skips the row when it writes instead: never a
+      // scan of the bucket per click, and never a write into the sorted order.
+      if (t.sorted) t.pruned.add(g.row)
+      else t.entries[g.row - bucket * this.bucketRows] = NO_CLICK
     }
     this.refreshBuckets()
   }
@@ -208,7 +210,7 @@ export class ClickIndex {
   private tailBucket(bucket: number): TailBucket {
     const found = this.tail.find((x) => x.bucket === bucket)
     if (found) return found
-    const t: TailBucket = { bucket, rows: new Map(), entries: new Float64Array(this.bucketRows).fill(NO_CLICK) }
+    const t: TailBucket = { bucket, rows: new Map(), entries: new Float64Array(this.bucketRows).fill(NO_CLICK), sorted: false, pruned: new Set() }
     this.tail = [...this.tail, t].sort((a, b) => a.bucket - b.bucket)
     return t
   }
@@ -225,7 +227,6 @@ export class ClickIndex {
   private scheduleFullBuckets(): void {
     if (this.writing || this.stopped || !this.isFull(this.nextBucket())) return
     this.writing = true
-    this.pruned.clear()
     const bucket = this.nextBucket()
     // The sort now, then one slice per event-loop turn, so responses keep flowing while a bucket is written.
     const entries = this.safely(() => this.bucketEntries(bucket))
@@ -256,8 +257,11 @@ export class ClickIndex {
   private bucketEntries(bucket: number): Float64Array {
     const t = this.tail.find((x) => x.bucket === bucket)
     if (!t) return new Float64Array(0)
-    // Sorted in place: the tail's rows map keeps answering lookups until the bucket is written.
-    const sorted = t.entries.sort()
+    // Sorted in place (once: a retried pass reuses the order): the rows map keeps answering lookups
+    // until the bucket is written.
+    if (!t.sorted) t.entries.sort()
+    t.sorted = true
+    const sorted = t.entries
     let first = 0
     while (first < sorted.length && sorted[first] === NO_CLICK) first++
     return sorted.subarray(first)
@@ -269,18 +273,18 @@ export class ClickIndex {
     const to = Math.min(entries.length, from + INDEX_SLICE)
     const last = to >= entries.length
     const through = lo + this.bucketRows - 1
+    const pruned = this.tail.find((t) => t.bucket === bucket)?.pruned
     this.raw.transaction(() => {
       for (let i = from; i < to; i++) {
         const v = entries[i]!
         if (v === NO_CLICK) continue
         const offset = v % 65536
-        if (this.pruned.size === 0 || !this.pruned.has(lo + offset)) this.insert.run({ bucket, key: (v - offset) / 65536, row: lo + offset })
+        if (!pruned?.size || !pruned.has(lo + offset)) this.insert.run({ bucket, key: (v - offset) / 65536, row: lo + offset })
       }
       if (last) this.setWatermark.run({ through })
     })()
     if (last) {
       this.indexedThrough = through
-      this.pruned.clear()
       this.tail = this.tail.filter((t) => t.bucket > bucket)
       if (entries.length > 0 && !this.buckets.includes(bucket)) this.buckets = [...this.buckets, bucket].sort((a, b) => b - a)
     }
