@@ -141,8 +141,8 @@ async function main() {
     const peakRound = medianRound(svcRounds)
     const delayMs = Math.max(1, Math.round((CONNECTIONS / (peakRound.rps / 2)) * 1000 - peakRound.p50ms))
     console.log(`(b') paced: ${CONNECTIONS} connections, ${delayMs} ms between a connection's requests (about half of svc's peak), ${SECONDS}s each …`)
-    const pacedBare = await wrk(bareUrl, SECONDS, 'paced.lua', { BENCH_DELAY_MS: String(delayMs) })
-    const paced = await wrk(url, SECONDS, 'paced.lua', { BENCH_DELAY_MS: String(delayMs) })
+    const pacedBare = await wrk(bareUrl, SECONDS, 'status.lua', { BENCH_DELAY_MS: String(delayMs) })
+    const paced = await wrk(url, SECONDS, 'status.lua', { BENCH_DELAY_MS: String(delayMs) })
     svcRounds.push(paced) // its clicks count in the rows-vs-302s check below; medians use svcRounds before this
     await stopGracefully(bareProc)
     // SIGTERM: svc finishes in-flight requests and commits every pending click before exiting.

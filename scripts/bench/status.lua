@@ -1,5 +1,9 @@
 -- Counts responses by status in the wrk thread; done() prints one parsable line per thread.
+-- BENCH_DELAY_MS > 0 paces the load: each connection pauses that long between requests. Without it no
+-- delay() exists, so wrk sends as fast as it can, exactly as before pacing was added.
 local threads = {}
+local pause = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+if pause > 0 then function delay() return pause end end
 function setup(thread) table.insert(threads, thread) end
 function init(args) n302 = 0; n2xx = 0; nother = 0 end
 function response(status, headers, body)

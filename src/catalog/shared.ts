@@ -4,6 +4,7 @@ import { Type, type TObject } from '@sinclair/typebox'
 import type { DomainEvents } from '../events'
 import type { EventBus } from '../lib/event-bus'
 import { Int } from '../lib/fields'
+import { notFound } from '../lib/errors'
 import { parsePage, toPage, type Page } from '../lib/paging'
 import type { CatalogStore } from './store/types'
 
@@ -37,3 +38,10 @@ type Change = DomainEvents['catalog.changed']
 /** After-commit only: the store's write has committed by the time a verb calls this. */
 export const announce = (events: EventBus, entity: Change['entity'], id: number, action: Change['action']) =>
   events.committed('catalog.changed', { entity, id, action })
+
+/** The record a lookup found, or not_found "<what> not found" (the message every catalog 404 carries). */
+export async function found<R>(lookup: Promise<R | undefined>, what: string): Promise<R> {
+  const row = await lookup
+  if (row === undefined) throw notFound(`${what} not found`)
+  return row
+}

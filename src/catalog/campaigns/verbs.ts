@@ -1,8 +1,8 @@
 // Campaigns: a tracking link (/c/:slug) from one source, rotating weighted offers and optional landings.
 import { defineVerb } from '../../lib/verb'
-import { invalid, notFound } from '../../lib/errors'
+import { invalid } from '../../lib/errors'
 import { optionalPlainUrl, optionalText, positiveId, requiredText, slug, urlTemplate } from '../../lib/fields'
-import { announce, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
 import type { CampaignValues, LinkChanges, LinkRef } from '../store/types'
 import { CampaignCreate, CampaignPatch, DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, type CampaignInput } from './model'
 
@@ -82,11 +82,7 @@ export function campaignVerbs({ store, events }: CatalogDeps) {
     }),
     get: defineVerb({
       name: 'catalog.campaigns.get', summary: 'Get a campaign', permission: 'campaigns:read', input: IdInput,
-      async run(_actor, { id }) {
-        const campaign = await store.findCampaign(id)
-        if (!campaign) throw notFound('campaign not found')
-        return campaign
-      },
+      run: (_actor, { id }) => found(store.findCampaign(id), 'campaign'),
     }),
     create: defineVerb({
       name: 'catalog.campaigns.create', summary: 'Create a campaign', permission: 'campaigns:write', input: CampaignCreate,

@@ -1,8 +1,8 @@
 // Landings: a page between the click and the offer, hosted here (html at /lp/:slug) or elsewhere (url).
 import { defineVerb } from '../../lib/verb'
-import { invalid, notFound } from '../../lib/errors'
+import { invalid } from '../../lib/errors'
 import { optionalUrlTemplate, requiredText, slug } from '../../lib/fields'
-import { announce, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
 import type { LandingValues } from '../store/types'
 import { LandingCreate, LandingPatch, MAX_HTML, type LandingInput } from './model'
 
@@ -40,11 +40,7 @@ export function landingVerbs({ store, events }: CatalogDeps) {
     }),
     get: defineVerb({
       name: 'catalog.landings.get', summary: 'Get a landing', permission: 'landings:read', input: IdInput,
-      async run(_actor, { id }) {
-        const row = await store.findLanding(id)
-        if (!row) throw notFound('landing not found')
-        return row
-      },
+      run: (_actor, { id }) => found(store.findLanding(id), 'landing'),
     }),
     create: defineVerb({
       name: 'catalog.landings.create', summary: 'Create a landing', permission: 'landings:write', input: LandingCreate,
@@ -62,8 +58,7 @@ export function landingVerbs({ store, events }: CatalogDeps) {
         const f = fields(input)
         // The content rule reads the current row outside the write, as it always has: a concurrent edit can
         // at worst leave a landing without content, which routing skips.
-        const current = await store.findLanding(id)
-        if (!current) throw notFound('landing not found')
+        const current = await found(store.findLanding(id), 'landing')
         needsContent(f.html !== undefined ? f.html : current.html, f.url !== undefined ? f.url : current.url)
         const row = await store.updateLanding(id, f)
         announce(events, 'landing', id, 'updated')

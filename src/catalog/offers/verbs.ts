@@ -1,8 +1,8 @@
 // Offers: the advertiser pages campaigns rotate, with the default payout postbacks fall back to.
 import { defineVerb } from '../../lib/verb'
-import { invalid, notFound } from '../../lib/errors'
+import { invalid } from '../../lib/errors'
 import { requiredText, slug, urlTemplate } from '../../lib/fields'
-import { announce, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
 import type { OfferValues } from '../store/types'
 import { OfferCreate, OfferPatch, type OfferInput } from './model'
 
@@ -32,11 +32,7 @@ export function offerVerbs({ store, events }: CatalogDeps) {
     }),
     get: defineVerb({
       name: 'catalog.offers.get', summary: 'Get an offer', permission: 'campaigns:read', input: IdInput,
-      async run(_actor, { id }) {
-        const row = await store.findOffer(id)
-        if (!row) throw notFound('offer not found')
-        return row
-      },
+      run: (_actor, { id }) => found(store.findOffer(id), 'offer'),
     }),
     create: defineVerb({
       name: 'catalog.offers.create', summary: 'Create an offer', permission: 'campaigns:write', input: OfferCreate,

@@ -1,8 +1,7 @@
 // Traffic sources: where clicks come from, and the postback URL conversions are forwarded to.
 import { defineVerb } from '../../lib/verb'
-import { notFound } from '../../lib/errors'
 import { optionalUrlTemplate, requiredText } from '../../lib/fields'
-import { announce, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
 import type { SourceValues } from '../store/types'
 import { SourceCreate, SourcePatch, type SourceInput } from './model'
 
@@ -21,11 +20,7 @@ export function sourceVerbs({ store, events }: CatalogDeps) {
     }),
     get: defineVerb({
       name: 'catalog.sources.get', summary: 'Get a traffic source', permission: 'campaigns:read', input: IdInput,
-      async run(_actor, { id }) {
-        const row = await store.findSource(id)
-        if (!row) throw notFound('source not found')
-        return row
-      },
+      run: (_actor, { id }) => found(store.findSource(id), 'source'),
     }),
     create: defineVerb({
       name: 'catalog.sources.create', summary: 'Create a traffic source', permission: 'campaigns:write', input: SourceCreate,
@@ -40,7 +35,7 @@ export function sourceVerbs({ store, events }: CatalogDeps) {
       name: 'catalog.sources.update', summary: 'Change a traffic source', permission: 'campaigns:write', input: withId(SourcePatch),
       async run(_actor, { id, ...input }) {
         // An unknown id answers not_found before the fields are looked at (as it always has).
-        if (!(await store.findSource(id))) throw notFound('source not found')
+        await found(store.findSource(id), 'source')
         const row = await store.updateSource(id, fields(input))
         announce(events, 'source', id, 'updated')
         return row
