@@ -9,6 +9,11 @@ export interface Config {
   host: string
   dataDir: string
   dbPath: string
+  /**
+   * SVC_DATABASE_URL (postgres://…): the Postgres engine, shared by any number of instances. Null: the
+   * embedded SQLite database at dbPath (one instance per data directory).
+   */
+  databaseUrl: string | null
   /** Master secret: signs admin cookies and derives the key that encrypts stored secrets. */
   secret: string
   adminEmail: string | null
@@ -153,15 +158,36 @@ function portOf(env: Env, flags: ConfigFlags): number {
   }
 }
 
+/**
+ * SVC_DATABASE_URL: postgres:// or postgresql://, checked before anything connects. The error message never
+ * repeats the URL (it carries the password).
+ */
+function databaseUrlOf(env: Env): string | null {
+  const url = nonEmpty(env.SVC_DATABASE_URL)
+  if (url === null) return null
+  let scheme = ''
+  try {
+    scheme = new URL(url).protocol
+  } catch {
+    throw new ConfigError('SVC_DATABASE_URL is not a URL (expected postgres://user:password@host:5432/database)')
+  }
+  if (scheme !== 'postgres:' && scheme !== 'postgresql:') {
+    throw new ConfigError(`SVC_DATABASE_URL must start with postgres:// (got ${scheme}//); leave it unset for the embedded SQLite database`)
+  }
+  return url
+}
+
 export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, options: LoadOptions = {}): Readonly<Config> {
   const create = options.create ?? true
   const { dataDir, dbPath } = dataPaths(env, flags)
+  const databaseUrl = databaseUrlOf(env)
   const port = portOf(env, flags)
   const cfg: Config = {
     port,
     host: flags.host ?? nonEmpty(env.HOST) ?? '0.0.0.0',
     dataDir,
     dbPath,
+    databaseUrl,
     secret: '', // read below, once every other value is known to be valid
     adminEmail: nonEmpty(env.SVC_ADMIN_EMAIL),
     adminPassword: nonEmpty(env.SVC_ADMIN_PASSWORD),
@@ -183,6 +209,14 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     logFormat: logFormat(env),
     logRequests: flag(env, 'SVC_LOG_REQUESTS'),
   }
+  if (databaseUrl !== null) {
+    // Every instance must sign cookies and decrypt stored secrets alike: no secret.key file can be shared.
+    const secret = nonEmpty(env.SVC_SECRET)
+    if (!secret) throw new ConfigError('SVC_SECRET is required with SVC_DATABASE_URL: set the same secret on every instance')
+    if (secret.length < 16) throw new ConfigError('SVC_SECRET must be at least 16 characters')
+    cfg.secret = secret
+    return Object.freeze(cfg) // Postgres mode keeps nothing in a data directory
+  }
   // Every value is checked before anything is created: a typo never leaves an empty data directory behind.
   if (create) makeDataDir(dataDir)
   else requireDatabase({ dataDir, dbPath })
@@ -198,6 +232,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string
   ['PORT', '3000', 'listen port (0: any free port)'],
   ['HOST', '0.0.0.0', 'listen address'],
   ['SVC_DATA_DIR', './data', 'directory of svc.db and secret.key, resolved against the working directory; one server per directory'],
+  ['SVC_DATABASE_URL', '', 'postgres://user:password@host:5432/db: PostgreSQL instead of the embedded SQLite file (several instances, SVC_SECRET required)'],
   ['SVC_SECRET', 'secret.key', 'master secret, at least 16 characters (signs cookies, encrypts stored secrets); unset: generated into SVC_DATA_DIR/secret.key'],
   ['SVC_ADMIN_EMAIL', '', 'with SVC_ADMIN_PASSWORD: the first owner, created at start only while no user exists'],
   ['SVC_ADMIN_PASSWORD', '', 'see SVC_ADMIN_EMAIL; it never changes an existing password (use `svc user passwd`)'],

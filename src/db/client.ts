@@ -35,6 +35,7 @@ export interface RawDb {
 }
 
 export interface Database {
+  engine: 'sqlite'
   db: Db
   raw: RawDb
   path: string
@@ -142,7 +143,7 @@ export async function openDatabase(path: string): Promise<Database> {
     for (const p of PRAGMAS) client.run(p)
     connect = (file) => wrapBunDatabase(new BunDatabase(file, { create: false, readwrite: true, strict: true }))
     const db = drizzle(client, { schema }) as unknown as Db
-    return { db, raw: wrapBunDatabase(client), path, close: () => client.close() }
+    return { engine: 'sqlite', db, raw: wrapBunDatabase(client), path, close: () => client.close() }
   }
   // Non-literal specifiers keep the bundler from pulling better-sqlite3 (a Node addon) into the Bun binary.
   const pkg = 'better-sqlite3'
@@ -153,5 +154,5 @@ export async function openDatabase(path: string): Promise<Database> {
   for (const p of PRAGMAS) client.exec(p)
   connect = (file) => wrapBetterSqlite(new BetterSqlite(file, { fileMustExist: true }))
   const db = drizzle(client, { schema }) as unknown as Db
-  return { db, raw: wrapBetterSqlite(client), path, close: () => client.close() }
+  return { engine: 'sqlite', db, raw: wrapBetterSqlite(client), path, close: () => client.close() }
 }

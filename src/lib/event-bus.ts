@@ -6,15 +6,21 @@
 // An emitter opens a Unit around its transaction: unit.emit() runs the in-transaction subscribers at once
 // and remembers the event; unit.commit() runs the after-commit subscribers. A unit whose transaction
 // threw is dropped, so after-commit subscribers never hear of a change that was rolled back.
+//
+// Engines: on SQLite every store shares one connection, so an in-transaction subscriber simply runs its
+// statements (synchronously) and they join the emitter's transaction; the unit's `tx` is null. On
+// Postgres a transaction is a handle of its own: the emitter opens the unit with it (`unit(tx)`), the
+// subscriber writes through `tx`, may be async, and the emitter awaits what `emit()` returns.
 import type { DomainEvents, EventName } from '../events'
+import type { Tx } from '../db/engine'
 import { errorFields, log } from './log'
 
 export type Phase = 'in-transaction' | 'after-commit'
-type Handler<E extends EventName> = (payload: DomainEvents[E]) => void
+type Handler<E extends EventName> = (payload: DomainEvents[E], tx: Tx) => void | Promise<void>
 
 interface Subscriber {
   name: string
-  fn: (payload: never) => void
+  fn: (payload: never, tx: Tx) => void | Promise<void>
 }
 
 /** The subscribers of one event, by phase (looked up once per emit, on the postback hot path). */
@@ -24,7 +30,13 @@ interface Subscribers {
 }
 
 export interface Unit {
-  emit<E extends EventName>(event: E, payload: DomainEvents[E]): void
+  /** The transaction the in-transaction subscribers write through (Postgres); null on SQLite. */
+  readonly tx: Tx
+  /**
+   * Runs the in-transaction subscribers. Returns a Promise only when one of them is async (Postgres):
+   * the emitter must await it before it commits.
+   */
+  emit<E extends EventName>(event: E, payload: DomainEvents[E]): void | Promise<void>
   /** Runs the after-commit subscribers of every event emitted in this unit. */
   commit(): void
 }
@@ -47,8 +59,9 @@ export class EventBus {
     return (phase === 'in-transaction' ? s.inTransaction : s.afterCommit).map((x) => x.name)
   }
 
-  unit(): Unit {
-    return new EventUnit(this)
+  /** `tx`: the emitter's Postgres transaction; leave it out on SQLite. */
+  unit(tx: Tx = null): Unit {
+    return new EventUnit(this, tx)
   }
 
   /** For changes with no transaction of their own to join (or already committed): after-commit subscribers only. */
@@ -57,16 +70,20 @@ export class EventBus {
   }
 
   /** @internal the unit's side of emit(): in-transaction subscribers, errors thrown to the emitter. */
-  inTransaction(event: EventName, payload: unknown): void {
+  inTransaction(event: EventName, payload: unknown, tx: Tx): void | Promise<void> {
     const list = this.of(event).inTransaction
-    for (let i = 0; i < list.length; i++) list[i]!.fn(payload as never)
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!.fn(payload as never, tx)
+      // From the first async subscriber on, the rest run after it: a transaction runs one statement at a time.
+      if (r instanceof Promise) return chain(r, list.slice(i + 1), payload, tx)
+    }
   }
 
   /** @internal after-commit subscribers: a failing one is logged and the others still run. */
   deliver(list: readonly Subscriber[], event: EventName, payload: unknown): void {
     for (let i = 0; i < list.length; i++) {
       try {
-        list[i]!.fn(payload as never)
+        list[i]!.fn(payload as never, null)
       } catch (err) {
         log.error(`events: ${list[i]!.name} failed on ${event}`, errorFields(err))
       }
@@ -83,11 +100,11 @@ export class EventBus {
 class EventUnit implements Unit {
   private done: Array<[EventName, unknown]> | null = null
 
-  constructor(private readonly bus: EventBus) {}
+  constructor(private readonly bus: EventBus, readonly tx: Tx) {}
 
-  emit<E extends EventName>(event: E, payload: DomainEvents[E]): void {
-    this.bus.inTransaction(event, payload)
+  emit<E extends EventName>(event: E, payload: DomainEvents[E]): void | Promise<void> {
     ;(this.done ??= []).push([event, payload])
+    return this.bus.inTransaction(event, payload, this.tx)
   }
 
   commit(): void {
@@ -95,4 +112,10 @@ class EventUnit implements Unit {
     this.done = null
     if (done) for (const [event, payload] of done) this.bus.deliver(this.bus.of(event).afterCommit, event, payload)
   }
+}
+
+/** The in-transaction subscribers after an async one, each awaited in turn. */
+async function chain(first: Promise<void>, rest: readonly Subscriber[], payload: unknown, tx: Tx): Promise<void> {
+  await first
+  for (const s of rest) await s.fn(payload as never, tx)
 }

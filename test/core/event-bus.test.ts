@@ -8,9 +8,9 @@ describe('EventBus', () => {
   test('a unit runs in-transaction subscribers at emit and after-commit ones only at commit, in subscription order', () => {
     const bus = new EventBus()
     const seen: string[] = []
-    bus.on('catalog.changed', 'after-commit', 'late', (p) => seen.push(`after:${p.id}`))
-    bus.on('catalog.changed', 'in-transaction', 'first', (p) => seen.push(`tx1:${p.id}`))
-    bus.on('catalog.changed', 'in-transaction', 'second', () => seen.push('tx2'))
+    bus.on('catalog.changed', 'after-commit', 'late', (p) => { seen.push(`after:${p.id}`) })
+    bus.on('catalog.changed', 'in-transaction', 'first', (p) => { seen.push(`tx1:${p.id}`) })
+    bus.on('catalog.changed', 'in-transaction', 'second', () => { seen.push('tx2') })
     const unit = bus.unit()
     unit.emit('catalog.changed', change)
     expect(seen).toEqual(['tx1:7', 'tx2'])
@@ -31,6 +31,34 @@ describe('EventBus', () => {
     expect(() => unit.emit('catalog.changed', change)).toThrow('disk full')
     // The emitter's transaction rolled back, so it drops the unit instead of committing it.
     expect(after).toBe(0)
+  })
+
+  test('async in-transaction subscribers (Postgres) run one after the other with the unit\'s tx; emit returns their promise', async () => {
+    const bus = new EventBus()
+    const seen: string[] = []
+    const tx = { marker: 'tx' } as never
+    bus.on('catalog.changed', 'in-transaction', 'sync-first', (_p, t) => { seen.push(`sync:${t === tx}`) })
+    bus.on('catalog.changed', 'in-transaction', 'async', async (_p, t) => {
+      await Bun.sleep(5)
+      seen.push(`async:${t === tx}`)
+    })
+    bus.on('catalog.changed', 'in-transaction', 'after-async', () => { seen.push('last') })
+    const unit = bus.unit(tx)
+    const done = unit.emit('catalog.changed', change)
+    expect(done).toBeInstanceOf(Promise)
+    expect(seen).toEqual(['sync:true']) // the rest waits for the async one
+    await done
+    expect(seen).toEqual(['sync:true', 'async:true', 'last'])
+    // With only synchronous subscribers (SQLite), emit returns nothing to await.
+    const plain = new EventBus()
+    plain.on('catalog.changed', 'in-transaction', 'sync', () => {})
+    expect(plain.unit().emit('catalog.changed', change)).toBeUndefined()
+  })
+
+  test('an async in-transaction subscriber that rejects rejects the emit (the emitter rolls back)', async () => {
+    const bus = new EventBus()
+    bus.on('catalog.changed', 'in-transaction', 'boom', async () => { throw new Error('deadlock') })
+    await expect(bus.unit({} as never).emit('catalog.changed', change) as Promise<void>).rejects.toThrow('deadlock')
   })
 
   test('a failing after-commit subscriber is logged and the others still run', () => {
