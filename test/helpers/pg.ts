@@ -1,6 +1,6 @@
 // Throwaway PostgreSQL for tests (issue 8): one cluster per test process under a temp dir, fsync off,
 // trust auth on 127.0.0.1 only, stopped and deleted when the process exits.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -98,6 +98,12 @@ async function start(): Promise<{ host: string; port: number; adminUrl: string }
     pgRun(avail.bin, 'pg_ctl', ['-D', data, '-m', 'immediate', 'stop'], user)
     cleanup()
   })
+  // ...but `bun test` (1.4) never emits 'exit' (nor 'beforeExit'), and a crashed or killed run would not
+  // either: a detached watchdog waits for this process to end, then stops the cluster and deletes the dir.
+  const stop = [...(user ? ['runuser', '-u', user, '--'] : []), join(avail.bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']
+  const q = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.2; done; ${stop.map(q).join(' ')} >/dev/null 2>&1; rm -rf ${q(dir)}`
+  spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref()
   return { host, port, adminUrl: `postgres://svc@${host}:${port}/postgres` }
 }
 
