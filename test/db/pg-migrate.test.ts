@@ -93,7 +93,7 @@ describe.skipIf(!avail.ok)('PostgreSQL migrations', () => {
     const [a, b] = await Promise.all([openPg(url), openPg(url)])
     try {
       const ran = await Promise.all([migratePg(a), migratePg(b)])
-      expect(ran.sort()).toEqual([0, migrationCount])
+      expect(ran.sort((x, y) => x - y)).toEqual([0, migrationCount])
       const [{ n }] = await a.sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`
       expect(n).toBe(migrationCount)
     } finally {
