@@ -12,6 +12,7 @@ const args = [
   // Whitespace and syntax only: renamed identifiers break Elysia's generated handlers (STACK.md §3).
   '--minify-whitespace', '--minify-syntax',
   '--asset', './drizzle',
+  '--asset', './drizzle-pg',
   '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',
   '--outfile', 'dist/svc',
 ]

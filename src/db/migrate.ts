@@ -4,14 +4,14 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { Database } from './client'
 
 /**
- * Inside the compiled binary the drizzle/ folder is embedded with `--asset` and appears at
- * /$bunfs/root/drizzle; from source it sits beside src/.
+ * Inside the compiled binary the migration folders (drizzle/ for SQLite, drizzle-pg/ for Postgres) are
+ * embedded with `--asset` and appear at /$bunfs/root/<name>; from source they sit beside src/.
  */
-export function migrationsFolder(): string {
+export function migrationsFolder(name: 'drizzle' | 'drizzle-pg' = 'drizzle'): string {
   const isBinary = typeof Bun !== 'undefined' && (Bun as unknown as { isStandaloneExecutable?: boolean }).isStandaloneExecutable
   const candidates = isBinary
-    ? [join(import.meta.dir, 'drizzle'), '/$bunfs/root/drizzle']
-    : [join(import.meta.dirname ?? __dirname, '..', '..', 'drizzle')]
+    ? [join(import.meta.dir, name), `/$bunfs/root/${name}`]
+    : [join(import.meta.dirname ?? __dirname, '..', '..', name)]
   for (const c of candidates) if (existsSync(join(c, 'meta', '_journal.json'))) return c
   throw new Error(`migrations not found (looked in ${candidates.join(', ')})`)
 }
