@@ -162,7 +162,7 @@ function portOf(env: Env, flags: ConfigFlags): number {
  * SVC_DATABASE_URL: postgres:// or postgresql://, checked before anything connects. The error message never
  * repeats the URL (it carries the password).
  */
-function databaseUrlOf(env: Env): string | null {
+export function databaseUrlOf(env: Env = process.env): string | null {
   const url = nonEmpty(env.SVC_DATABASE_URL)
   if (url === null) return null
   let scheme = ''

@@ -2,7 +2,7 @@
 // Entry point of `npm start` and of the compiled binary: the only module with side effects at import.
 // Every failure ends as one line on stderr and an exit code (1 error, 2 usage), never a dump of source.
 import { resolve } from 'node:path'
-import { loadConfig, dataPaths, requireDatabase, ConfigError, type Config, type ConfigFlags } from './config'
+import { loadConfig, dataPaths, databaseUrlOf, requireDatabase, ConfigError, type Config, type ConfigFlags } from './config'
 import { parseArgs, HELP, UsageError, usageOf, type CommandName } from './cli'
 import { readNewPassword, PasswordInputError } from './cli-password'
 import { createContext, createServer } from './server'
@@ -13,6 +13,7 @@ import { usersVerbs } from './users/verbs'
 import { openDatabase } from './db/client'
 import { backupInto, BackupTargetExists } from './db/backup'
 import { lockDataDir, DataDirBusy } from './db/lock'
+import { redactUrl } from './db/pg/client'
 import { log, setLogFormat } from './lib/log'
 
 type Flags = Record<string, string | true>
@@ -42,9 +43,10 @@ async function serve(flags: Flags) {
   process.env.NODE_ENV ??= 'production'
   const config = loadConfig(process.env, configFlags(flags))
   setLogFormat(config.logFormat)
-  const lock = lockDataDir(config.dataDir)
+  // One server per data directory on SQLite; on Postgres instances share the database and no directory.
+  const lock = config.databaseUrl ? null : lockDataDir(config.dataDir)
   // Said before the database opens, so a failure to open it is read next to where svc looked.
-  log.info(`data directory ${config.dataDir}`)
+  log.info(config.databaseUrl ? `database ${redactUrl(config.databaseUrl)}` : `data directory ${config.dataDir}`)
   const server = await createServer(config)
   let address: { port: number; hostname: string }
   try {
@@ -58,7 +60,7 @@ async function serve(flags: Flags) {
   log.info('svc started', {
     version: VERSION,
     address: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`,
-    data_dir: config.dataDir,
+    ...(config.databaseUrl ? { database: redactUrl(config.databaseUrl) } : { data_dir: config.dataDir }),
     public_url: config.publicUrl ?? 'not set',
     smtp: config.smtpUrl ? 'configured' : 'not configured',
     postback_signing: settings.get('postback_secret') ? 'on' : 'off',
@@ -70,7 +72,7 @@ async function serve(flags: Flags) {
     stopping = true
     log.info('stopping: finishing in-flight work', { signal })
     await server.stop()
-    lock.release()
+    lock?.release()
     log.info('stopped cleanly')
     process.exit(0)
   }
@@ -82,14 +84,16 @@ async function serve(flags: Flags) {
 async function migrateCommand(flags: Flags): Promise<number> {
   const config = loadConfig(process.env, configFlags(flags))
   setLogFormat(config.logFormat)
-  const lock = lockDataDir(config.dataDir)
+  // On Postgres, running instances may stay up: the migrator holds an advisory lock, and migrations
+  // only add (a rolling upgrade starts new instances after `svc migrate`).
+  const lock = config.databaseUrl ? null : lockDataDir(config.dataDir)
   try {
     const ctx = await createContext(config)
-    ctx.database.close()
+    await ctx.database.close()
   } finally {
-    lock.release()
+    lock?.release()
   }
-  console.log(`database ${config.dbPath} is up to date`)
+  console.log(`database ${config.databaseUrl ? redactUrl(config.databaseUrl) : config.dbPath} is up to date`)
   return 0
 }
 
@@ -105,24 +109,27 @@ async function userCommand(command: 'user add' | 'user passwd', flags: Flags): P
     if (command === 'user add') {
       const password = value(flags, 'password') ?? (await readNewPassword())
       const user = await invoke(verbs.create, cli, { email, password, is_owner: flags.owner === true })
-      console.log(`created user ${user.id} ${user.email}${user.is_owner ? ' (owner)' : ''} in ${config.dataDir}`)
+      console.log(`created user ${user.id} ${user.email}${user.is_owner ? ' (owner)' : ''} in ${config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir}`)
     } else {
       // Looked up first, so nobody types a password for a user that does not exist.
       const found = await ctx.users.findByEmail(email)
-      if (!found) throw new CommandError(`no user with email ${email} in ${config.dbPath}`)
+      if (!found) throw new CommandError(`no user with email ${email} in ${config.databaseUrl ? redactUrl(config.databaseUrl) : config.dbPath}`)
       const password = await readNewPassword()
       // users.update bumps the session epoch with the new hash: every cookie of this user stops working.
       await invoke(verbs.update, cli, { id: found.id, password })
       console.log(`password of ${found.email} changed; their sessions are signed out`)
     }
   } finally {
-    ctx.database.close()
+    await ctx.database.close()
   }
   return 0
 }
 
 /** Read-only: needs no lock, no secret and no migration, so it runs while the server keeps writing. */
 async function backupCommand(file: string, flags: Flags): Promise<number> {
+  if (databaseUrlOf(process.env)) {
+    throw new CommandError('svc backup copies the embedded SQLite database; with SVC_DATABASE_URL back up PostgreSQL with pg_dump (see README, "Scaling out")')
+  }
   const target = resolve(file)
   const paths = dataPaths(process.env, configFlags(flags))
   requireDatabase(paths)

@@ -1,9 +1,11 @@
-// Starts a real svc server on a random port with its SQLite files in a fresh temp dir.
+// Starts a real svc server on a random port with its SQLite files in a fresh temp dir, or, under
+// `npm run test:pg` (SVC_TEST_ENGINE=postgres), on a fresh database of the throwaway Postgres cluster.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config'
 import { createServer, type SvcServer } from '../../src/server'
+import { freshPgUrl, onPostgres } from './pg'
 
 export const OWNER = { email: 'owner@example.com', password: 'owner-password-1' }
 
@@ -42,9 +44,23 @@ export const TEST_ENV: Record<string, string> = {
   SVC_JOBS_TIMEOUT_MS: '2000',
 }
 
+/**
+ * On Postgres a test's "data directory" stands for its database: a restart on the same dataDir (durability
+ * tests) reopens the same database.
+ */
+const pgDatabaseOf = new Map<string, string>()
+
+/** The engine's env for a data directory: nothing on SQLite, SVC_DATABASE_URL on Postgres. */
+export async function engineEnv(dataDir: string): Promise<Record<string, string>> {
+  if (!onPostgres) return {}
+  let url = pgDatabaseOf.get(dataDir)
+  if (!url) pgDatabaseOf.set(dataDir, (url = await freshPgUrl()))
+  return { SVC_DATABASE_URL: url }
+}
+
 export async function startServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'))
-  const server = await createServer(loadConfig({ ...TEST_ENV, ...env, SVC_DATA_DIR: dir }))
+  const server = await createServer(loadConfig({ ...TEST_ENV, ...(await engineEnv(dir)), ...env, SVC_DATA_DIR: dir }))
   const { port } = await server.listen()
   const base = `http://127.0.0.1:${port}`
   let ownerCookie: string | null = null
