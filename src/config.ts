@@ -33,6 +33,11 @@ export interface Config {
     backoffBaseMs: number
     backoffMaxMs: number
     concurrency: number
+    /**
+     * Postgres: how long a claimed job stays with the instance that claimed it. When that instance dies,
+     * another one claims the job again after this long. Longer than an attempt (timeoutMs).
+     */
+    leaseMs: number
   }
   /** SVC_LOG_FORMAT: `text` (default, one `key=value` line per event) or `json` (one object per line). */
   logFormat: LogFormat
@@ -205,9 +210,14 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
       backoffBaseMs: int(env, 'SVC_JOBS_BACKOFF_MS', 30000, 1),
       backoffMaxMs: int(env, 'SVC_JOBS_BACKOFF_MAX_MS', 3600000, 1),
       concurrency: int(env, 'SVC_JOBS_CONCURRENCY', 16, 1, 64),
+      leaseMs: 0, // below: its default follows the timeout
     },
     logFormat: logFormat(env),
     logRequests: flag(env, 'SVC_LOG_REQUESTS'),
+  }
+  cfg.jobs.leaseMs = int(env, 'SVC_JOBS_LEASE_MS', cfg.jobs.timeoutMs + 30_000, 100)
+  if (cfg.jobs.leaseMs <= cfg.jobs.timeoutMs) {
+    throw new ConfigError(`SVC_JOBS_LEASE_MS (${cfg.jobs.leaseMs}) must be longer than SVC_JOBS_TIMEOUT_MS (${cfg.jobs.timeoutMs}): an attempt must end before its lease`)
   }
   if (databaseUrl !== null) {
     // Every instance must sign cookies and decrypt stored secrets alike: no secret.key file can be shared.
@@ -249,6 +259,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string
   ['SVC_JOBS_BACKOFF_MS', '30000', 'first retry delay, doubled per attempt'],
   ['SVC_JOBS_BACKOFF_MAX_MS', '3600000', 'longest retry delay'],
   ['SVC_JOBS_CONCURRENCY', '16', 'outbound attempts in flight at once'],
+  ['SVC_JOBS_LEASE_MS', 'timeout + 30000', 'Postgres: a job claimed by an instance that died is claimed again after this long'],
   ['SVC_LOG_FORMAT', 'text', 'text: one line per event; json: one JSON object per line (for log shippers)'],
   ['SVC_LOG_REQUESTS', '0', '1: access log, one line per request (method, path without query, status, ms, client IP)'],
 ]

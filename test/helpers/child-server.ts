@@ -15,6 +15,8 @@ export interface ChildServer {
   waitFor(match: RegExp | ((line: string) => boolean), timeoutMs?: number, from?: number): Promise<string>
   /** SIGTERM, then waits for the exit; resolves with the exit code. */
   stop(): Promise<number>
+  /** SIGKILL (a crash: nothing is finished), then waits for the exit. */
+  kill(): Promise<number>
 }
 
 export async function startChild(env: Record<string, string>): Promise<ChildServer> {
@@ -71,6 +73,10 @@ export async function startChild(env: Record<string, string>): Promise<ChildServ
     waitFor,
     async stop() {
       proc.kill('SIGTERM')
+      return await proc.exited
+    },
+    async kill() {
+      proc.kill('SIGKILL')
       return await proc.exited
     },
   }
