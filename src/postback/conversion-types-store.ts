@@ -1,6 +1,9 @@
-// SQL of conversion types and the status map. The two loaders feed the in-memory cache that /postback
-// reads (src/postback/conversion-types.ts) and stay synchronous; the admin writes return Promises.
+// SQL of conversion types and the status map on SQLite, and the engine-neutral interface
+// (PgConversionTypesStore in pg-conversion-types-store.ts is the Postgres one). The two loaders feed the
+// in-memory cache that /postback reads (src/postback/conversion-types.ts): synchronous here, so the SQLite
+// cache is loaded before the constructor returns; async on Postgres. The admin writes return Promises.
 import type { RawDb, RawStatement } from '../db/client'
+import type { MaybeAsync } from './steps'
 
 export interface ConversionTypeRecord {
   slug: string
@@ -16,7 +19,25 @@ export interface ConversionTypeRecord {
 
 export type ConversionTypeRow = Omit<ConversionTypeRecord, 'builtin' | 'created_at' | 'updated_at'>
 
-export class ConversionTypesStore {
+export type StatusMapRow = { status: string; type_slug: string }
+
+export interface ConversionTypesStore {
+  /** Built-in first, then by slug. */
+  loadTypes(): MaybeAsync<ConversionTypeRecord[]>
+  /** By status. */
+  loadStatusMap(): MaybeAsync<StatusMapRow[]>
+  exists(slug: string): Promise<boolean>
+  insert(t: ConversionTypeRow, now: number): Promise<void>
+  update(t: ConversionTypeRow, now: number): Promise<void>
+  remove(slug: string): Promise<void>
+  countConversionsOfType(slug: string): Promise<number>
+  /** By status. */
+  statusesMappedTo(slug: string): Promise<string[]>
+  /** Atomically: nobody reads a half-replaced map. */
+  replaceStatusMap(entries: Array<[string, string]>): Promise<void>
+}
+
+export class SqliteConversionTypesStore implements ConversionTypesStore {
   private readonly allTypes: RawStatement
   private readonly allStatusMap: RawStatement
 
@@ -29,8 +50,8 @@ export class ConversionTypesStore {
     return this.allTypes.all() as ConversionTypeRecord[]
   }
 
-  loadStatusMap(): Array<{ status: string; type_slug: string }> {
-    return this.allStatusMap.all() as Array<{ status: string; type_slug: string }>
+  loadStatusMap(): StatusMapRow[] {
+    return this.allStatusMap.all() as StatusMapRow[]
   }
 
   async exists(slug: string): Promise<boolean> {

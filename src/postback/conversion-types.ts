@@ -4,7 +4,8 @@ import type { EventBus } from '../lib/event-bus'
 import { notFound } from '../lib/errors'
 import { iso } from '../lib/time'
 import { FALLBACK_TYPE } from './builtin-types'
-import type { ConversionTypeRecord, ConversionTypesStore } from './conversion-types-store'
+import type { ConversionTypeRecord, ConversionTypesStore, StatusMapRow } from './conversion-types-store'
+import { errorFields, log } from '../lib/log'
 
 export interface ConversionType {
   slug: string
@@ -35,15 +36,45 @@ function toApi(r: ConversionTypeRecord): ConversionType {
 export class ConversionTypes {
   private types = new Map<string, ConversionType>()
   private statusMap = new Map<string, string>()
+  /** The newest reload started; an older one that finishes after it is not applied. */
+  private generation = 0
+  private pending: Promise<void>
 
+  /** On SQLite the cache is loaded before this returns; on Postgres await `loaded()` before serving. */
   constructor(private readonly store: ConversionTypesStore, events: EventBus) {
-    this.reload()
-    events.on('conversion-types.changed', 'after-commit', 'postback.conversion-types-cache', () => this.reload())
+    this.pending = this.reload()
+    events.on('conversion-types.changed', 'after-commit', 'postback.conversion-types-cache', () => {
+      this.pending = this.reload()
+      // After-commit subscribers are synchronous: a failed reload (Postgres) keeps the previous cache.
+      this.pending.catch((err) => log.error('postback: reloading conversion types failed', errorFields(err)))
+    })
   }
 
-  reload(): void {
-    this.types = new Map(this.store.loadTypes().map((r) => [r.slug, toApi(r)]))
-    this.statusMap = new Map(this.store.loadStatusMap().map((r) => [r.status, r.type_slug]))
+  /**
+   * Reads both tables again. Synchronous inside on SQLite (the returned Promise is already settled);
+   * on Postgres the cache is swapped once both reads are back. Also what cross-instance invalidation calls.
+   */
+  reload(): Promise<void> {
+    const generation = ++this.generation
+    const types = this.store.loadTypes()
+    const statusMap = this.store.loadStatusMap()
+    if (!(types instanceof Promise) && !(statusMap instanceof Promise)) {
+      this.apply(types, statusMap)
+      return Promise.resolve()
+    }
+    return Promise.all([types, statusMap]).then(([t, m]) => {
+      if (generation === this.generation) this.apply(t, m)
+    })
+  }
+
+  /** Settles when the reload the last change started is done (at once on SQLite): a writer awaits it before reading back. */
+  loaded(): Promise<void> {
+    return this.pending
+  }
+
+  private apply(types: ConversionTypeRecord[], statusMap: StatusMapRow[]): void {
+    this.types = new Map(types.map((r) => [r.slug, toApi(r)]))
+    this.statusMap = new Map(statusMap.map((r) => [r.status, r.type_slug]))
   }
 
   /** Received status → type: the status map, else a type with that slug, else sale (also when absent). */

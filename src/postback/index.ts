@@ -7,34 +7,57 @@ import { Aliases } from './aliases'
 import { conversionAdminRoutes } from './admin-routes'
 import { PostbackBatcher } from './batch'
 import { ConversionTypes } from './conversion-types'
-import { ConversionTypesStore } from './conversion-types-store'
+import { SqliteConversionTypesStore, type ConversionTypesStore } from './conversion-types-store'
+import { PgConversionTypesStore } from './pg-conversion-types-store'
+import { PgPostbackBatcher } from './pg-batch'
+import { PgPostbackStore } from './pg-store'
+import type { AnyDatabase } from '../db/engine'
 import { subscribeForwarding } from './forward'
 import { PostbackReceiver } from './receive'
 import { ConversionRecorder } from './record'
 import { postbackRoutes } from './routes'
-import { PostbackStore } from './store'
+import { SqlitePostbackStore, type PostbackStore } from './store'
 import { conversionTypeVerbs } from './type-verbs'
 import { conversionVerbs } from './verbs'
 
 export type { RecordedConversion, ConversionInput, RecordResult } from './record'
 export { postbackSignature } from './receive'
 
-/** `findClickRow`: the tracking feature's click id → row lookup (clicks have no click_id index of their own). */
-export function postbackFeature(ctx: AppContext, findClickRow: (clickId: string) => number | undefined): Feature {
-  const raw = ctx.database.raw
-  const store = new PostbackStore(raw, findClickRow)
-  const typesStore = new ConversionTypesStore(raw)
+/**
+ * Picks the stores and the batcher by `ctx.database.engine`. `findClickRow`: on SQLite, the tracking
+ * feature's click id → row lookup (SQLite clicks have no click_id index of their own); unused on Postgres,
+ * where clicks.click_id is a unique index. `ready` settles once the conversion-types cache is loaded
+ * (already on SQLite; on Postgres await it before serving). `types.reload()` is what cross-instance
+ * invalidation calls.
+ */
+export function postbackFeature(
+  ctx: AppContext,
+  findClickRow?: (clickId: string) => number | undefined,
+): Feature & { ready: Promise<void>; types: ConversionTypes } {
+  // AppContext types the SQLite database only until the engines are wired in; both are handled here.
+  const database = ctx.database as AnyDatabase
+  const pg = database.engine === 'postgres' ? new PgPostbackStore(database) : null
+  const sqlite = database.engine === 'postgres' ? null : new SqlitePostbackStore(database.raw, findClickRow ?? noClickIndex)
+  const store: PostbackStore = (pg ?? sqlite)!
+  const typesStore: ConversionTypesStore = database.engine === 'postgres'
+    ? new PgConversionTypesStore(database)
+    : new SqliteConversionTypesStore(database.raw)
   const aliases = new Aliases(ctx.settings)
   const types = new ConversionTypes(typesStore, ctx.events)
   const recorder = new ConversionRecorder(store, ctx.events)
-  const receiver = new PostbackReceiver(ctx.settings, aliases, types, store, recorder)
+  const receiver = new PostbackReceiver(ctx.settings, aliases, types, sqlite)
   subscribeForwarding({ events: ctx.events, jobs: ctx.jobs, allowPrivate: ctx.config.outboundAllowPrivate })
 
+  const batcher = pg ? new PgPostbackBatcher(pg, ctx.events, receiver) : new PostbackBatcher(sqlite!, ctx.events, receiver)
   const conversions = conversionVerbs({ store, recorder, types, aliases, settings: ctx.settings, events: ctx.events })
   const typeVerbs = conversionTypeVerbs({ store: typesStore, types, events: ctx.events })
   const routes = new Elysia({ name: 'postback' })
-    .use(postbackRoutes(ctx, new PostbackBatcher(store, ctx.events, receiver)))
+    .use(postbackRoutes(ctx, batcher))
     .use(conversionAdminRoutes(ctx, conversions, typeVerbs))
 
-  return { name: 'postback', routes, verbs: { ...conversions, ...typeVerbs } }
+  return { name: 'postback', routes, verbs: { ...conversions, ...typeVerbs }, ready: types.loaded(), types }
+}
+
+function noClickIndex(): never {
+  throw new Error('postbackFeature: the SQLite engine needs the tracking feature\'s findClickRow')
 }

@@ -7,8 +7,9 @@ import { conversionDate, isUnreplacedMacro, pickParams, type PostbackParams } fr
 import { readPayout } from './payout'
 import { normalizeClickId } from '../lib/click-id'
 import type { Unit } from '../lib/event-bus'
-import type { PostbackStore } from './store'
-import type { ConversionRecorder } from './record'
+import type { ClickForConversion, RecordingQueries } from './store'
+import { recordSteps, type RecordResult } from './record'
+import { runSync, type Steps } from './steps'
 import { PostbackIpAllowlist } from './ip-allowlist'
 
 /** Why a postback recorded nothing; each one is a postback_errors row without a conversion_id. */
@@ -49,19 +50,27 @@ export class PostbackReceiver {
     private readonly settings: SettingsStore,
     private readonly aliases: Aliases,
     private readonly types: ConversionTypes,
-    private readonly q: PostbackStore,
-    private readonly recorder: ConversionRecorder,
+    /** The SQLite store, for the synchronous receive(); on Postgres the batch passes its savepoint's queries to steps(). */
+    private readonly q: RecordingQueries | null,
   ) {
     this.allowlist = new PostbackIpAllowlist(settings)
   }
 
-  /** `rawQuery` is the query string as received, without "?"; `unit` is the batch's, committed after the batch. */
+  /**
+   * SQLite: `rawQuery` is the query string as received, without "?"; `unit` is the batch's, committed after
+   * the batch. Runs inside the batch's savepoint, synchronously.
+   */
   receive(rawQuery: string, ip: string, unit: Unit): PostbackOutcome {
+    return runSync(this.steps(rawQuery, ip, unit, this.q!))
+  }
+
+  /** The rules of a postback, for both engines (see steps.ts); `q` and `unit` belong to the caller's savepoint. */
+  *steps(rawQuery: string, ip: string, unit: Unit, q: RecordingQueries): Steps<PostbackOutcome> {
     const receivedAt = Date.now()
     // postback_ip_allowlist: a postback from elsewhere records nothing but stays visible as an error row.
     // The answer is still 200 OK (spec §4 rule 2: only a signature failure changes it).
     if (!this.allowlist.allows(ip)) {
-      this.q.recordError('ip_not_allowed', null, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt)
+      yield q.recordError('ip_not_allowed', null, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt)
       return { kind: 'ignored', reason: 'ip_not_allowed' }
     }
     const p = pickParams(new URLSearchParams(rawQuery), this.aliases.current())
@@ -72,16 +81,24 @@ export class PostbackReceiver {
       return { kind: 'unauthorized' }
     }
 
-    const ignore = (reason: PostbackErrorReason, clickId: string | null): PostbackOutcome => {
-      this.q.recordError(reason, clickId?.slice(0, MAX_CLICK_ID_STORED) ?? null, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt)
-      return { kind: 'ignored', reason }
-    }
+    // The error row of an ignored postback: a store call, so yield what it returns.
+    const ignore = (reason: PostbackErrorReason, clickId: string | null) =>
+      q.recordError(reason, clickId?.slice(0, MAX_CLICK_ID_STORED) ?? null, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt)
 
-    if (p.subid === undefined) return ignore('missing_click_id', null)
-    if (isUnreplacedMacro(p.subid)) return ignore('unreplaced_macro', p.subid)
+    if (p.subid === undefined) {
+      yield ignore('missing_click_id', null)
+      return { kind: 'ignored', reason: 'missing_click_id' }
+    }
+    if (isUnreplacedMacro(p.subid)) {
+      yield ignore('unreplaced_macro', p.subid)
+      return { kind: 'ignored', reason: 'unreplaced_macro' }
+    }
     const clickId = normalizeClickId(p.subid.trim())
-    const click = clickId ? this.q.findClick(clickId) : null
-    if (!click) return ignore('unknown_click', p.subid)
+    const click: ClickForConversion | null = clickId ? yield q.findClick(clickId) : null
+    if (!click) {
+      yield ignore('unknown_click', p.subid)
+      return { kind: 'ignored', reason: 'unknown_click' }
+    }
 
     // Money is never dropped on a format: what cannot be read unambiguously records the offer's payout and
     // a warning row, and a tid too long to store is cut, also with a warning row.
@@ -107,7 +124,7 @@ export class PostbackReceiver {
     }
 
     const email = p.email?.trim().slice(0, MAX_EMAIL) || null
-    const result = this.recorder.record({
+    const result: RecordResult = yield* recordSteps(q, unit, {
       click,
       type: this.types.resolve(p.status),
       status: p.status === undefined ? null : p.status.slice(0, MAX_STATUS),
@@ -117,10 +134,13 @@ export class PostbackReceiver {
       email,
       date: conversionDate(p.date, receivedAt),
       dedupByTransactionId: this.settings.get('postback_dedup'),
-    }, unit)
-    if (!result.recorded) return ignore(result.reason, click.click_id)
+    })
+    if (!result.recorded) {
+      yield ignore(result.reason, click.click_id)
+      return { kind: 'ignored', reason: result.reason }
+    }
     if (warnings) for (const reason of warnings) {
-      this.q.recordError(reason, click.click_id, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt, result.conversion.id)
+      yield q.recordError(reason, click.click_id, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt, result.conversion.id)
     }
     return { kind: 'recorded', conversionId: result.conversion.id }
   }

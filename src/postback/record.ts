@@ -3,7 +3,8 @@
 // subscribers (waking the job loop) hear of it once it is durable.
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { ConversionType } from './conversion-types'
-import type { Attribution, ClickForConversion, ConversionFacts, PostbackStore } from './store'
+import type { Attribution, ClickForConversion, ConversionFacts, PostbackStore, RecordingQueries } from './store'
+import type { MaybeAsync, Steps } from './steps'
 
 export interface ConversionInput extends ConversionFacts {
   click: ClickForConversion
@@ -26,38 +27,47 @@ export interface RecordedConversion extends Attribution, ConversionFacts {
 
 export type RecordResult = { recorded: true; conversion: RecordedConversion } | { recorded: false; reason: 'duplicate' }
 
+/**
+ * The rules of recording, once for both engines (see steps.ts): the duplicate check, the row, the event.
+ * Runs inside the caller's transaction or savepoint (`q` is bound to it, `unit` opened on it); the caller
+ * commits the unit after its own commit.
+ */
+export function* recordSteps(q: RecordingQueries, unit: Unit, input: ConversionInput): Steps<RecordResult> {
+  const { click } = input
+  if (input.dedupByTransactionId && input.transactionId) {
+    const duplicate: boolean = yield q.duplicateExists(click.id, input.transactionId)
+    if (duplicate) return { recorded: false, reason: 'duplicate' }
+  }
+  const attribution: Attribution = {
+    clickRowId: click.id, clickId: click.click_id, campaignId: click.campaign_id, sourceId: click.source_id,
+    offerId: click.offer_id, landingId: click.landing_id,
+  }
+  const facts: ConversionFacts = {
+    status: input.status, revenue: input.revenue, currency: input.currency, transactionId: input.transactionId,
+    email: input.email, date: input.date,
+  }
+  const id: number = yield q.insert({ ...attribution, ...facts, type: input.type.slug, now: Date.now() })
+  const conversion: RecordedConversion = {
+    id, ...attribution, ...facts, type: input.type, excluded: click.excluded === 1,
+    sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,
+  }
+  // A Promise only when an in-transaction subscriber is async (Postgres): awaited before the commit.
+  yield unit.emit('conversion.recorded', conversion)
+  return { recorded: true, conversion }
+}
+
+/** Records one conversion in a transaction of its own (the conversions.record verb); the postback batch uses recordSteps. */
 export class ConversionRecorder {
   constructor(private readonly store: PostbackStore, private readonly events: EventBus) {}
 
-  /**
-   * `unit`: the caller's, when the caller holds an outer transaction (the postback batch) and commits
-   * the unit after its own commit. Without one, the recorder's transaction is the outermost and the
-   * recorder commits its own unit.
-   */
-  record(input: ConversionInput, unit?: Unit): RecordResult {
-    const own = unit ?? this.events.unit()
-    const result = this.store.transaction((): RecordResult => {
-      const { click } = input
-      if (input.dedupByTransactionId && input.transactionId && this.store.duplicateExists(click.id, input.transactionId)) {
-        return { recorded: false, reason: 'duplicate' }
-      }
-      const attribution: Attribution = {
-        clickRowId: click.id, clickId: click.click_id, campaignId: click.campaign_id, sourceId: click.source_id,
-        offerId: click.offer_id, landingId: click.landing_id,
-      }
-      const facts: ConversionFacts = {
-        status: input.status, revenue: input.revenue, currency: input.currency, transactionId: input.transactionId,
-        email: input.email, date: input.date,
-      }
-      const id = this.store.insert({ ...attribution, ...facts, type: input.type.slug, now: Date.now() })
-      const conversion: RecordedConversion = {
-        id, ...attribution, ...facts, type: input.type, excluded: click.excluded === 1,
-        sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,
-      }
-      own.emit('conversion.recorded', conversion)
-      return { recorded: true, conversion }
-    })
-    if (unit === undefined) own.commit()
-    return result
+  /** Synchronous on SQLite, a Promise on Postgres; after-commit subscribers hear of it once committed. */
+  record(input: ConversionInput): MaybeAsync<RecordResult> {
+    let unit: Unit | undefined
+    const result = this.store.atomically((q, tx) => recordSteps(q, (unit = this.events.unit(tx)), input))
+    const committed = (r: RecordResult) => {
+      unit!.commit()
+      return r
+    }
+    return result instanceof Promise ? result.then(committed) : committed(result)
   }
 }

@@ -6,8 +6,8 @@ import { clientIp } from '../lib/ip'
 import { RateLimiter, type RateLimit } from '../lib/rate-limit'
 import { errorResponse } from '../http/errors'
 import { PublicCors } from '../http/public-cors'
-import type { PostbackBatcher } from './batch'
 import { CANONICAL, DEFAULT_ALIASES } from './aliases'
+import type { PostbackOutcome } from './receive'
 
 /** Spec §8. */
 const LIMIT_PER_MINUTE = 600
@@ -44,7 +44,12 @@ const postbackDocs = {
   },
 }
 
-export function postbackRoutes(ctx: AppContext, batcher: PostbackBatcher) {
+/** The batcher of either engine: `submit` resolves once the postback's effects are committed. */
+export interface PostbackSubmitter {
+  submit(rawQuery: string, ip: string): Promise<PostbackOutcome>
+}
+
+export function postbackRoutes(ctx: AppContext, batcher: PostbackSubmitter) {
   const limiter: RateLimit = new RateLimiter(LIMIT_PER_MINUTE, 60_000)
   const cors = new PublicCors(ctx.settings)
   return new Elysia({ name: 'postback-receiver' })

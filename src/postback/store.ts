@@ -1,8 +1,11 @@
-// SQL of conversions and postback errors. The recording path (click lookup, duplicate check, insert,
-// error rows) is synchronous and prepared once: it runs inside the postback batch's transaction, and that
-// keeps /postback fast. The admin reads return Promises so a network database can stand behind them.
+// SQL of conversions and postback errors on SQLite, and the engine-neutral interface (PgPostbackStore in
+// pg-store.ts is the Postgres one). The recording path (click lookup, duplicate check, insert, error rows)
+// is synchronous here and prepared once: it runs inside the postback batch's transaction, and that keeps
+// /postback fast. The admin reads return Promises so a network database can stand behind them.
 import type { RawDb, RawStatement } from '../db/client'
+import type { Tx } from '../db/engine'
 import { where } from '../db/where'
+import { runSync, type MaybeAsync, type Steps } from './steps'
 
 /** A click with everything attribution and forwarding need, read in one indexed lookup. */
 export interface ClickForConversion {
@@ -93,7 +96,39 @@ export interface ConversionFilter {
   limit: number
 }
 
-export class PostbackStore {
+/**
+ * The recording path's store calls, bound to the transaction they run in: plain values on SQLite (one
+ * shared connection), Promises on Postgres (bound to a transaction or savepoint handle).
+ */
+export interface RecordingQueries {
+  findClick(clickId: string): MaybeAsync<ClickForConversion | null>
+  duplicateExists(clickRowId: number, transactionId: string): MaybeAsync<boolean>
+  /** Returns the new conversion's id. */
+  insert(c: NewConversion): MaybeAsync<number>
+  recordError(reason: string, clickId: string | null, query: string, ip: string, now: number, conversionId?: number | null): MaybeAsync<void>
+}
+
+/** Conversions and postback errors, whatever the engine. Its own RecordingQueries run outside any transaction. */
+export interface PostbackStore extends RecordingQueries {
+  /**
+   * Runs `body` (a recording-path generator, see steps.ts) atomically: one transaction, or a savepoint when
+   * one is already open on SQLite. `tx` is the Postgres transaction handle (the event unit's), null on SQLite.
+   * Synchronous on SQLite, a Promise on Postgres.
+   */
+  atomically<R>(body: (q: RecordingQueries, tx: Tx) => Steps<R>): MaybeAsync<R>
+  conversionById(id: number): Promise<ConversionRecord | null>
+  /** Newest received first. */
+  listConversions(f: ConversionFilter): Promise<ConversionRecord[]>
+  listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]>
+}
+
+export interface ErrorFilter {
+  reason?: string
+  before?: number
+  limit: number
+}
+
+export class SqlitePostbackStore implements PostbackStore {
   private readonly clickByRow: RawStatement
   private readonly insertConversion: RawStatement
   private readonly duplicate: RawStatement
@@ -134,7 +169,10 @@ export class PostbackStore {
     return this.raw.transaction(fn)()
   }
 
-  /** The click of a normalised click id, with what attribution and forwarding need; null when unknown. */
+  atomically<R>(body: (q: RecordingQueries, tx: Tx) => Steps<R>): R {
+    return this.raw.transaction(() => runSync(body(this, null)))()
+  }
+
   findClick(clickId: string): ClickForConversion | null {
     const row = this.findClickRow(clickId)
     return row === undefined ? null : ((this.clickByRow.get({ row }) as ClickForConversion | undefined) ?? null)
@@ -148,7 +186,6 @@ export class PostbackStore {
     return Number(this.insertConversion.run({ ...c }).lastInsertRowid)
   }
 
-  /** `conversionId`: the conversion recorded despite the problem (a warning row); null when nothing was recorded. */
   recordError(reason: string, clickId: string | null, query: string, ip: string, now: number, conversionId: number | null = null): void {
     const id = Number(this.insertError.run({ reason, clickId, query, ip, conversionId, now }).lastInsertRowid)
     if (id % 1000 === 0) this.pruneErrors.run({ below: id - POSTBACK_ERRORS_KEEP })
@@ -158,7 +195,6 @@ export class PostbackStore {
     return (this.byId.get({ id }) as ConversionRecord | undefined) ?? null
   }
 
-  /** Newest received first. */
   async listConversions(f: ConversionFilter): Promise<ConversionRecord[]> {
     const w = where([
       ['click_id = $clickId', 'clickId', f.clickId],
@@ -171,7 +207,7 @@ export class PostbackStore {
     return this.raw.prepare(`SELECT * FROM conversions ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit: f.limit }) as ConversionRecord[]
   }
 
-  async listErrors(f: { reason?: string; before?: number; limit: number }): Promise<PostbackErrorRecord[]> {
+  async listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]> {
     const w = where([
       ['reason = $reason', 'reason', f.reason],
       ['id < $before', 'before', f.before],

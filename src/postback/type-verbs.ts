@@ -55,8 +55,12 @@ const shortly = (v: unknown): string =>
 
 export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: ConversionTypes; events: EventBus }) {
   const { store, types, events } = deps
-  // Reloading the cache happens through the event, like every other cache.
-  const changed = () => events.committed('conversion-types.changed', {})
+  // Reloading the cache happens through the event, like every other cache; on Postgres the reload is
+  // async, so a verb waits for it before it reads the cache back.
+  const changed = () => {
+    events.committed('conversion-types.changed', {})
+    return types.loaded()
+  }
 
   return {
     list: defineVerb({
@@ -93,7 +97,7 @@ export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: 
         }
         checkForwarding(row)
         await store.insert(toDb(row), Date.now())
-        changed()
+        await changed()
         return types.get(slug)
       },
     }),
@@ -115,7 +119,7 @@ export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: 
         }
         checkForwarding(row)
         await store.update(toDb(row), Date.now())
-        changed()
+        await changed()
         return types.get(slug)
       },
     }),
@@ -132,7 +136,7 @@ export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: 
         const mapped = await store.statusesMappedTo(slug)
         if (mapped.length) throw conflict(`conversion type "${slug}" is the target of status map entries: ${mapped.join(', ')}`)
         await store.remove(slug)
-        changed()
+        await changed()
         return { ok: true as const }
       },
     }),
@@ -168,7 +172,7 @@ export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: 
         }
         if (entries.size > MAX_STATUS_ENTRIES) throw invalid(`body: at most ${MAX_STATUS_ENTRIES} statuses`)
         await store.replaceStatusMap([...entries])
-        changed()
+        await changed()
         return types.statusMapObject()
       },
     }),

@@ -48,10 +48,10 @@ export function conversionVerbs(deps: ConversionVerbDeps) {
       async run(_actor, input) {
         const receivedAt = Date.now()
         const clickId = normalizeClickId(input.click_id.trim())
-        const click = clickId ? store.findClick(clickId) : null
+        const click = clickId ? await store.findClick(clickId) : null
         if (!click) throw notFound('click not found')
         if (input.revenue !== undefined && Math.abs(input.revenue) > MAX_ABS_PAYOUT) throw invalid(`revenue: at most ${MAX_ABS_PAYOUT} in absolute value`)
-        const result = recorder.record({
+        const result = await recorder.record({
           click,
           type: types.resolve(input.status),
           status: input.status === undefined ? null : input.status.slice(0, MAX_STATUS),

@@ -1,0 +1,133 @@
+// SQL of conversions and postback errors on Postgres (the SQLite store is store.ts). Every call is async.
+// The recording path runs through `in(tx)`: the same queries bound to the batch's savepoint or the
+// recorder's transaction, so they join it (a Postgres transaction is a connection of its own).
+import type { SQL, TransactionSQL } from 'bun'
+import type { PgDatabase } from '../db/pg/client'
+import { num, numCols } from '../db/pg/client'
+import { runAsync, type Steps } from './steps'
+import {
+  POSTBACK_ERRORS_KEEP,
+  type ClickForConversion,
+  type ConversionFilter,
+  type ConversionRecord,
+  type ErrorFilter,
+  type NewConversion,
+  type PostbackErrorRecord,
+  type PostbackStore,
+  type RecordingQueries,
+} from './store'
+
+/** Namespace of the advisory locks that serialise the duplicate check of one click across instances. */
+const DEDUP_LOCK = 0x70627464 // "pbtd"
+
+/** The recording queries through one connection, transaction or savepoint handle. */
+class PgRecording implements RecordingQueries {
+  constructor(private readonly sql: SQL) {}
+
+  // clicks.click_id has a UNIQUE index on Postgres: no click-index indirection as on SQLite.
+  async findClick(clickId: string): Promise<ClickForConversion | null> {
+    const rows = await this.sql`
+      SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.excluded,
+        o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url,
+        cp.external_id AS campaign_external_id
+      FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id
+        LEFT JOIN campaigns cp ON cp.id = c.campaign_id
+      WHERE c.click_id = ${clickId}`
+    const row = rows[0] as ClickForConversion | undefined
+    if (!row) return null
+    row.id = num(row.id)
+    return row
+  }
+
+  /**
+   * Several instances may receive the same postback at once: a transaction-scoped advisory lock on the
+   * click makes the check and the insert that follows it one step across instances (as the single SQLite
+   * writer does). It is taken only on the dedup path and released when the transaction ends (or its
+   * savepoint rolls back).
+   */
+  async duplicateExists(clickRowId: number, transactionId: string): Promise<boolean> {
+    await this.sql`SELECT pg_advisory_xact_lock(${DEDUP_LOCK}::int, (${clickRowId}::bigint % 2147483647)::int)`
+    const rows = await this.sql`
+      SELECT 1 AS hit FROM conversions WHERE click_row_id = ${clickRowId} AND transaction_id = ${transactionId} LIMIT 1`
+    return rows.length > 0
+  }
+
+  async insert(c: NewConversion): Promise<number> {
+    const rows = await this.sql`
+      INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status,
+        revenue, currency, transaction_id, email, date, created_at)
+      VALUES (${c.clickRowId}, ${c.clickId}, ${c.campaignId}, ${c.sourceId}, ${c.offerId}, ${c.landingId}, ${c.type},
+        ${c.status}, ${c.revenue}, ${c.currency}, ${c.transactionId}, ${c.email}, ${c.date}, ${c.now})
+      RETURNING id`
+    return num(rows[0].id)
+  }
+
+  async recordError(reason: string, clickId: string | null, query: string, ip: string, now: number, conversionId: number | null = null): Promise<void> {
+    const rows = await this.sql`
+      INSERT INTO postback_errors (reason, click_id, query, ip, conversion_id, created_at)
+      VALUES (${reason}, ${clickId}, ${query}, ${ip}, ${conversionId}, ${now})
+      RETURNING id`
+    // As on SQLite: every 1000th row prunes what lies more than POSTBACK_ERRORS_KEEP rows back. A sequence
+    // value lost to a rollback can skip one prune; the next multiple of 1000 catches up.
+    const id = num(rows[0].id)
+    if (id % 1000 === 0) await this.sql`DELETE FROM postback_errors WHERE id <= ${id - POSTBACK_ERRORS_KEEP}`
+  }
+}
+
+export class PgPostbackStore extends PgRecording implements PostbackStore {
+  private readonly pool: SQL
+
+  constructor(db: PgDatabase) {
+    super(db.sql)
+    this.pool = db.sql
+  }
+
+  /** The recording queries bound to `tx` (a transaction or savepoint handle). */
+  in(tx: TransactionSQL): RecordingQueries {
+    return new PgRecording(tx)
+  }
+
+  /** One transaction on a pooled connection; `fn` gets its handle. */
+  begin<T>(fn: (tx: TransactionSQL) => Promise<T>): Promise<T> {
+    return this.pool.begin(fn) as Promise<T>
+  }
+
+  atomically<R>(body: (q: RecordingQueries, tx: TransactionSQL) => Steps<R>): Promise<R> {
+    return this.begin((tx) => runAsync(body(this.in(tx), tx)))
+  }
+
+  async conversionById(id: number): Promise<ConversionRecord | null> {
+    const rows = await this.pool`SELECT * FROM conversions WHERE id = ${id}`
+    return (conversionRows(rows)[0] as ConversionRecord | undefined) ?? null
+  }
+
+  async listConversions(f: ConversionFilter): Promise<ConversionRecord[]> {
+    const sql = this.pool
+    // A filter left out is `TRUE` (an empty fragment), so the statement text is always the same few shapes.
+    const rows = await sql`
+      SELECT * FROM conversions
+      WHERE ${f.clickId !== undefined ? sql`click_id = ${f.clickId}` : sql`TRUE`}
+        AND ${f.campaignId !== undefined ? sql`campaign_id = ${f.campaignId}` : sql`TRUE`}
+        AND ${f.type !== undefined ? sql`type = ${f.type}` : sql`TRUE`}
+        AND ${f.from !== undefined ? sql`date >= ${f.from}` : sql`TRUE`}
+        AND ${f.to !== undefined ? sql`date < ${f.to}` : sql`TRUE`}
+        AND ${f.before !== undefined ? sql`id < ${f.before}` : sql`TRUE`}
+      ORDER BY id DESC LIMIT ${f.limit}`
+    return conversionRows(rows)
+  }
+
+  async listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]> {
+    const sql = this.pool
+    const rows = await sql`
+      SELECT * FROM postback_errors
+      WHERE ${f.reason !== undefined ? sql`reason = ${f.reason}` : sql`TRUE`}
+        AND ${f.before !== undefined ? sql`id < ${f.before}` : sql`TRUE`}
+      ORDER BY id DESC LIMIT ${f.limit}`
+    return numCols(rows as Record<string, unknown>[], 'id', 'conversion_id', 'created_at') as unknown as PostbackErrorRecord[]
+  }
+}
+
+/** int8 columns of conversions, read back as numbers as on SQLite. */
+function conversionRows(rows: unknown): ConversionRecord[] {
+  return numCols(rows as Record<string, unknown>[], 'id', 'click_row_id', 'date', 'created_at') as unknown as ConversionRecord[]
+}
