@@ -15,6 +15,9 @@ import type { CatalogStore, RoutingSource } from '../../src/catalog/store/types'
 import type { AppError } from '../../src/lib/errors'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
+/** The first test to ask starts the throwaway cluster (initdb); slow on a loaded machine. */
+const PG_SETUP_MS = 60_000
+
 type Store = CatalogStore & RoutingSource
 
 interface Engine {
@@ -82,8 +85,8 @@ for (const [name, open, available] of engines) {
     beforeAll(async () => {
       e = await open()
       store = e.store
-    })
-    afterAll(() => e.close())
+    }, PG_SETUP_MS)
+    afterAll(() => e?.close())
 
     test('the factory picks the store of the engine', () => {
       expect(store.constructor.name).toBe(name === 'postgres' ? 'PgCatalogStore' : 'SqliteCatalogStore')
@@ -268,10 +271,10 @@ describe.skipIf(!pgAvailable().ok)('catalog store on postgres: two instances at 
     b = await openPg(url)
     sa = new PgCatalogStore(a)
     sb = new PgCatalogStore(b)
-  })
+  }, PG_SETUP_MS)
   afterAll(async () => {
-    await a.close()
-    await b.close()
+    await a?.close()
+    await b?.close()
   })
 
   test('a campaign linking an offer and a delete of that offer: exactly one wins, the other gets its usual error', async () => {

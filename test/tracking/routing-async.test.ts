@@ -10,6 +10,9 @@ import { migratePg } from '../../src/db/pg/migrate'
 import { PgCatalogStore } from '../../src/catalog/store/pg'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
+/** The first test to ask starts the throwaway cluster (initdb); slow on a loaded machine. */
+const PG_SETUP_MS = 60_000
+
 /** Routing rows with one active campaign per slug, each rotating one offer. */
 function rowsOf(...slugs: string[]): RoutingRows {
   return {
@@ -185,10 +188,10 @@ describe.skipIf(!pgAvailable().ok)('RoutingCache over PgCatalogStore', () => {
     a = await openPg(url)
     await migratePg(a)
     b = await openPg(url)
-  })
+  }, PG_SETUP_MS)
   afterAll(async () => {
-    await a.close()
-    await b.close()
+    await a?.close()
+    await b?.close()
   })
 
   const ready = async (c: RoutingCache) => { for (let w = c.whenReady(); w; w = c.whenReady()) await w }
