@@ -127,13 +127,13 @@ export class RoutingCache {
   /** First read of the source: true when it answered synchronously (the table is built), else its load is in flight. */
   private probe(): boolean {
     const rows = this.source.routingRows()
-    if (rows instanceof Promise) {
+    if (typeof (rows as Partial<PromiseLike<RoutingRows>>).then === 'function') {
       this.async = true
-      this.track(rows)
+      this.track(Promise.resolve(rows))
       return false
     }
     this.async = false
-    this.install(rows)
+    this.install(rows as RoutingRows)
     return true
   }
 
