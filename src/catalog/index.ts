@@ -8,6 +8,8 @@ import { campaignVerbs } from './campaigns/verbs'
 import { landingVerbs } from './landings/verbs'
 import { offerVerbs } from './offers/verbs'
 import { sourceVerbs } from './sources/verbs'
+import type { AnyDatabase } from '../db/engine'
+import { PgCatalogStore } from './store/pg'
 import { SqliteCatalogStore } from './store/sqlite'
 import { collectionRoutes } from '../http/collection'
 import { CampaignCreate, CampaignPatch, CampaignRecord, renderCampaign } from './campaigns/model'
@@ -20,12 +22,18 @@ export type { CatalogStore, RoutingSource } from './store/types'
 
 export interface CatalogFeature extends Feature {
   store: CatalogStore
-  /** What tracking's routing cache reads (synchronously; see RoutingSource). */
+  /** What tracking's routing cache reads (synchronously on SQLite, a Promise on Postgres; see RoutingSource). */
   routingSource: RoutingSource
 }
 
+/** The catalog store of the engine in use. */
+export function catalogStore(database: AnyDatabase): CatalogStore & RoutingSource {
+  return database.engine === 'postgres' ? new PgCatalogStore(database) : new SqliteCatalogStore(database)
+}
+
 export function catalogFeature(ctx: AppContext): CatalogFeature {
-  const store = new SqliteCatalogStore(ctx.database)
+  // ctx.database is still typed as the SQLite Database on this branch; the integrator widens it to AnyDatabase.
+  const store = catalogStore(ctx.database as AnyDatabase)
   const deps = { store, events: ctx.events }
   const sources = sourceVerbs(deps)
   const offers = offerVerbs(deps)

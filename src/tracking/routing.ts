@@ -1,7 +1,9 @@
 // In-memory routing table for /c and /r: campaign slug → weighted offers and landings with compiled
 // targets, plus slug → fallback URL of the campaigns that cannot route (paused, or no usable offer).
-// Built from the catalog's routing rows, dropped on catalog.changed, rebuilt on next use.
+// Built from the catalog's routing rows, dropped on catalog.changed, rebuilt on next use (SQLite) or reloaded
+// at once (Postgres, whose store answers asynchronously).
 import type { RoutingRows, RoutingSource } from '../catalog/store/types'
+import { errorFields, log } from '../lib/log'
 import { compileUrlTemplate, encodeMacroValue, literalTemplate, type Template } from './template'
 
 export interface Target {
@@ -53,9 +55,16 @@ export class RoutingCache {
   private routes: Map<string, CampaignRoute> | null = null
   /** Built together with `routes`: only a miss reads it, so a hit costs what it did before fallbacks. */
   private fallbacks = new Map<string, string>()
+  /** Whether the source answers with a Promise; null until it first answered. */
+  private async: boolean | null = null
+  /** The async load in flight (the newest one), or null. */
+  private loading: Promise<void> | null = null
+  /** Bumped by every async load: a load that finishes after a newer one started is discarded. */
+  private generation = 0
 
   /**
-   * `source` is read synchronously, so get() never awaits on the redirect path (see RoutingSource).
+   * A synchronous `source` is read inside get(), so get() never awaits on the redirect path (see
+   * RoutingSource). An async one is loaded ahead: start(), then at once on every invalidate().
    * `defaultFallback` is the fallback_url setting, read on a miss only.
    */
   constructor(
@@ -64,14 +73,36 @@ export class RoutingCache {
     private readonly defaultFallback: () => string | null = () => null,
   ) {}
 
-  /** Drops the table; the next lookup rebuilds it (after the writer's transaction has committed). */
+  /** Preloads the table (an async source is awaited; a failure rejects, and is retried on next use). */
+  async start(): Promise<void> {
+    for (let w = this.whenReady(); w; w = this.whenReady()) await w
+  }
+
+  /**
+   * Drops the table; the next lookup rebuilds it (after the writer's transaction has committed). An async
+   * source starts reloading at once: a request arriving meanwhile waits on whenReady() for the new table
+   * rather than being answered from the old one.
+   */
   invalidate(): void {
     this.routes = null
+    if (this.async) void this.reload()
+  }
+
+  /**
+   * Null when get() can answer now: the table is loaded, or the source is synchronous (get() builds it).
+   * Else the Promise of the load in flight (a new one when the last failed); it rejects when that load fails.
+   * An invalidate() may land between its settling and the caller's get(): loop until null
+   * (`for (let w = c.whenReady(); w; w = c.whenReady()) await w`) to rule that out.
+   */
+  whenReady(): Promise<void> | null {
+    if (this.routes !== null || this.async === false) return null
+    if (this.async === null && this.probe()) return null
+    return this.loading ?? this.reload()
   }
 
   /** Active campaign with at least one usable offer, or undefined. */
   get(slug: string): CampaignRoute | undefined {
-    return (this.routes ??= this.build()).get(slug)
+    return (this.routes ?? this.load()).get(slug)
   }
 
   /**
@@ -79,53 +110,113 @@ export class RoutingCache {
    * usable offer), else the fallback_url setting; null when neither is set (the link answers 404).
    */
   fallback(slug: string): string | null {
-    this.routes ??= this.build()
+    if (this.routes === null) this.load()
     return this.fallbacks.get(slug) ?? this.defaultFallback()
   }
 
-  private build(): Map<string, CampaignRoute> {
-    const rows: RoutingRows = this.source.routingRows()
-    const fallbacks = new Map<string, string>()
-    const offersBy = new Map<number, Target[]>()
-    for (const o of rows.offers) {
-      const template = compileUrlTemplate(o.url)
-      if (!template) continue
-      push(offersBy, o.campaignId, { id: o.offerId, weight: weightOf(o.weight), template })
+  /** The table for get(): built now from a synchronous source; an async one must have been awaited. */
+  private load(): Map<string, CampaignRoute> {
+    if (this.async === null && this.probe()) return this.routes!
+    if (this.async) {
+      this.loading ??= this.reload()
+      throw new Error('routing table not loaded: await RoutingCache.whenReady() before get()')
     }
-    const landingsBy = new Map<number, Target[]>()
-    for (const l of rows.landings) {
-      const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? literalTemplate(this.landingPage(l.slug)) : null
-      if (!template) continue
-      push(landingsBy, l.campaignId, { id: l.landingId, weight: weightOf(l.weight), template })
+    return this.install(this.source.routingRows() as RoutingRows)
+  }
+
+  /** First read of the source: true when it answered synchronously (the table is built), else its load is in flight. */
+  private probe(): boolean {
+    const rows = this.source.routingRows()
+    if (typeof (rows as Partial<PromiseLike<RoutingRows>>).then === 'function') {
+      this.async = true
+      this.track(Promise.resolve(rows))
+      return false
     }
-    const routes = new Map<string, CampaignRoute>()
-    for (const c of rows.campaigns) {
-      const offers = c.active ? rotation(offersBy.get(c.id) ?? []) : null
-      if (!offers || offers.total <= 0) {
-        // Paused, or no usable offer: the campaign answers like an unknown one, through its own fallback if set.
-        if (c.fallbackUrl) fallbacks.set(c.slug, c.fallbackUrl)
-        continue
-      }
-      const landings = rotation(landingsBy.get(c.id) ?? [])
-      routes.set(c.slug, {
-        id: c.id,
-        slug: c.slug,
-        sourceId: c.sourceId ?? null,
-        externalId: c.externalId ?? null,
-        offers,
-        landings: landings.total > 0 ? landings : null,
-        botTarget: c.botUrl ? compileUrlTemplate(c.botUrl) : null,
-        costModel: c.costModel === 'cpc' || c.costModel === 'param' ? c.costModel : 'none',
-        cpc: Number.isFinite(c.cpc) && c.cpc > 0 ? c.cpc : 0,
-      })
+    this.async = false
+    this.install(rows as RoutingRows)
+    return true
+  }
+
+  private reload(): Promise<void> {
+    let rows: Promise<RoutingRows>
+    try {
+      rows = Promise.resolve(this.source.routingRows())
+    } catch (err) {
+      rows = Promise.reject(err)
     }
+    return this.track(rows)
+  }
+
+  /** Installs the rows of the newest load; an older load hands its waiters over to the newer one. */
+  private track(rows: Promise<RoutingRows>): Promise<void> {
+    const gen = ++this.generation
+    const load: Promise<void> = rows.then(
+      (r) => {
+        if (gen !== this.generation) return this.loading ?? undefined
+        this.install(r)
+        this.loading = null
+      },
+      (err) => {
+        if (gen !== this.generation) return this.loading ?? undefined
+        this.loading = null
+        log.error('tracking: loading the routing table failed (retried on the next request)', errorFields(err))
+        throw err
+      },
+    )
+    // invalidate() starts loads nobody awaits: their failure is logged above, not an unhandled rejection.
+    load.catch(() => {})
+    this.loading = load
+    return load
+  }
+
+  private install(rows: RoutingRows): Map<string, CampaignRoute> {
+    const { routes, fallbacks } = compile(rows, (slug) => this.landingPage(slug))
     this.fallbacks = fallbacks
-    return routes
+    return (this.routes = routes)
   }
 
   private landingPage(slug: string): string {
     return `${this.publicUrl ?? ''}/lp/${encodeMacroValue(slug)}`
   }
+}
+
+/** The routing table of a set of routing rows (pure). */
+function compile(rows: RoutingRows, landingPage: (slug: string) => string): { routes: Map<string, CampaignRoute>; fallbacks: Map<string, string> } {
+  const fallbacks = new Map<string, string>()
+  const offersBy = new Map<number, Target[]>()
+  for (const o of rows.offers) {
+    const template = compileUrlTemplate(o.url)
+    if (!template) continue
+    push(offersBy, o.campaignId, { id: o.offerId, weight: weightOf(o.weight), template })
+  }
+  const landingsBy = new Map<number, Target[]>()
+  for (const l of rows.landings) {
+    const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? literalTemplate(landingPage(l.slug)) : null
+    if (!template) continue
+    push(landingsBy, l.campaignId, { id: l.landingId, weight: weightOf(l.weight), template })
+  }
+  const routes = new Map<string, CampaignRoute>()
+  for (const c of rows.campaigns) {
+    const offers = c.active ? rotation(offersBy.get(c.id) ?? []) : null
+    if (!offers || offers.total <= 0) {
+      // Paused, or no usable offer: the campaign answers like an unknown one, through its own fallback if set.
+      if (c.fallbackUrl) fallbacks.set(c.slug, c.fallbackUrl)
+      continue
+    }
+    const landings = rotation(landingsBy.get(c.id) ?? [])
+    routes.set(c.slug, {
+      id: c.id,
+      slug: c.slug,
+      sourceId: c.sourceId ?? null,
+      externalId: c.externalId ?? null,
+      offers,
+      landings: landings.total > 0 ? landings : null,
+      botTarget: c.botUrl ? compileUrlTemplate(c.botUrl) : null,
+      costModel: c.costModel === 'cpc' || c.costModel === 'param' ? c.costModel : 'none',
+      cpc: Number.isFinite(c.cpc) && c.cpc > 0 ? c.cpc : 0,
+    })
+  }
+  return { routes, fallbacks }
 }
 
 function push(m: Map<number, Target[]>, k: number, v: Target) {

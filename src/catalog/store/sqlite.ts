@@ -4,14 +4,12 @@ import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm'
 import type { Database, Db, RawDb, RawStatement } from '../../db/client'
 import { isUniqueViolation } from '../../db/errors'
 import { campaignLandings, campaignOffers, campaigns, clicks, landings, offers, sources } from '../../db/schema'
-import { conflict, invalid, notFound } from '../../lib/errors'
+import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownSource, usedByCampaign } from './errors'
 import type { Page } from '../../lib/paging'
 import type {
   Campaign, CampaignLinks, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, LinkRef, OfferRow,
   OfferValues, RoutingRows, RoutingSource, SourceRow, SourceValues,
 } from './types'
-
-const slugTaken = (slug: string, what: 'offer' | 'landing' | 'campaign') => conflict(`slug: "${slug}" is already used by another ${what}`)
 
 /** The slug check runs first for its message; the UNIQUE index still decides a race between two writers. */
 function withUniqueSlug<T>(slug: string | undefined, what: 'offer' | 'landing' | 'campaign', write: () => T): T {
@@ -77,15 +75,15 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
 
   async updateSource(id: number, changes: Partial<SourceValues>): Promise<SourceRow> {
     const row = this.db.update(sources).set({ ...changes, updatedAt: Date.now() }).where(eq(sources.id, id)).returning().get()
-    if (!row) throw notFound('source not found')
+    if (!row) throw missingRow('source')
     return row
   }
 
   async deleteSource(id: number): Promise<void> {
     this.tx(() => {
-      if (!this.sourceRow(id)) throw notFound('source not found')
+      if (!this.sourceRow(id)) throw missingRow('source')
       const user = this.db.select({ id: campaigns.id, slug: campaigns.slug }).from(campaigns).where(eq(campaigns.sourceId, id)).limit(1).get()
-      if (user) throw conflict(`source is used by campaign "${user.slug}" (id ${user.id})`)
+      if (user) throw usedByCampaign('source', user)
       this.db.delete(sources).where(eq(sources.id, id)).run()
     })
   }
@@ -111,21 +109,21 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
   }
 
   async updateOffer(id: number, changes: Partial<OfferValues>): Promise<OfferRow> {
-    if (!this.offerRow(id)) throw notFound('offer not found')
+    if (!this.offerRow(id)) throw missingRow('offer')
     if (changes.slug !== undefined && this.offerSlugTaken(changes.slug, id)) throw slugTaken(changes.slug, 'offer')
     const row = withUniqueSlug(changes.slug, 'offer', () =>
       this.db.update(offers).set({ ...changes, updatedAt: Date.now() }).where(eq(offers.id, id)).returning().get())
-    if (!row) throw notFound('offer not found')
+    if (!row) throw missingRow('offer')
     return row
   }
 
   async deleteOffer(id: number): Promise<void> {
     this.tx(() => {
-      if (!this.offerRow(id)) throw notFound('offer not found')
+      if (!this.offerRow(id)) throw missingRow('offer')
       const user = this.db.select({ id: campaigns.id, slug: campaigns.slug })
         .from(campaignOffers).innerJoin(campaigns, eq(campaigns.id, campaignOffers.campaignId))
         .where(eq(campaignOffers.offerId, id)).limit(1).get()
-      if (user) throw conflict(`offer is used by campaign "${user.slug}" (id ${user.id})`)
+      if (user) throw usedByCampaign('offer', user)
       this.db.delete(offers).where(eq(offers.id, id)).run()
     })
   }
@@ -155,21 +153,21 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
   }
 
   async updateLanding(id: number, changes: Partial<LandingValues>): Promise<LandingRow> {
-    if (!this.landingRow(id)) throw notFound('landing not found')
+    if (!this.landingRow(id)) throw missingRow('landing')
     if (changes.slug !== undefined && this.landingSlugTaken(changes.slug, id)) throw slugTaken(changes.slug, 'landing')
     const row = withUniqueSlug(changes.slug, 'landing', () =>
       this.db.update(landings).set({ ...changes, updatedAt: Date.now() }).where(eq(landings.id, id)).returning().get())
-    if (!row) throw notFound('landing not found')
+    if (!row) throw missingRow('landing')
     return row
   }
 
   async deleteLanding(id: number): Promise<void> {
     this.tx(() => {
-      if (!this.landingRow(id)) throw notFound('landing not found')
+      if (!this.landingRow(id)) throw missingRow('landing')
       const user = this.db.select({ id: campaigns.id, slug: campaigns.slug })
         .from(campaignLandings).innerJoin(campaigns, eq(campaigns.id, campaignLandings.campaignId))
         .where(eq(campaignLandings.landingId, id)).limit(1).get()
-      if (user) throw conflict(`landing is used by campaign "${user.slug}" (id ${user.id})`)
+      if (user) throw usedByCampaign('landing', user)
       this.db.delete(landings).where(eq(landings.id, id)).run()
     })
   }
@@ -207,7 +205,7 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
 
   async updateCampaign(id: number, changes: Partial<CampaignValues>, links: LinkChanges): Promise<Campaign> {
     return withUniqueSlug(changes.slug, 'campaign', () => this.tx(() => {
-      if (!this.campaign(id)) throw notFound('campaign not found')
+      if (!this.campaign(id)) throw missingRow('campaign')
       this.checkReferences(changes.sourceId, links)
       if (changes.slug !== undefined && this.campaignSlugTaken(changes.slug, id)) throw slugTaken(changes.slug, 'campaign')
       this.db.update(campaigns).set({ ...changes, updatedAt: Date.now() }).where(eq(campaigns.id, id)).run()
@@ -218,11 +216,11 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
 
   async deleteCampaign(id: number): Promise<void> {
     this.tx(() => {
-      if (!this.campaign(id)) throw notFound('campaign not found')
+      if (!this.campaign(id)) throw missingRow('campaign')
       // Clicks point at campaigns without a foreign key; this read of the click table is the one place the
       // catalog looks at tracking data, and it has to sit in this transaction.
       if (this.db.select({ id: clicks.id }).from(clicks).where(eq(clicks.campaignId, id)).limit(1).get()) {
-        throw conflict('campaign has clicks; set active=false instead')
+        throw campaignHasClicks()
       }
       // campaign_offers and campaign_landings rows go with it (ON DELETE CASCADE).
       this.db.delete(campaigns).where(eq(campaigns.id, id)).run()
@@ -251,16 +249,16 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
 
   /** Referenced rows must exist; checked inside the write transaction so nothing is deleted in between. */
   private checkReferences(sourceId: number | null | undefined, links: LinkChanges): void {
-    if (sourceId != null && !this.sourceRow(sourceId)) throw invalid(`source_id: source ${sourceId} does not exist`)
+    if (sourceId != null && !this.sourceRow(sourceId)) throw unknownSource(sourceId)
     if (links.offers) {
       const ids = links.offers.map((o) => o.id)
       const found = new Set(ids.length ? this.db.select({ id: offers.id }).from(offers).where(inArray(offers.id, ids)).all().map((r) => r.id) : [])
-      missing(links.offers, found, 'offer')
+      checkFound(links.offers, found, 'offer')
     }
     if (links.landings) {
       const ids = links.landings.map((l) => l.id)
       const found = new Set(ids.length ? this.db.select({ id: landings.id }).from(landings).where(inArray(landings.id, ids)).all().map((r) => r.id) : [])
-      missing(links.landings, found, 'landing')
+      checkFound(links.landings, found, 'landing')
     }
   }
 
@@ -276,7 +274,3 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
   }
 }
 
-function missing(refs: LinkRef[], found: Set<number>, what: 'offer' | 'landing'): void {
-  const gone = refs.find((r) => !found.has(r.id))
-  if (gone) throw invalid(`${gone.field}: ${what} ${gone.id} does not exist`)
-}

@@ -1,6 +1,5 @@
 // What the catalog keeps: sources, offers, landings and campaigns with their offer and landing rotations.
-// Every catalog query sits behind these two interfaces; store/sqlite.ts implements both today, a Postgres
-// store will implement them later.
+// Every catalog query sits behind these two interfaces; store/sqlite.ts and store/pg.ts implement both.
 //
 // CatalogStore is async because a network database needs it. Verbs get no transaction to hold across an
 // await (a bun:sqlite transaction cannot span one), so each write is one atomic operation: it runs its
@@ -80,10 +79,11 @@ export interface RoutingRows {
 }
 
 /**
- * Synchronous on purpose: the routing cache rebuilds on the first /c or /r after a catalog change, inside
- * that request. A sync read keeps RoutingCache.get() free of awaits on every redirect; a network store
- * would keep a copy refreshed on catalog.changed and hand it out here.
+ * Synchronous on SQLite on purpose: the routing cache rebuilds on the first /c or /r after a catalog change,
+ * inside that request, and a sync read keeps RoutingCache.get() free of awaits on every redirect. A network
+ * store returns a Promise instead; RoutingCache then loads the table ahead of use (start(), and at once on
+ * invalidate()) and requests wait on whenReady() only while a load is in flight.
  */
 export interface RoutingSource {
-  routingRows(): RoutingRows
+  routingRows(): RoutingRows | Promise<RoutingRows>
 }
