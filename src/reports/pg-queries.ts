@@ -178,15 +178,20 @@ function rawExpr(sql: SQL, d: Dimension, g: Grouping, idAlias: 'c' | 'v', time: 
   return sql(`c.${clickColumn(d)}`)
 }
 
-function rollupFilters(sql: SQL, f: Filters): Fragment[] {
-  return FILTER_NAMES.filter((n) => f[n] !== undefined).map((n) => sql`AND ${sql(n)} = ${f[n]!}`)
+function rollupFilters(sql: SQL, f: Filters): Fragment {
+  return concat(sql, FILTER_NAMES.filter((n) => f[n] !== undefined).map((n) => sql`AND ${sql(n)} = ${f[n]!}`))
 }
 
 /** Raw rows store "none" as NULL (rollups as 0). */
-function rawFilters(sql: SQL, f: Filters, alias: 'c' | 'v'): Fragment[] {
-  return FILTER_NAMES.filter((n) => f[n] !== undefined).map((n) =>
+function rawFilters(sql: SQL, f: Filters, alias: 'c' | 'v'): Fragment {
+  return concat(sql, FILTER_NAMES.filter((n) => f[n] !== undefined).map((n) =>
     f[n] === 0 ? sql`AND ${sql(`${alias}.${n}`)} IS NULL` : sql`AND ${sql(`${alias}.${n}`)} = ${f[n]!}`,
-  )
+  ))
+}
+
+/** Fragments one after the other; an empty list is empty SQL (Bun would bind an empty array as a parameter). */
+function concat(sql: SQL, parts: Fragment[]): Fragment {
+  return parts.reduce((acc, p) => sql`${acc} ${p}`, sql``)
 }
 
 /**
