@@ -29,7 +29,7 @@ import { openDatabase, wrapBunDatabase } from '../src/db/client'
 import { migrate } from '../src/db/migrate'
 import { ConversionRollup } from '../src/reports/rollup-store'
 import { parseReportRequest } from '../src/reports/params'
-import { ReportQueries } from '../src/reports/queries'
+import { SqliteReportQueries } from '../src/reports/queries'
 import { ReportService } from '../src/reports/service'
 import { newClick, type Click } from '../src/tracking/store/click'
 import { ClickBulkLoad } from '../src/tracking/store/bulk-load'
@@ -367,7 +367,7 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
 
     // Baseline: the same 30-day campaign report, from raw clicks versus from rollups, in this process.
     const db = new Database(dbPath, { readonly: true, strict: true })
-    const service = new ReportService(new ReportQueries(wrapBunDatabase(db)))
+    const service = new ReportService(new SqliteReportQueries(wrapBunDatabase(db)))
     const req = parseReportRequest({ group_by: 'campaign' })
     const time = async (raw: boolean, n: number) => {
       await service.run(req, { raw })

@@ -26,14 +26,15 @@ export const csvLine = (cells: readonly Cell[]): string => cells.map(csvCell).jo
 
 /**
  * A CSV body produced chunk by chunk: `next()` returns the next block of text, or null at the end.
- * Each pull does a bounded amount of work, so a large export never sits in memory whole.
+ * Each pull does a bounded amount of work, so a large export never sits in memory whole. `next` may be
+ * async (a Postgres read); the stream asks for the next chunk only once the previous one arrived.
  */
-export function csvStream(next: () => string | null): ReadableStream<Uint8Array> {
+export function csvStream(next: () => string | null | Promise<string | null>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       try {
-        const chunk = next()
+        const chunk = await next()
         if (chunk === null) controller.close()
         else controller.enqueue(encoder.encode(chunk))
       } catch (err) {

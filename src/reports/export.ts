@@ -42,14 +42,14 @@ export function conversionsCsv(q: ReportQueries, req: ExportRequest): ReadableSt
     c.id, new Date(c.date).toISOString(), c.click_id, c.type, c.status, c.revenue, c.currency, c.transaction_id,
     c.campaign_id, c.source_id, c.offer_id, c.landing_id,
   ]
-  return csvStream(() => {
+  return csvStream(async () => {
     if (done) return null
     let out = ''
     if (!started) {
       started = true
       out = csvLine(CONVERSION_COLUMNS)
     }
-    const rows = q.conversionsAfter(req.filters, req.from, req.to, afterDate, afterId, CONVERSIONS_PER_CHUNK)
+    const rows = await q.conversionsAfter(req.filters, req.from, req.to, afterDate, afterId, CONVERSIONS_PER_CHUNK)
     for (const c of rows) out += csvLine(row(c))
     if (rows.length < CONVERSIONS_PER_CHUNK) done = true
     else {

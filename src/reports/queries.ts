@@ -1,8 +1,9 @@
 // SQL of the reports: grouped reads of the rollup tables, grouped scans of raw clicks (for groupings the
-// rollups do not carry), labels, conversion types and the conversions export.
+// rollups do not carry), labels, conversion types and the conversions export. `ReportQueries` is the
+// engine-neutral boundary; this file holds the SQLite implementation, pg-queries.ts the Postgres one.
 import type { RawDb, RawStatement } from '../db/client'
 import { BUILTIN_TYPES } from '../postback/builtin-types'
-import { clickColumn, idColumn, isIdDimension, type Dimension } from './dimensions'
+import { clickColumn, idColumn, isIdDimension, labelTable, type Dimension, type IdDimension } from './dimensions'
 import type { TypeFlags } from './metrics'
 import type { Zone } from './tz'
 
@@ -67,12 +68,43 @@ export interface ExportedConversion {
   landing_id: number | null
 }
 
-const FILTER_NAMES = ['campaign_id', 'source_id', 'offer_id', 'landing_id'] as const
+/**
+ * What reports read, on either engine. Rows come back with numbers as numbers (counts, sums, epoch-ms
+ * keys); time keys are epoch ms of the local day/hour start read as UTC (see localDaySql).
+ */
+export interface ReportQueries {
+  rollupClicks(g: Grouping, f: Filters, seg: Segment): Promise<ClickSumsRow[]>
+  rollupConversions(g: Grouping, f: Filters, seg: Segment): Promise<ConversionSumsRow[]>
+  /** Clicks created in [from, to), excluded ones left out, grouped; at most `limit` groups. */
+  rawClicks(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ClickSumsRow[]>
+  /**
+   * Conversions dated in [from, to) whose click still exists and is not excluded, grouped by the
+   * conversion's own attribution and date plus the click's device, subs…; at most `limit` groups per type.
+   */
+  rawConversions(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ConversionSumsRow[]>
+  /** Where a raw scan slice starting at `t` should end so it holds about `rows` rows (or `to`). */
+  sliceEnd(kind: 'clicks' | 'conversions', t: number, to: number, rows: number): Promise<number>
+  /** id → name of the catalog rows of an id dimension; deleted ones are simply missing. */
+  labels(d: IdDimension, ids: number[]): Promise<Map<number, string>>
+  /** Built-in types in their documented order, then the operator's own by slug (byte order). */
+  conversionTypes(): Promise<TypeFlags[]>
+  /** Conversions dated in [from, to) after (afterDate, afterId), in (date, id) order: keyset paging for the export. */
+  conversionsAfter(f: Filters, from: number, to: number, afterDate: number, afterId: number, limit: number): Promise<ExportedConversion[]>
+  /**
+   * Runs `fn` over one consistent view of the data, so the several rollup reads of one report agree.
+   * SQLite: the reads are synchronous on the one connection and nothing can write between them.
+   * Postgres: a read-only REPEATABLE READ transaction.
+   */
+  snapshot<T>(fn: (q: ReportQueries) => Promise<T>): Promise<T>
+}
+
+export const FILTER_NAMES = ['campaign_id', 'source_id', 'offer_id', 'landing_id'] as const
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 const STATEMENT_CACHE = 200
 
-export class ReportQueries {
+/** SQLite: prepared statements on the shared connection, synchronous inside, resolved Promises outside. */
+export class SqliteReportQueries implements ReportQueries {
   private readonly statements = new Map<string, RawStatement>()
   private readonly types: RawStatement
   private readonly exportChunk = new Map<string, RawStatement>()
@@ -97,7 +129,11 @@ export class ReportQueries {
     return st
   }
 
-  rollupClicks(g: Grouping, f: Filters, seg: Segment): ClickSumsRow[] {
+  async snapshot<T>(fn: (q: ReportQueries) => Promise<T>): Promise<T> {
+    return fn(this)
+  }
+
+  async rollupClicks(g: Grouping, f: Filters, seg: Segment): Promise<ClickSumsRow[]> {
     const r = rollupRead('click', g, seg)
     const sql =
       `SELECT ${r.keys}, sum(clicks) AS clicks, sum(unique_clicks) AS unique_clicks, ` +
@@ -106,7 +142,7 @@ export class ReportQueries {
     return this.stmt(sql).all({ ...r.params, ...filterParams(f, false) }) as ClickSumsRow[]
   }
 
-  rollupConversions(g: Grouping, f: Filters, seg: Segment): ConversionSumsRow[] {
+  async rollupConversions(g: Grouping, f: Filters, seg: Segment): Promise<ConversionSumsRow[]> {
     const r = rollupRead('conversion', g, seg)
     const sql =
       `SELECT ${r.keys}, type, sum(conversions) AS conversions, total(revenue) AS revenue, ` +
@@ -114,8 +150,7 @@ export class ReportQueries {
     return this.stmt(sql).all({ ...r.params, ...filterParams(f, false) }) as ConversionSumsRow[]
   }
 
-  /** Clicks created in [from, to), excluded ones left out, grouped; at most `limit` groups. */
-  rawClicks(g: Grouping, f: Filters, from: number, to: number, limit: number): ClickSumsRow[] {
+  async rawClicks(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ClickSumsRow[]> {
     const sql =
       `SELECT ${keys(g, (d) => rawExpr(d, g, 'c', 'c.created_at'))}, count(*) AS clicks, ` +
       `sum(CASE WHEN coalesce(c.bot_reason, '') = '' AND c.is_unique <> 0 THEN 1 ELSE 0 END) AS unique_clicks, ` +
@@ -125,11 +160,7 @@ export class ReportQueries {
     return this.stmt(sql).all({ from, to, limit, ...filterParams(f, true) }) as ClickSumsRow[]
   }
 
-  /**
-   * Conversions dated in [from, to) whose click still exists and is not excluded, grouped by the
-   * conversion's own attribution and date plus the click's device, subs…; at most `limit` groups per type.
-   */
-  rawConversions(g: Grouping, f: Filters, from: number, to: number, limit: number): ConversionSumsRow[] {
+  async rawConversions(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ConversionSumsRow[]> {
     // CROSS JOIN keeps conversions (date index) as the outer loop: one click lookup per conversion.
     const sql =
       `SELECT ${keys(g, (d) => rawExpr(d, g, 'v', 'v.date'))}, v.type AS type, count(*) AS conversions, ` +
@@ -144,7 +175,7 @@ export class ReportQueries {
    * Where a raw scan slice starting at `t` should end so it holds about `rows` rows: the time of the row
    * `rows` places ahead (an index-only walk), or `to`. Slices bound how long one statement blocks.
    */
-  sliceEnd(kind: 'clicks' | 'conversions', t: number, to: number, rows: number): number {
+  async sliceEnd(kind: 'clicks' | 'conversions', t: number, to: number, rows: number): Promise<number> {
     const sql = kind === 'clicks'
       ? 'SELECT created_at AS t FROM clicks WHERE created_at >= $t AND created_at < $to ORDER BY created_at LIMIT 1 OFFSET $rows'
       : 'SELECT date AS t FROM conversions WHERE date >= $t AND date < $to ORDER BY date LIMIT 1 OFFSET $rows'
@@ -152,15 +183,14 @@ export class ReportQueries {
     return hit === undefined ? to : Math.max(hit.t, t + 1)
   }
 
-  /** id → name of catalog rows; deleted ones are simply missing. */
-  labels(table: string, ids: number[]): Map<number, string> {
+  async labels(d: IdDimension, ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map()
-    const rows = this.stmt(`SELECT id, name FROM ${table} WHERE id IN (SELECT value FROM json_each($ids))`).all({ ids: JSON.stringify(ids) }) as Array<{ id: number; name: string }>
+    const rows = this.stmt(`SELECT id, name FROM ${labelTable[d]} WHERE id IN (SELECT value FROM json_each($ids))`).all({ ids: JSON.stringify(ids) }) as Array<{ id: number; name: string }>
     return new Map(rows.map((r) => [r.id, r.name]))
   }
 
   /** Read per report, so a flag edit applies to every past conversion at once. */
-  conversionTypes(): TypeFlags[] {
+  async conversionTypes(): Promise<TypeFlags[]> {
     return (this.types.all() as Array<{ slug: string; include_in_conversions: number; include_in_revenue: number; negative: number }>).map((r) => ({
       slug: r.slug,
       include_in_conversions: r.include_in_conversions === 1,
@@ -169,8 +199,7 @@ export class ReportQueries {
     }))
   }
 
-  /** Conversions dated in [from, to) after (afterDate, afterId), in (date, id) order: keyset paging for the export. */
-  conversionsAfter(f: Filters, from: number, to: number, afterDate: number, afterId: number, limit: number): ExportedConversion[] {
+  async conversionsAfter(f: Filters, from: number, to: number, afterDate: number, afterId: number, limit: number): Promise<ExportedConversion[]> {
     const where = rawFilters(f, 'v')
     let st = this.exportChunk.get(where)
     if (!st) {

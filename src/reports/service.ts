@@ -1,7 +1,7 @@
 // Runs a report: which tables to read (rollups or raw clicks), merging clicks and conversions per group,
 // metrics, sorting, paging and labels.
 import { invalid } from '../lib/errors'
-import { fromRollups, isIdDimension, labelTable, toKey, type Dimension, type Key } from './dimensions'
+import { fromRollups, isIdDimension, toKey, type Dimension, type Key } from './dimensions'
 import { computeMetrics, Sums, type Metrics, type TypeFlags } from './metrics'
 import type { ReportRequest, SortKey } from './params'
 import type { ClickSumsRow, ConversionSumsRow, Grouping, ReportQueries, Segment } from './queries'
@@ -73,7 +73,7 @@ export class ReportService {
    * rollups could answer (the benchmark's baseline).
    */
   async run(req: ReportRequest, opts: { all?: boolean; raw?: boolean } = {}): Promise<ReportResult> {
-    const types = this.q.conversionTypes()
+    const types = await this.q.conversionTypes()
     const rollups = !opts.raw && fromRollups(req.dims)
     let from = req.from
     let to = req.to
@@ -82,11 +82,11 @@ export class ReportService {
       // An hour bucket counts when its start lies in [from, to).
       from = ceilTo(req.from, HOUR_MS)
       to = ceilTo(req.to, HOUR_MS)
-      this.readRollups(groups, req, from, to)
+      await this.q.snapshot((q) => this.readRollups(q, groups, req, from, to))
     } else {
       await this.scanRaw(groups, req)
     }
-    return this.shape(req, groups, types, opts.all === true, rollups ? 'rollups' : 'raw', from, to)
+    return await this.shape(req, groups, types, opts.all === true, rollups ? 'rollups' : 'raw', from, to)
   }
 
   /**
@@ -95,22 +95,22 @@ export class ReportService {
    * local day (23:00 UTC in Berlin, 00:00-04:00 UTC in New York…) are read hourly and moved over. The
    * result equals grouping every hourly row by its local day, from ~24x fewer rows.
    */
-  private readRollups(groups: Map<string, Group>, req: ReportRequest, from: number, to: number): void {
+  private async readRollups(q: ReportQueries, groups: Map<string, Group>, req: ReportRequest, from: number, to: number): Promise<void> {
     const g: Grouping = { dims: req.dims, zone: req.zone, from, to }
     const dayAt = req.dims.indexOf('day')
     for (const seg of segmentsOf(from, to, !req.dims.includes('hour'))) {
-      this.addClicks(groups, req.dims, this.q.rollupClicks(g, req.filters, seg))
-      this.addConversions(groups, req.dims, this.q.rollupConversions(g, req.filters, seg))
+      this.addClicks(groups, req.dims, await q.rollupClicks(g, req.filters, seg))
+      this.addConversions(groups, req.dims, await q.rollupConversions(g, req.filters, seg))
       if (seg.table !== 'daily' || dayAt < 0) continue
       const at = hoursOffTheirUtcDay(req.zone, seg.from, seg.to)
       if (at.length === 0) continue
       const utcKey = dayAt === 0 ? 'k1' : 'k2'
       const hours: Segment = { table: 'hours', at }
-      for (const r of this.q.rollupClicks(g, req.filters, hours)) {
+      for (const r of await q.rollupClicks(g, req.filters, hours)) {
         this.group(groups, req.dims, r).sums.addClicks(r)
         this.group(groups, req.dims, { ...r, [utcKey]: r.u }).sums.addClicks(r, -1)
       }
-      for (const r of this.q.rollupConversions(g, req.filters, hours)) {
+      for (const r of await q.rollupConversions(g, req.filters, hours)) {
         this.group(groups, req.dims, r).sums.addConversions(r.type, r.conversions, r.revenue, r.revenue_abs)
         this.group(groups, req.dims, { ...r, [utcKey]: r.u }).sums.addConversions(r.type, -r.conversions, -r.revenue, -r.revenue_abs)
       }
@@ -125,15 +125,15 @@ export class ReportService {
       }
     }
     for (let t = req.from; t < req.to; ) {
-      const end = this.q.sliceEnd('clicks', t, req.to, RAW_SLICE_ROWS)
-      this.addClicks(groups, req.dims, this.q.rawClicks(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
+      const end = await this.q.sliceEnd('clicks', t, req.to, RAW_SLICE_ROWS)
+      this.addClicks(groups, req.dims, await this.q.rawClicks(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
       tooMany()
       t = end
       if (t < req.to) await yieldToEventLoop()
     }
     for (let t = req.from; t < req.to; ) {
-      const end = this.q.sliceEnd('conversions', t, req.to, RAW_SLICE_ROWS)
-      this.addConversions(groups, req.dims, this.q.rawConversions(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
+      const end = await this.q.sliceEnd('conversions', t, req.to, RAW_SLICE_ROWS)
+      this.addConversions(groups, req.dims, await this.q.rawConversions(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
       tooMany()
       t = end
       if (t < req.to) await yieldToEventLoop()
@@ -157,9 +157,9 @@ export class ReportService {
     for (const r of rows) this.group(groups, dims, r).sums.addConversions(r.type, r.conversions, r.revenue, r.revenue_abs)
   }
 
-  private shape(
+  private async shape(
     req: ReportRequest, groups: Map<string, Group>, typeList: TypeFlags[], all: boolean, source: 'rollups' | 'raw', from: number, to: number,
-  ): ReportResult {
+  ): Promise<ReportResult> {
     const types = new Map(typeList.map((t) => [t.slug, t]))
     const slugs = typeList.map((t) => t.slug)
     const total = new Sums()
@@ -177,13 +177,13 @@ export class ReportService {
     }
     for (const s of total.types.keys()) if (!types.has(s)) slugs.push(s)
 
-    const labels = this.labelsFor(req.dims[0]!, [...top.values()].map((n) => n.key))
+    const labels = await this.labelsFor(req.dims[0]!, [...top.values()].map((n) => n.key))
     const rows = [...top.values()].map((n) => toRow(n, labels, types, slugs))
     sortRows(rows, req.sort, req.order)
     const page = all ? rows : rows.slice(req.offset, req.offset + req.limit)
     if (req.dims.length === 2) {
       const pageNodes = new Map([...top.values()].map((n) => [JSON.stringify(n.key), n]))
-      const childLabels = this.labelsFor(req.dims[1]!, page.flatMap((r) => pageNodes.get(JSON.stringify(r.key))!.children.map((c) => c.key)))
+      const childLabels = await this.labelsFor(req.dims[1]!, page.flatMap((r) => pageNodes.get(JSON.stringify(r.key))!.children.map((c) => c.key)))
       for (const r of page) {
         const node = pageNodes.get(JSON.stringify(r.key))!
         r.children = node.children.map((c) => toRow(c, childLabels, types, slugs))
@@ -193,10 +193,10 @@ export class ReportService {
     return { dims: req.dims, source, from, to, rows: page, total: computeMetrics(total, types, slugs), totalRows: rows.length }
   }
 
-  private labelsFor(d: Dimension, keys: Key[]): Map<number, string> {
+  private async labelsFor(d: Dimension, keys: Key[]): Promise<Map<number, string>> {
     if (!isIdDimension(d)) return new Map()
     const ids = [...new Set(keys.filter((k): k is number => typeof k === 'number'))]
-    return this.q.labels(labelTable[d], ids)
+    return this.q.labels(d, ids)
   }
 }
 
