@@ -81,15 +81,19 @@ export class JobLoop implements JobQueue {
     this.running = false
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
-    // A claim in progress launches what it claimed (those jobs are ours now); then wait for the attempts.
-    if (this.ticking) await this.ticking
-    if (this.inflight.size === 0) return
+    if (!this.ticking && this.inflight.size === 0) return
     // Attempts are bounded by timeoutMs (see attempt()); the extra second covers recording the outcome.
     const grace = new Promise<void>((resolve) => {
       const t = setTimeout(resolve, this.opts.timeoutMs + 1000)
       t.unref?.()
     })
-    await Promise.race([Promise.allSettled([...this.inflight]), grace])
+    await Promise.race([this.settle(), grace])
+  }
+
+  /** A claim in progress launches what it claimed (those jobs are ours now); then the attempts end. */
+  private async settle(): Promise<void> {
+    if (this.ticking) await this.ticking
+    await Promise.allSettled([...this.inflight])
   }
 
   private schedule(ms: number) {
