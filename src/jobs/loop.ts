@@ -73,6 +73,7 @@ export class JobLoop implements JobQueue {
       .catch((err) => log.error('jobs: recovering interrupted jobs failed', errorFields(err)))
       .finally(() => {
         this.ticking = null
+        this.tickAgain = false
         if (this.running) this.schedule(0)
       })
   }

@@ -2,6 +2,8 @@
 // is its LEASE expiry: the claiming instance must record an outcome before then, otherwise (it died, or
 // hangs) any instance claims the job again. Outcomes apply only while the job still runs the attempt
 // they belong to, so a late outcome of an expired lease cannot overwrite the newer attempt.
+// Times are each instance's clock (as every timestamp svc writes): instances' clocks must agree to well
+// within the lease margin (30 s by default, see loop.ts), which NTP gives.
 import type { SQL } from 'bun'
 import type { Tx } from '../db/engine'
 import { numCols, type PgDatabase } from '../db/pg/client'
