@@ -2,10 +2,10 @@
 // context because producers enqueue inside their own transactions; see loop.ts).
 import type { AppContext, Feature } from '../context'
 import { jobsRoutes } from './routes'
-import { JobStore } from './store'
+import { createJobStore } from './store'
 import { jobsVerbs } from './verbs'
 
 export function jobsFeature(ctx: AppContext): Feature {
-  const verbs = jobsVerbs({ store: new JobStore(ctx.database.raw), queue: ctx.jobs, maxAttempts: ctx.config.jobs.maxAttempts })
+  const verbs = jobsVerbs({ store: createJobStore(ctx.database), queue: ctx.jobs, maxAttempts: ctx.config.jobs.maxAttempts })
   return { name: 'jobs', routes: jobsRoutes(ctx, verbs), verbs }
 }

@@ -1,9 +1,12 @@
 // The durable job loop: outbound work (postbacks to sources, later emails) survives restarts and is retried.
 // Admin reads and retries are the jobs feature's verbs (src/jobs/verbs.ts), over the same table.
+// The loop works over the JobStore interface: on Postgres several instances run a loop on one table,
+// each claiming jobs under a lease (see pg-store.ts).
 import { abortable } from '../lib/abortable'
 import type { RawDb } from '../db/client'
+import type { AnyDatabase, Tx } from '../db/engine'
 import type { Config } from '../config'
-import { JobStore, type JobRecord } from './store'
+import { createJobStore, SqliteJobStore, type JobRecord, type JobStore } from './store'
 import { errorFields, log } from '../lib/log'
 import { isRetryable, type JobHandler, type JobQueue, type JobTarget } from './types'
 
@@ -13,18 +16,39 @@ const MAX_TEXT = 1000
 /** Done jobs are history; keep a month of it. Failed and pending jobs are never pruned. */
 const DONE_RETENTION_MS = 30 * 24 * 3600 * 1000
 const PRUNE_EVERY_MS = 3600 * 1000
+/** Lease beyond the attempt timeout: covers recording the outcome on a slow database. */
+const LEASE_MARGIN_MS = 30_000
+
+export interface JobLoopOptions extends Readonly<Config['jobs']> {
+  /**
+   * Postgres: how long a claimed job is this instance's before another may claim it again (an instance
+   * that died mid-attempt). Default timeoutMs + 30 s; it must exceed timeoutMs. SQLite ignores it.
+   */
+  leaseMs?: number
+}
+
+/** The loop over the database's engine: the integrator's entry point (server context). */
+export function createJobLoop(db: AnyDatabase, opts: JobLoopOptions): JobLoop {
+  return new JobLoop(createJobStore(db), opts)
+}
 
 export class JobLoop implements JobQueue {
   private readonly q: JobStore
+  private readonly leaseMs: number
   private readonly handlers = new Map<string, JobHandler>()
   private readonly targets = new Map<string, JobTarget>()
   private readonly inflight = new Set<Promise<void>>()
   private timer: ReturnType<typeof setTimeout> | null = null
   private running = false
   private lastPrune = 0
+  /** The claim in progress: ticks never overlap (a claim is async), a tick asked for meanwhile runs after it. */
+  private ticking: Promise<void> | null = null
+  private tickAgain = false
 
-  constructor(raw: RawDb, private readonly opts: Config['jobs']) {
-    this.q = new JobStore(raw)
+  /** `store`: a JobStore, or (until the server context calls createJobLoop) the SQLite connection. */
+  constructor(store: JobStore | RawDb, private readonly opts: JobLoopOptions) {
+    this.q = 'prepare' in store ? new SqliteJobStore(store) : store
+    this.leaseMs = opts.leaseMs ?? opts.timeoutMs + LEASE_MARGIN_MS
   }
 
   register(kind: string, handler: JobHandler, target?: JobTarget): void {
@@ -33,8 +57,8 @@ export class JobLoop implements JobQueue {
     if (target) this.targets.set(kind, target)
   }
 
-  enqueue(kind: string, payload: unknown): number {
-    return this.q.insert(kind, payload, this.opts.maxAttempts, Date.now())
+  enqueue(kind: string, payload: unknown, tx?: Tx): number | Promise<number> {
+    return this.q.insert(kind, payload, this.opts.maxAttempts, Date.now(), tx)
   }
 
   kick(): void {
@@ -44,21 +68,33 @@ export class JobLoop implements JobQueue {
   start(): void {
     if (this.running) return
     this.running = true
-    this.q.recoverInterrupted(Date.now())
-    this.schedule(0)
+    // The first tick waits for the recovery: it must not claim what recovery is about to reset.
+    this.ticking = this.q.recoverInterrupted(Date.now())
+      .catch((err) => log.error('jobs: recovering interrupted jobs failed', errorFields(err)))
+      .finally(() => {
+        this.ticking = null
+        this.tickAgain = false
+        if (this.running) this.schedule(0)
+      })
   }
 
   async stop(): Promise<void> {
     this.running = false
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
-    if (this.inflight.size === 0) return
+    if (!this.ticking && this.inflight.size === 0) return
     // Attempts are bounded by timeoutMs (see attempt()); the extra second covers recording the outcome.
     const grace = new Promise<void>((resolve) => {
       const t = setTimeout(resolve, this.opts.timeoutMs + 1000)
       t.unref?.()
     })
-    await Promise.race([Promise.allSettled([...this.inflight]), grace])
+    await Promise.race([this.settle(), grace])
+  }
+
+  /** A claim in progress launches what it claimed (those jobs are ours now); then the attempts end. */
+  private async settle(): Promise<void> {
+    if (this.ticking) await this.ticking
+    await Promise.allSettled([...this.inflight])
   }
 
   private schedule(ms: number) {
@@ -69,17 +105,29 @@ export class JobLoop implements JobQueue {
   private tick() {
     this.timer = null
     if (!this.running) return
+    if (this.ticking) {
+      this.tickAgain = true
+      return
+    }
+    this.ticking = this.claimAndLaunch().finally(() => {
+      this.ticking = null
+      const again = this.tickAgain
+      this.tickAgain = false
+      if (this.running && !this.timer) this.schedule(again ? 0 : this.opts.pollMs)
+    })
+  }
+
+  private async claimAndLaunch(): Promise<void> {
     try {
       const free = this.opts.concurrency - this.inflight.size
       if (free > 0) {
-        const claimed = this.q.claim(Date.now(), free)
+        const claimed = await this.q.claim(Date.now(), free, this.leaseMs)
         for (const job of claimed) this.launch(job)
       }
-      this.maybePrune()
+      await this.maybePrune()
     } catch (err) {
       log.error('jobs: claiming due jobs failed', errorFields(err))
     }
-    if (this.running && !this.timer) this.schedule(this.opts.pollMs)
   }
 
   private launch(job: JobRecord) {
@@ -96,22 +144,31 @@ export class JobLoop implements JobQueue {
     const of = `attempt ${job.attempts} of ${job.max_attempts}`
     try {
       if (outcome.ok) {
-        this.q.succeed(job.id, outcome.result, now)
+        if (!(await this.q.succeed(job, outcome.result, now))) this.logLate(job, 'succeeded')
       } else if (!outcome.retryable) {
-        this.q.fail(job.id, `${outcome.error} (${of}; not retryable)`, now)
-        this.logFailure(job, outcome.error, 'failed, not retryable')
+        if (await this.q.fail(job, `${outcome.error} (${of}; not retryable)`, now)) this.logFailure(job, outcome.error, 'failed, not retryable')
+        else this.logLate(job, 'failed')
       } else if (job.attempts < job.max_attempts) {
         const delay = this.backoff(job.attempts)
-        this.q.reschedule(job.id, `${outcome.error} (${of}; will retry)`, now + delay, now)
-        this.logFailure(job, outcome.error, 'will retry', Math.ceil(delay / 1000))
+        if (await this.q.reschedule(job, `${outcome.error} (${of}; will retry)`, now + delay, now)) {
+          this.logFailure(job, outcome.error, 'will retry', Math.ceil(delay / 1000))
+        } else this.logLate(job, 'failed')
       } else {
-        this.q.fail(job.id, `${outcome.error} (${of}; no attempts left)`, now)
-        this.logFailure(job, outcome.error, 'failed, no attempts left')
+        if (await this.q.fail(job, `${outcome.error} (${of}; no attempts left)`, now)) this.logFailure(job, outcome.error, 'failed, no attempts left')
+        else this.logLate(job, 'failed')
       }
     } catch (err) {
-      // Only when the database went away under us (stop timed out); the row stays running and is recovered at start.
+      // Only when the database went away under us (stop timed out); the row stays running and is recovered
+      // at start (SQLite) or claimed again when its lease expires (Postgres).
       log.error('jobs: could not record the outcome of a job', { job: job.id, kind: job.kind, ...errorFields(err) })
     }
+  }
+
+  /** Postgres: the lease expired before the outcome was recorded and another claim took the job over. */
+  private logLate(job: JobRecord, outcome: string) {
+    log.warn('jobs: outcome of an attempt ignored, its lease expired and the job was claimed again', {
+      job: job.id, kind: job.kind, attempt: `${job.attempts}/${job.max_attempts}`, outcome,
+    })
   }
 
   /** One line per failed attempt: a retry is a warning, a job that will not run again is an error. */
@@ -165,11 +222,11 @@ export class JobLoop implements JobQueue {
     return Math.round(exp * (1 + Math.random() * 0.1))
   }
 
-  private maybePrune() {
+  private async maybePrune() {
     const now = Date.now()
     if (now - this.lastPrune < PRUNE_EVERY_MS) return
     this.lastPrune = now
-    this.q.pruneDone(now - DONE_RETENTION_MS)
+    await this.q.pruneDone(now - DONE_RETENTION_MS)
   }
 }
 

@@ -1,9 +1,11 @@
-// SQL of the durable job table, prepared once per store. The loop's own statements (enqueue, claim,
-// outcomes) stay synchronous: enqueue runs inside the transaction that creates the reason for the job.
-// The admin reads are async so a network database can stand behind them later.
+// The durable job table behind one interface (JobStore), two engines: SqliteJobStore here (statements
+// prepared once; enqueue synchronous on the shared connection, inside the transaction that creates the
+// reason for the job) and PgJobStore (pg-store.ts: leases, several instances on one database).
 import type { RawDb, RawStatement } from '../db/client'
+import type { AnyDatabase, Tx } from '../db/engine'
 import { where } from '../db/where'
 import { iso } from '../lib/time'
+import { PgJobStore } from './pg-store'
 import type { JobRow, JobStatus } from './types'
 
 export interface JobRecord {
@@ -52,7 +54,44 @@ export interface JobFilter {
   limit: number
 }
 
-export class JobStore {
+/**
+ * What the loop and the admin verbs need of the job table. Outcomes (succeed/reschedule/fail) take the
+ * claimed record and answer whether they applied: on Postgres only while the job is still running the
+ * same attempt (a late outcome after the lease expired and another instance claimed it is ignored).
+ */
+export interface JobStore {
+  /**
+   * SQLite: synchronous insert on the shared connection (an open transaction there includes it), `tx`
+   * unused. Postgres: a Promise; through `tx` (the caller's transaction) when given, else on its own.
+   */
+  insert(kind: string, payload: unknown, maxAttempts: number, now: number, tx?: Tx): number | Promise<number>
+  /**
+   * Due jobs become running with the attempt counted. `leaseMs`: how long a claimed job stays running
+   * before another instance may claim it again (Postgres; SQLite has one instance and ignores it).
+   */
+  claim(now: number, limit: number, leaseMs: number): Promise<JobRecord[]>
+  succeed(job: JobRecord, result: string | null, now: number): Promise<boolean>
+  reschedule(job: JobRecord, error: string, nextRunAt: number, now: number): Promise<boolean>
+  fail(job: JobRecord, error: string, now: number): Promise<boolean>
+  /** At start: what a stopped or crashed server left running (SQLite; a no-op on Postgres, see there). */
+  recoverInterrupted(now: number): Promise<void>
+  pruneDone(before: number): Promise<void>
+  get(id: number): Promise<JobRecord | null>
+  /** Failed → pending, due now, with `budget` more attempts; false when the job is not failed (or unknown). */
+  retry(id: number, budget: number, now: number): Promise<boolean>
+  /** Newest first, cursor = the last id seen. */
+  list(filter: JobFilter): Promise<JobRecord[]>
+}
+
+/** Text of the last_error of an attempt that never reported back (both engines say the same). */
+export const INTERRUPTED = 'was interrupted (server stopped or crashed during it)'
+
+export function createJobStore(db: AnyDatabase): JobStore {
+  return db.engine === 'postgres' ? new PgJobStore(db) : new SqliteJobStore(db.raw)
+}
+
+/** One process per data directory: no leases, and outcomes apply unconditionally (as before issue 8). */
+export class SqliteJobStore implements JobStore {
   private readonly insertJob: RawStatement
   /** One statement, so claiming is atomic: due pending rows become running with the attempt counted. */
   private readonly claimDue: RawStatement
@@ -88,12 +127,12 @@ export class JobStore {
     // A job left running was interrupted mid-attempt; that attempt was counted when it was claimed.
     this.recoverRetryable = raw.prepare(
       "UPDATE jobs SET status = 'pending', next_run_at = $now, updated_at = $now, " +
-        "last_error = 'attempt ' || attempts || ' was interrupted (server stopped or crashed during it)' " +
+        `last_error = 'attempt ' || attempts || ' ${INTERRUPTED}' ` +
         "WHERE status = 'running' AND attempts < max_attempts",
     )
     this.recoverExhausted = raw.prepare(
       "UPDATE jobs SET status = 'failed', updated_at = $now, " +
-        "last_error = 'attempt ' || attempts || ' of ' || max_attempts || ' was interrupted (server stopped or crashed during it); no attempts left' " +
+        `last_error = 'attempt ' || attempts || ' of ' || max_attempts || ' ${INTERRUPTED}; no attempts left' ` +
         "WHERE status = 'running' AND attempts >= max_attempts",
     )
     this.pruneDoneJobs = raw.prepare("DELETE FROM jobs WHERE status = 'done' AND updated_at < $before")
@@ -104,29 +143,32 @@ export class JobStore {
     return Number(this.insertJob.run({ kind, payload: JSON.stringify(payload ?? null), maxAttempts, now }).lastInsertRowid)
   }
 
-  claim(now: number, limit: number): JobRecord[] {
+  async claim(now: number, limit: number, _leaseMs: number): Promise<JobRecord[]> {
     return this.claimDue.all({ now, limit }) as JobRecord[]
   }
 
-  succeed(id: number, result: string | null, now: number): void {
-    this.succeedJob.run({ id, result, now })
+  async succeed(job: JobRecord, result: string | null, now: number): Promise<boolean> {
+    this.succeedJob.run({ id: job.id, result, now })
+    return true
   }
 
-  reschedule(id: number, error: string, nextRunAt: number, now: number): void {
-    this.rescheduleJob.run({ id, error, nextRunAt, now })
+  async reschedule(job: JobRecord, error: string, nextRunAt: number, now: number): Promise<boolean> {
+    this.rescheduleJob.run({ id: job.id, error, nextRunAt, now })
+    return true
   }
 
-  fail(id: number, error: string, now: number): void {
-    this.failJob.run({ id, error, now })
+  async fail(job: JobRecord, error: string, now: number): Promise<boolean> {
+    this.failJob.run({ id: job.id, error, now })
+    return true
   }
 
-  /** At start: jobs a stopped or crashed server left running go back to pending (or fail when spent). */
-  recoverInterrupted(now: number): void {
+  /** Jobs a stopped or crashed server left running go back to pending (or fail when spent). */
+  async recoverInterrupted(now: number): Promise<void> {
     this.recoverExhausted.run({ now })
     this.recoverRetryable.run({ now })
   }
 
-  pruneDone(before: number): void {
+  async pruneDone(before: number): Promise<void> {
     this.pruneDoneJobs.run({ before })
   }
 
@@ -134,12 +176,10 @@ export class JobStore {
     return (this.byId.get({ id }) as JobRecord | undefined) ?? null
   }
 
-  /** Failed → pending, due now, with `budget` more attempts; false when the job is not failed (or unknown). */
   async retry(id: number, budget: number, now: number): Promise<boolean> {
     return this.retryFailed.run({ id, budget, now }).changes > 0
   }
 
-  /** Newest first, cursor = the last id seen. */
   async list(filter: JobFilter): Promise<JobRecord[]> {
     const w = where([
       ['status = $status', 'status', filter.status],

@@ -1,3 +1,5 @@
+import type { Tx } from '../db/engine'
+
 /**
  * A job handler performs one attempt. Resolve with a short result text on success; throw JobError
  * (retryable or not) or any error (treated as retryable) on failure. Any error carrying a boolean
@@ -45,10 +47,12 @@ export interface JobRow {
 export interface JobQueue {
   register(kind: string, handler: JobHandler, target?: JobTarget): void
   /**
-   * Synchronous insert on the one shared connection: call it inside the transaction that creates the
-   * reason for the job (an in-transaction subscriber), so the job commits with it or not at all.
+   * Call it inside the transaction that creates the reason for the job (an in-transaction subscriber),
+   * so the job commits with it or not at all. SQLite: a synchronous insert on the one shared connection
+   * (`tx` is null there), returns the id. Postgres: inserts through `tx`, the caller's transaction (on
+   * its own connection without one) and returns a Promise of the id, which the caller must await.
    */
-  enqueue(kind: string, payload: unknown): number
+  enqueue(kind: string, payload: unknown, tx?: Tx): number | Promise<number>
   /** Wakes the loop; call it after the enqueuing transaction committed (an after-commit subscriber). */
   kick(): void
   start(): void

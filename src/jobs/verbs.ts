@@ -4,8 +4,7 @@ import { conflict, invalid, notFound } from '../lib/errors'
 import { Int } from '../lib/fields'
 import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { defineVerb, type VerbSet } from '../lib/verb'
-import type { JobStore } from './store'
-import { toJobRow } from './store'
+import { toJobRow, type JobStore } from './store'
 import { JOB_STATUSES, type JobQueue } from './types'
 
 export interface JobsVerbDeps {

@@ -67,15 +67,17 @@ export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; al
   // Conversions whose forward job is in their (not yet committed) transaction. A rolled-back one is never
   // committed, so it is never looked up again and simply collected.
   const enqueued = new WeakSet<RecordedConversion>()
-  events.on('conversion.recorded', 'in-transaction', 'postback.forward', (c) => {
+  // On Postgres the insert goes through the unit's transaction and is a Promise: returned, the bus awaits it.
+  events.on('conversion.recorded', 'in-transaction', 'postback.forward', (c, tx) => {
     // The type's send_postback is never set for negative types (checked when types are written).
     if (!c.type.send_postback || !c.sourcePostbackUrl) return
     const payload: ForwardPayload = {
       conversion_id: c.id,
       url: buildForwardUrl(c.sourcePostbackUrl, { clickId: c.clickId, payout: c.revenue, externalId: c.campaignExternalId, status: c.type.slug }),
     }
-    jobs.enqueue(FORWARD_JOB, payload)
     enqueued.add(c)
+    const id = jobs.enqueue(FORWARD_JOB, payload, tx)
+    if (id instanceof Promise) return id.then(() => {})
   })
   events.on('conversion.recorded', 'after-commit', 'postback.wake-job-loop', (c) => {
     if (enqueued.delete(c)) jobs.kick()

@@ -131,35 +131,35 @@ describe('the loop', () => {
   })
   afterAll(() => s.destroy())
 
-  const run = (kind: string, payload: unknown = {}) => {
-    const id = s.ctx.jobs.enqueue(kind, payload)
+  const run = async (kind: string, payload: unknown = {}) => {
+    const id = await s.ctx.jobs.enqueue(kind, payload)
     s.ctx.jobs.kick()
     return id
   }
 
   test('an unknown kind fails at once with a clear error', async () => {
-    const job = await settled(s, run('no_such_kind'), 'failed')
+    const job = await settled(s, await run('no_such_kind'), 'failed')
     expect(job.attempts).toBe(1)
     expect(job.last_error).toBe('unknown job kind "no_such_kind" (no handler registered) (attempt 1 of 3; not retryable)')
   })
 
   test('a non-retryable JobError fails at once', async () => {
-    const job = await settled(s, run('test_hard'), 'failed')
+    const job = await settled(s, await run('test_hard'), 'failed')
     expect(job).toMatchObject({ attempts: 1, last_error: 'bad input (attempt 1 of 3; not retryable)' })
   })
 
   test('any other error is retried, and the result text of the success is kept', async () => {
-    const job = await settled(s, run('test_flaky'), 'done')
+    const job = await settled(s, await run('test_flaky'), 'done')
     expect(job).toMatchObject({ attempts: 2, result: 'fine', last_error: 'transient (attempt 1 of 3; will retry)' })
   })
 
   test('a handler that ignores its signal is cut off at the timeout and retried until max_attempts', async () => {
-    const job = await settled(s, run('test_ignores_signal'), 'failed')
+    const job = await settled(s, await run('test_ignores_signal'), 'failed')
     expect(job).toMatchObject({ attempts: 3, last_error: 'timed out after 300 ms (attempt 3 of 3; no attempts left)' })
   })
 
   test('retries wait an exponential backoff capped at the maximum', async () => {
-    const job = await settled(s, run('test_backoff'), 'failed')
+    const job = await settled(s, await run('test_backoff'), 'failed')
     expect(job.attempts).toBe(3)
     expect(backoffCalls).toHaveLength(3)
     expect(backoffCalls[1]! - backoffCalls[0]!).toBeGreaterThanOrEqual(200) // base · 2⁰
@@ -167,14 +167,14 @@ describe('the loop', () => {
   })
 
   test('runs at most the configured number of attempts at once', async () => {
-    const ids = [1, 2, 3, 4, 5].map(() => s.ctx.jobs.enqueue('test_slow', {}))
+    const ids = await Promise.all([1, 2, 3, 4, 5].map(() => s.ctx.jobs.enqueue('test_slow', {})))
     s.ctx.jobs.kick()
     for (const id of ids) await settled(s, id, 'done')
     expect(maxActive).toBe(2)
   })
 
   test('the payload is stored as JSON and shown as an object', async () => {
-    const id = run('test_hard', { a: [1, 'two'], b: null })
+    const id = await run('test_hard', { a: [1, 'two'], b: null })
     await settled(s, id, 'failed')
     expect(((await invoke(s.server.verbs.get('jobs.get')!, systemActor('test'), { id })) as { payload: unknown }).payload).toEqual({ a: [1, 'two'], b: null })
   })

@@ -1,0 +1,243 @@
+// The job store on both engines (issue 8): the same expectations against SQLite and PostgreSQL, then what
+// only Postgres has: leases, attempt-guarded outcomes, disjoint concurrent claims, enqueue in a transaction.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/db/client'
+import { migrate } from '../../src/db/migrate'
+import type { AnyDatabase } from '../../src/db/engine'
+import { openPg, type PgDatabase } from '../../src/db/pg/client'
+import { migratePg } from '../../src/db/pg/migrate'
+import { PgJobStore } from '../../src/jobs/pg-store'
+import { createJobStore, INTERRUPTED, SqliteJobStore, type JobRecord, type JobStore } from '../../src/jobs/store'
+import { freshPgUrl, pgAvailable } from '../helpers/pg'
+
+const avail = pgAvailable()
+if (!avail.ok) console.warn(`skipping PostgreSQL job store tests: ${avail.why}`)
+
+const T0 = 1_700_000_000_000
+const LEASE = 60_000
+
+async function open(engine: 'sqlite' | 'postgres'): Promise<{ db: AnyDatabase; done: () => Promise<void> }> {
+  if (engine === 'postgres') {
+    const db = await openPg(await freshPgUrl())
+    await migratePg(db)
+    return { db, done: () => db.close() }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-jobs-'))
+  const db = await openDatabase(join(dir, 'svc.db'))
+  migrate(db)
+  return { db, done: async () => { db.close(); rmSync(dir, { recursive: true, force: true }) } }
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe.skipIf(engine === 'postgres' && !avail.ok)(`job store on ${engine}`, () => {
+    let db: AnyDatabase
+    let done: () => Promise<void>
+    let store: JobStore
+    let n = 0
+    const kind = () => `k${++n}`
+    const claimKind = async (k: string, now: number, limit = 10) => (await store.claim(now, limit, LEASE)).filter((j) => j.kind === k)
+
+    beforeAll(async () => {
+      ;({ db, done } = await open(engine))
+      store = createJobStore(db)
+    }, 60_000) // the first test file to ask starts the cluster (initdb is slow on a loaded machine)
+    afterAll(() => done())
+    // Every test starts from an empty table: claims would otherwise pick up earlier tests' due jobs.
+    beforeEach(async () => {
+      if (db.engine === 'postgres') await db.sql`DELETE FROM jobs`
+      else db.raw.exec('DELETE FROM jobs')
+    })
+
+    test('the factory picks the engine', () => {
+      expect(store).toBeInstanceOf(engine === 'postgres' ? PgJobStore : SqliteJobStore)
+    })
+
+    test('insert and get: numbers read back as numbers, the payload as JSON text', async () => {
+      const k = kind()
+      const id = await store.insert(k, { a: [1, 'two'] }, 5, T0)
+      expect(typeof id).toBe('number')
+      expect(await store.get(id)).toEqual({
+        id, kind: k, payload: '{"a":[1,"two"]}', status: 'pending', attempts: 0, max_attempts: 5,
+        last_error: null, result: null, next_run_at: T0, created_at: T0, updated_at: T0,
+      })
+      expect(await store.get(id + 1)).toBeNull()
+    })
+
+    test('claim takes due jobs in due order up to the limit, counting the attempt', async () => {
+      const now = T0
+      const k = kind()
+      const late = await store.insert(k, 1, 3, now - 10)
+      const early = await store.insert(k, 2, 3, now - 20)
+      const future = await store.insert(k, 3, 3, now + 1)
+      const first = await store.claim(now, 1, LEASE)
+      expect(first.map((j) => j.id)).toEqual([early])
+      expect(first[0]).toMatchObject({ status: 'running', attempts: 1, next_run_at: now - 20, updated_at: now })
+      expect((await store.claim(now, 10, LEASE)).map((j) => j.id)).toEqual([late])
+      expect(await store.claim(now, 10, LEASE)).toEqual([])
+      expect((await store.get(future))!.status).toBe('pending')
+    })
+
+    test('outcomes: succeed, reschedule, fail', async () => {
+      const k = kind()
+      const ids = [await store.insert(k, {}, 3, T0), await store.insert(k, {}, 3, T0), await store.insert(k, {}, 3, T0)]
+      const [a, b, c] = (await claimKind(k, T0)) as [JobRecord, JobRecord, JobRecord]
+      expect([a.id, b.id, c.id]).toEqual(ids)
+      expect(await store.succeed(a, 'HTTP 200', T0 + 1)).toBe(true)
+      expect(await store.reschedule(b, 'boom (will retry)', T0 + 500, T0 + 2)).toBe(true)
+      expect(await store.fail(c, 'bad (not retryable)', T0 + 3)).toBe(true)
+      expect(await store.get(a.id)).toMatchObject({ status: 'done', result: 'HTTP 200', attempts: 1, next_run_at: T0, updated_at: T0 + 1 })
+      expect(await store.get(b.id)).toMatchObject({ status: 'pending', last_error: 'boom (will retry)', next_run_at: T0 + 500, updated_at: T0 + 2 })
+      expect(await store.get(c.id)).toMatchObject({ status: 'failed', last_error: 'bad (not retryable)', next_run_at: T0, updated_at: T0 + 3 })
+      // The rescheduled one is due again at T0 + 500, its second attempt counted.
+      expect(await claimKind(k, T0 + 499)).toEqual([])
+      expect(await claimKind(k, T0 + 500)).toMatchObject([{ id: b.id, attempts: 2 }])
+    })
+
+    test('retry: only a failed job, with a fresh budget on top of the attempts made', async () => {
+      const k = kind()
+      const id = await store.insert(k, {}, 1, T0)
+      expect(await store.retry(id, 4, T0 + 1)).toBe(false)
+      const [job] = await claimKind(k, T0)
+      await store.fail(job!, 'no', T0 + 1)
+      expect(await store.retry(id, 4, T0 + 2)).toBe(true)
+      expect(await store.get(id)).toMatchObject({ status: 'pending', attempts: 1, max_attempts: 5, next_run_at: T0 + 2, updated_at: T0 + 2 })
+      expect(await store.retry(id, 4, T0 + 3)).toBe(false)
+      expect(await store.retry(999_999, 4, T0 + 3)).toBe(false)
+    })
+
+    test('list: newest first, filtered by status and kind, paged by id cursor', async () => {
+      const k = kind()
+      const ids: number[] = []
+      for (let i = 0; i < 4; i++) ids.push(await store.insert(k, i, 3, T0 + 1000))
+      const [job] = await claimKind(k, T0 + 1000, 1)
+      await store.fail(job!, 'x', T0 + 1001)
+      const mine = (rows: JobRecord[]) => rows.map((r) => r.id)
+      expect(mine(await store.list({ kind: k, limit: 10 }))).toEqual([...ids].reverse())
+      expect(mine(await store.list({ kind: k, limit: 2 }))).toEqual([ids[3]!, ids[2]!])
+      expect(mine(await store.list({ kind: k, before: ids[2], limit: 10 }))).toEqual([ids[1]!, ids[0]!])
+      expect(mine(await store.list({ kind: k, status: 'failed', limit: 10 }))).toEqual([ids[0]!])
+      expect(mine(await store.list({ kind: k, status: 'done', limit: 10 }))).toEqual([])
+      const all = await store.list({ limit: 1000 })
+      expect(all.length).toBeGreaterThanOrEqual(4)
+      expect(typeof all[0]!.id).toBe('number')
+      expect(mine(all)).toEqual(mine(all).toSorted((a, b) => b - a))
+    })
+
+    test('pruneDone deletes done jobs updated before the cut-off, nothing else', async () => {
+      const k = kind()
+      const [oldDone, newDone, failed] = [await store.insert(k, 0, 3, T0), await store.insert(k, 0, 3, T0), await store.insert(k, 0, 3, T0)]
+      const [a, b, c] = (await claimKind(k, T0)) as [JobRecord, JobRecord, JobRecord]
+      await store.succeed(a, null, T0 + 10)
+      await store.succeed(b, null, T0 + 30)
+      await store.fail(c, 'x', T0 + 10)
+      await store.pruneDone(T0 + 20)
+      expect(await store.get(oldDone)).toBeNull()
+      expect(await store.get(newDone)).not.toBeNull()
+      expect(await store.get(failed)).not.toBeNull()
+    })
+  })
+}
+
+describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
+  let a: PgDatabase
+  let b: PgDatabase
+  let sa: PgJobStore
+  let sb: PgJobStore
+  let n = 0
+  const kind = () => `lease${++n}`
+  // Each test claims at its own time far from the others, so earlier tests' leftovers are never due.
+  const at = () => T0 + n * 10_000_000
+
+  beforeAll(async () => {
+    const url = await freshPgUrl()
+    a = await openPg(url)
+    await migratePg(a)
+    b = await openPg(url)
+    sa = new PgJobStore(a)
+    sb = new PgJobStore(b)
+  }, 60_000)
+  afterAll(async () => {
+    await a.close()
+    await b.close()
+  })
+
+  test('a running job is not claimed again before its lease expires; after it, once, with the attempt counted', async () => {
+    const k = kind()
+    const now = at()
+    const id = await sa.insert(k, {}, 3, now)
+    const [first] = await sa.claim(now, 10, 1000)
+    expect(first).toMatchObject({ id, attempts: 1, next_run_at: now })
+    // While running, next_run_at holds the lease expiry.
+    expect((await sa.get(id))!.next_run_at).toBe(now + 1000)
+    expect(await sb.claim(now + 999, 10, 1000)).toEqual([])
+    const [second] = await sb.claim(now + 1000, 10, 1000)
+    expect(second).toMatchObject({ id, attempts: 2, status: 'running', last_error: `attempt 1 ${INTERRUPTED}` })
+    expect(await sa.claim(now + 1000, 10, 1000)).toEqual([])
+
+    // The first claim's late outcome is ignored; the second's applies.
+    expect(await sa.succeed(first!, 'late', now + 1500)).toBe(false)
+    expect(await sa.fail(first!, 'late', now + 1500)).toBe(false)
+    expect(await sa.reschedule(first!, 'late', now + 1500, now + 1500)).toBe(false)
+    expect((await sa.get(id))!).toMatchObject({ status: 'running', attempts: 2, result: null })
+    expect(await sb.succeed(second!, 'HTTP 200', now + 1600)).toBe(true)
+    // next_run_at goes back to when this attempt became due: when the first lease expired.
+    expect(await sa.get(id)).toMatchObject({ status: 'done', attempts: 2, result: 'HTTP 200', updated_at: now + 1600, next_run_at: now + 1000 })
+    expect(await sa.succeed(second!, 'again', now + 1700)).toBe(false)
+  })
+
+  test('an expired lease on a job with no attempts left fails it, as SQLite recovery at start does', async () => {
+    const k = kind()
+    const now = at()
+    const id = await sa.insert(k, {}, 1, now)
+    await sa.claim(now, 10, 1000)
+    expect(await sb.claim(now + 1000, 10, 1000)).toEqual([])
+    expect(await sa.get(id)).toMatchObject({
+      status: 'failed', attempts: 1, updated_at: now + 1000, last_error: `attempt 1 of 1 ${INTERRUPTED}; no attempts left`,
+    })
+  })
+
+  test('recoverInterrupted leaves other instances\' running jobs alone', async () => {
+    const k = kind()
+    const now = at()
+    const id = await sa.insert(k, {}, 3, now)
+    await sa.claim(now, 10, 60_000)
+    await sb.recoverInterrupted(now + 1)
+    expect(await sa.get(id)).toMatchObject({ status: 'running', attempts: 1, next_run_at: now + 60_000 })
+  })
+
+  test('concurrent claims from two connections take disjoint jobs', async () => {
+    const k = kind()
+    const now = at()
+    await a.sql`INSERT INTO jobs ${a.sql(
+      Array.from({ length: 300 }, (_, i) => ({
+        kind: k, payload: String(i), status: 'pending', attempts: 0, max_attempts: 3, next_run_at: now, created_at: now, updated_at: now,
+      })),
+    )}`
+    const claims = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => (i % 2 ? sa : sb).claim(now, 40, 60_000)),
+    )
+    // (an earlier test's job, its lease expired long before `now`, may be among them)
+    const ids = claims.flat().filter((j) => j.kind === k).map((j) => j.id)
+    expect(ids).toHaveLength(300)
+    expect(new Set(ids).size).toBe(300)
+  })
+
+  test('enqueue through a transaction commits with it or not at all', async () => {
+    const k = kind()
+    const now = at()
+    let inside = 0
+    await expect(
+      a.sql.begin(async (tx) => {
+        inside = await sa.insert(k, { x: 1 }, 3, now, tx)
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
+    expect(inside).toBeGreaterThan(0)
+    expect(await sa.get(inside)).toBeNull()
+    const committed = await a.sql.begin((tx) => sa.insert(k, { x: 2 }, 3, now, tx))
+    expect(await sb.get(committed)).toMatchObject({ kind: k, payload: '{"x":2}', status: 'pending' })
+  })
+})
