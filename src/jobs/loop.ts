@@ -19,13 +19,11 @@ const PRUNE_EVERY_MS = 3600 * 1000
 /** Lease beyond the attempt timeout: covers recording the outcome on a slow database. */
 const LEASE_MARGIN_MS = 30_000
 
-export interface JobLoopOptions extends Readonly<Config['jobs']> {
-  /**
-   * Postgres: how long a claimed job is this instance's before another may claim it again (an instance
-   * that died mid-attempt). Default timeoutMs + 30 s; it must exceed timeoutMs. SQLite ignores it.
-   */
-  leaseMs?: number
-}
+/**
+ * leaseMs (Postgres): how long a claimed job is this instance's before another may claim it again (an
+ * instance that died mid-attempt). Default timeoutMs + 30 s; it must exceed timeoutMs. SQLite ignores it.
+ */
+export type JobLoopOptions = Readonly<Omit<Config['jobs'], 'leaseMs'> & { leaseMs?: number }>
 
 /** The loop over the database's engine: the integrator's entry point (server context). */
 export function createJobLoop(db: AnyDatabase, opts: JobLoopOptions): JobLoop {
