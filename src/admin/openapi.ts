@@ -44,7 +44,7 @@ export function openapiRoutes(ctx: AppContext) {
   // The whole app's routes, as the plugin itself reads them (a method Elysia hands every plugin on use()).
   const allRoutes = () => (docs as unknown as { getGlobalRoutes(): Parameters<typeof fillRequestBodies>[1] }).getGlobalRoutes()
   return new Elysia({ name: 'admin-openapi' })
-    .onBeforeHandle(({ request }) => { authenticateAdmin(ctx, request) })
+    .onBeforeHandle(async ({ request }) => { await authenticateAdmin(ctx, request) })
     // The plugin caches the document it builds, so filling it in is idempotent and done once per build.
     .onAfterHandle(({ request, response }) => {
       if (new URL(request.url).pathname === SPEC_PATH) fillRequestBodies(response as never, allRoutes())

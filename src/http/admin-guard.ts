@@ -25,10 +25,13 @@ export function requireJsonBody(request: Request) {
   if (mime !== 'application/json') throw invalid('request body must be JSON (content-type: application/json)')
 }
 
-/** The signed-in admin of a request: a valid, unexpired, unrevoked session cookie of an existing user, or 401. */
-export function authenticateAdmin(ctx: AppContext, request: Request): AdminUser {
+/**
+ * The signed-in admin of a request: a valid, unexpired, unrevoked session cookie of an existing user, or 401.
+ * Async (the users store may be a network database): callers must await it, or its 401 is lost.
+ */
+export async function authenticateAdmin(ctx: AppContext, request: Request): Promise<AdminUser> {
   const claims = ctx.sessions.verify(cookieValue(request.headers.get('cookie'), SESSION_COOKIE))
-  const user = claims ? ctx.users.findById(claims.userId) : null
+  const user = claims ? await ctx.users.findById(claims.userId) : null
   if (!claims || !user || user.sessionEpoch !== claims.epoch) throw unauthorized()
   return user
 }
@@ -48,24 +51,26 @@ const BODY_SKIPPED = Object.freeze({})
  * has a body, else in the transform hook; both come before schema validation.
  * Elysia turns anything thrown in a parse hook into a generic 400 ParseError, so a parse-time failure
  * is recorded, body parsing is skipped, and the error is rethrown from transform with its own status.
+ * The check may be async (the session lookup is); both hooks are declared `async` because Elysia awaits
+ * a transform hook only when it recognises it as async, and an unawaited rejection would let the request through.
  */
-export function earlyCheck(check: (c: HookContext, phase: Phase) => void) {
+export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promise<void>) {
   const outcome = new WeakMap<Request, { error: unknown } | null>()
   return {
-    parse: (c: HookContext) => {
+    parse: async (c: HookContext) => {
       const { request } = c
       try {
-        check(c, 'parse')
+        await check(c, 'parse')
         outcome.set(request, null)
       } catch (error) {
         outcome.set(request, { error })
         return BODY_SKIPPED
       }
     },
-    transform: (c: HookContext) => {
+    transform: async (c: HookContext) => {
       const seen = outcome.get(c.request)
       if (seen) throw seen.error
-      if (seen === undefined) check(c, 'transform')
+      if (seen === undefined) await check(c, 'transform')
     },
   }
 }
@@ -79,35 +84,35 @@ export function earlyCheck(check: (c: HookContext, phase: Phase) => void) {
  * unprivileged user gets 401/403, never a 400 that describes the route's schema.
  */
 export function adminGuard(ctx: AppContext) {
-  // One lookup per request, however many hooks ask.
-  const seen = new WeakMap<Request, AdminUser>()
-  const authenticate = (request: Request): AdminUser => {
+  // One lookup per request, however many hooks ask (the promise is shared, its 401 included).
+  const seen = new WeakMap<Request, Promise<AdminUser>>()
+  const authenticate = (request: Request): Promise<AdminUser> => {
     let user = seen.get(request)
     if (!user) seen.set(request, (user = authenticateAdmin(ctx, request)))
     return user
   }
-  const authorize = (request: Request, section: Section, action: Action): AdminUser => {
-    const admin = authenticate(request)
+  const authorize = async (request: Request, section: Section, action: Action): Promise<AdminUser> => {
+    const admin = await authenticate(request)
     if (!can(admin, section, action)) throw forbidden(`missing permission ${section}:${action}`)
     return admin
   }
 
   return new Elysia({ name: 'admin-guard' }).macro({
     admin: {
-      ...earlyCheck(({ request }, phase) => {
-        authenticate(request)
+      ...earlyCheck(async ({ request }, phase) => {
+        await authenticate(request)
         if (phase === 'parse') requireJsonBody(request)
       }),
-      resolve: ({ request }) => ({ admin: authenticate(request) }),
+      resolve: async ({ request }) => ({ admin: await authenticate(request) }),
     },
     permission: (ref: PermissionRef) => {
       const [section, action] = parseRef(ref)
       return {
-        ...earlyCheck(({ request }, phase) => {
-          authorize(request, section, action)
+        ...earlyCheck(async ({ request }, phase) => {
+          await authorize(request, section, action)
           if (phase === 'parse') requireJsonBody(request)
         }),
-        resolve: ({ request }: { request: Request }) => ({ admin: authorize(request, section, action) }),
+        resolve: async ({ request }: { request: Request }) => ({ admin: await authorize(request, section, action) }),
       }
     },
   })

@@ -1,47 +1,48 @@
-import type { RawDb, RawStatement } from '../db/client'
+import type { RawDb } from '../db/client'
 import { invalid } from '../lib/errors'
 import type { SecretBox } from '../lib/crypto'
 import { SETTINGS, isSettingKey, type SettingKey, type SettingValue } from './registry'
 import { log } from '../lib/log'
+import { SqliteSettingsBackend, type SettingsBackend, type SettingWrite, type StoredSetting } from './backend'
 
 /** What a masked secret reads as; writing it back leaves the stored secret unchanged. */
 export const MASK = '********'
 
 /**
- * Settings with an in-memory cache (hot paths such as /postback read them on every request, so reads are
- * synchronous). Writes return Promises so a network database can stand behind them; with SQLite they
- * complete, cache included, before the call returns. Writes announce nothing themselves: the settings
- * verbs emit `settings.changed` (src/settings/verbs.ts, src/postback/alias-verbs.ts).
+ * Settings with an in-memory cache (hot paths such as /postback read them on every request, so get() is
+ * synchronous). The SQL is the engine's SettingsBackend (backend.ts, pg-store.ts); build one with
+ * createSettingsStore (create-store.ts). Writes change the cache only once the database write succeeded;
+ * with SQLite they complete, cache included, before the call returns. Writes announce nothing themselves:
+ * the settings verbs emit `settings.changed` (src/settings/verbs.ts, src/postback/alias-verbs.ts), and
+ * with several instances on one database, integration calls reload() when another one announces it.
  * Rows whose key is not in the registry (e.g. postback_aliases) are reached with getJson/setJson.
  */
 export class SettingsStore {
   private cache = new Map<string, unknown>()
-  private readonly selectAll: RawStatement
-  private readonly upsert: RawStatement
-  private readonly remove: RawStatement
+  private readonly backend: SettingsBackend
+  /**
+   * Async backends: reloads and writes run one at a time, so the cache ends up as the database was last
+   * seen by this instance (a reload that read before a write committed cannot overwrite that write).
+   */
+  private queue: Promise<unknown> = Promise.resolve()
 
-  constructor(private readonly raw: RawDb, private readonly box: SecretBox) {
-    this.selectAll = raw.prepare('SELECT key, value, encrypted FROM settings')
-    this.upsert = raw.prepare(
-      'INSERT INTO settings (key, value, encrypted, updated_at) VALUES ($key, $value, $encrypted, $now) ' +
-        'ON CONFLICT(key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted, updated_at = excluded.updated_at',
-    )
-    this.remove = raw.prepare('DELETE FROM settings WHERE key = $key')
-    this.reload()
+  /**
+   * A SQLite backend (or, transitionally for src/server.ts, the raw SQLite handle) is read here at once;
+   * an async backend starts empty until reload() (createSettingsStore awaits it).
+   */
+  constructor(source: SettingsBackend | RawDb, private readonly box: SecretBox) {
+    this.backend = 'prepare' in source ? new SqliteSettingsBackend(source) : source
+    if (this.backend.sync) this.cache = this.decode(this.backend.loadAll())
   }
 
-  reload(): void {
-    const next = new Map<string, unknown>()
-    for (const row of this.selectAll.all() as Array<{ key: string; value: string; encrypted: number }>) {
-      try {
-        const text = row.encrypted ? this.box.decrypt(row.value) : row.value
-        next.set(row.key, JSON.parse(text))
-      } catch {
-        // A secret encrypted under another SVC_SECRET cannot be read; treat it as unset and say so once.
-        log.error('settings: cannot read a stored value (was SVC_SECRET changed?); treating it as unset', { key: row.key })
-      }
+  /** Re-reads every row (another instance changed settings). SQLite completes before returning. */
+  reload(): Promise<void> {
+    const backend = this.backend
+    if (backend.sync) {
+      this.cache = this.decode(backend.loadAll())
+      return Promise.resolve()
     }
-    this.cache = next
+    return this.serial(async () => { this.cache = this.decode(await backend.loadAll()) })
   }
 
   get<K extends SettingKey>(key: K): SettingValue<K> {
@@ -52,8 +53,9 @@ export class SettingsStore {
     return this.cache.get(key) as T | undefined
   }
 
+  /** null or undefined deletes the key. */
   async setJson(key: string, value: unknown): Promise<void> {
-    this.write(key, value, false)
+    await this.commit([[key, value, false]])
   }
 
   /** Every known key; secrets masked (MASK when set, null when not). */
@@ -68,26 +70,59 @@ export class SettingsStore {
 
   /** Validates the whole partial object first, then writes it in one transaction. */
   async update(partial: Record<string, unknown>): Promise<void> {
-    const parsed: Array<[SettingKey, unknown]> = []
+    const parsed: Array<[SettingKey, unknown, boolean]> = []
     for (const [key, value] of Object.entries(partial)) {
       if (!isSettingKey(key)) throw invalid(`${key.slice(0, 100)}: unknown setting`)
       const def = SETTINGS[key]
       if (def.secret && value === MASK) continue
-      parsed.push([key, def.parse(value as never, key)])
+      parsed.push([key, def.parse(value as never, key), def.secret])
     }
-    this.raw.transaction(() => {
-      for (const [key, value] of parsed) this.write(key, value, SETTINGS[key].secret)
-    })()
+    await this.commit(parsed)
   }
 
-  private write(key: string, value: unknown, secret: boolean) {
-    if (value === null || value === undefined) {
-      this.remove.run({ key })
-      this.cache.delete(key)
-      return
+  /** Writes [key, value, secret] entries in one transaction, then (only then) updates the cache. */
+  private commit(entries: Array<[string, unknown, boolean]>): Promise<void> {
+    if (entries.length === 0) return Promise.resolve()
+    const writes: SettingWrite[] = entries.map(([key, value, secret]) => {
+      if (value === null || value === undefined) return { key, value: null, encrypted: 0 }
+      const json = JSON.stringify(value)
+      return { key, value: secret ? this.box.encrypt(json) : json, encrypted: secret ? 1 : 0 }
+    })
+    const apply = () => {
+      for (const [key, value] of entries) {
+        if (value === null || value === undefined) this.cache.delete(key)
+        else this.cache.set(key, value)
+      }
     }
-    const json = JSON.stringify(value)
-    this.upsert.run({ key, value: secret ? this.box.encrypt(json) : json, encrypted: secret ? 1 : 0, now: Date.now() })
-    this.cache.set(key, value)
+    const backend = this.backend
+    if (backend.sync) {
+      backend.write(writes, Date.now())
+      apply()
+      return Promise.resolve()
+    }
+    return this.serial(async () => {
+      await backend.write(writes, Date.now())
+      apply()
+    })
+  }
+
+  private serial(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(step, step)
+    this.queue = run.catch(() => {})
+    return run
+  }
+
+  private decode(rows: StoredSetting[]): Map<string, unknown> {
+    const next = new Map<string, unknown>()
+    for (const row of rows) {
+      try {
+        const text = row.encrypted ? this.box.decrypt(row.value) : row.value
+        next.set(row.key, JSON.parse(text))
+      } catch {
+        // A secret encrypted under another SVC_SECRET cannot be read; treat it as unset and say so once.
+        log.error('settings: cannot read a stored value (was SVC_SECRET changed?); treating it as unset', { key: row.key })
+      }
+    }
+    return next
   }
 }

@@ -27,7 +27,7 @@ export const userRoutes = (ctx: AppContext, verbs: UsersVerbs) =>
       const user = await invoke(verbs.update, adminActor(admin), { ...body, id: userId(params.id) })
       if (body.password !== undefined && user.id === admin.id) {
         // The change revoked every session, this one included; hand the caller a fresh cookie.
-        issueSessionCookie(ctx, cookie, request, ctx.users.findById(user.id)!)
+        issueSessionCookie(ctx, cookie, request, (await ctx.users.findById(user.id))!)
       }
       return user
     }, {

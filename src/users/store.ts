@@ -1,28 +1,14 @@
-// SQL of admin users. Async where a network database would need it; findById stays synchronous because
-// the admin guard calls it on every admin request (SQLite answers it from one indexed read).
+// The admin users boundary (UserStore) and its SQLite implementation; the Postgres one is pg-store.ts and
+// createUserStore (create-store.ts) picks by engine. Every method is async, findById included: the admin
+// guard awaits it on every admin request (on SQLite it is still one indexed read, answered at once).
 import type { RawDb, RawStatement } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { conflict } from '../lib/errors'
-import { randomToken } from '../lib/crypto'
-import { allPermissions, parsePermissions, type AdminUser, type Permissions } from '../auth/permissions'
-import { checkPassword, EMAIL_TAKEN, normalizeEmail } from './rules'
+import type { AdminUser, Permissions } from '../auth/permissions'
+import { EMAIL_TAKEN } from './rules'
+import { lookupEmail, newUserFields, toRecord, toUser, verifyLogin, type NewUserInput, type UserRecord, type UserRow } from './row'
 
-interface UserRow {
-  id: number
-  email: string
-  password_hash: string
-  permissions: string
-  is_owner: number
-  session_epoch: number
-  created_at: number
-  updated_at: number
-}
-
-/** A user as the users API shows it (never the password hash). */
-export interface UserRecord extends AdminUser {
-  createdAt: number
-  updatedAt: number
-}
+export type { UserRecord, NewUserInput } from './row'
 
 export interface UserChanges {
   email?: string
@@ -34,23 +20,34 @@ export interface UserChanges {
 export type UpdateOutcome = 'updated' | 'not_found' | 'email_taken' | 'last_owner'
 export type RemoveOutcome = 'removed' | 'not_found' | 'self' | 'owner' | 'last_owner'
 
-function toRecord(row: UserRow): UserRecord {
-  return { ...toUser(row), createdAt: row.created_at, updatedAt: row.updated_at }
-}
-
-function toUser(row: UserRow): AdminUser {
-  const parsed = parsePermissions(JSON.parse(row.permissions || '{}'))
-  return {
-    id: row.id,
-    email: row.email,
-    isOwner: row.is_owner === 1,
-    permissions: typeof parsed === 'string' ? {} : parsed,
-    sessionEpoch: row.session_epoch,
-  }
-}
-
 /** Admin users: what the session guard, login, the CLI, start-up and the users verbs share. */
-export class UserStore {
+export interface UserStore {
+  count(): Promise<number>
+  /** The admin guard's lookup on every admin request (session epoch included). */
+  findById(id: number): Promise<AdminUser | null>
+  findRecord(id: number): Promise<UserRecord | null>
+  /** The user with this email (normalised like login), for `svc user passwd --email`. */
+  findByEmail(email: string): Promise<UserRecord | null>
+  /** Users with id > afterId, in id order. */
+  list(afterId: number, limit: number): Promise<UserRecord[]>
+  /**
+   * Writes the given columns; a new password hash also bumps the session epoch (every cookie dies). The
+   * checks and the write are one atomic step: two requests cannot both take one email or both demote
+   * "the other" owner.
+   */
+  update(id: number, changes: UserChanges, now?: number): Promise<UpdateOutcome>
+  /** Deletes a user unless it is the actor, an owner the actor may not remove, or the last owner (atomic). */
+  remove(id: number, by: { actorId: number | null; mayRemoveOwner: boolean }): Promise<RemoveOutcome>
+  /** Returns the user only when the password matches; always spends one hash verification. */
+  authenticate(email: string, password: string): Promise<AdminUser | null>
+  /** Validates email and password, hashes, inserts; conflict (409) when the email is taken. */
+  create(input: NewUserInput): Promise<UserRecord>
+  /** Invalidates every session cookie of the user (logout, password change). */
+  revokeSessions(id: number): Promise<void>
+}
+
+/** UserStore on the shared SQLite connection: synchronous statements inside, one transaction per check-and-write. */
+export class SqliteUserStore implements UserStore {
   private readonly byId: RawStatement
   private readonly byEmail: RawStatement
   private readonly insert: RawStatement
@@ -78,8 +75,7 @@ export class UserStore {
     return (this.countAll.get() as { n: number }).n
   }
 
-  /** Synchronous: the admin guard's lookup on every admin request. */
-  findById(id: number): AdminUser | null {
+  async findById(id: number): Promise<AdminUser | null> {
     const row = this.byId.get({ id }) as UserRow | undefined
     return row ? toUser(row) : null
   }
@@ -89,22 +85,15 @@ export class UserStore {
     return row ? toRecord(row) : null
   }
 
-  /** The user with this email (normalised like login), for `svc user passwd --email`. */
   async findByEmail(email: string): Promise<UserRecord | null> {
-    const row = this.byEmail.get({ email: email.trim().toLowerCase() }) as UserRow | undefined
+    const row = this.byEmail.get({ email: lookupEmail(email) }) as UserRow | undefined
     return row ? toRecord(row) : null
   }
 
-  /** Users with id > afterId, in id order. */
   async list(afterId: number, limit: number): Promise<UserRecord[]> {
     return (this.page.all({ after: afterId, limit }) as UserRow[]).map(toRecord)
   }
 
-  /**
-   * Writes the given columns; a new password hash also bumps the session epoch (every cookie dies).
-   * The checks and the write run in one transaction, so two requests cannot both take one email or both
-   * remove "the other" owner.
-   */
   async update(id: number, changes: UserChanges, now = Date.now()): Promise<UpdateOutcome> {
     return this.raw.transaction((): UpdateOutcome => {
       const current = this.byId.get({ id }) as UserRow | undefined
@@ -134,7 +123,6 @@ export class UserStore {
     })()
   }
 
-  /** Deletes a user unless it is the actor, an owner the actor may not remove, or the last owner (one transaction). */
   async remove(id: number, by: { actorId: number | null; mayRemoveOwner: boolean }): Promise<RemoveOutcome> {
     return this.raw.transaction((): RemoveOutcome => {
       const target = this.byId.get({ id }) as UserRow | undefined
@@ -147,26 +135,19 @@ export class UserStore {
     })()
   }
 
-  /** Returns the user only when the password matches; always spends one hash verification so timing says nothing. */
   async authenticate(email: string, password: string): Promise<AdminUser | null> {
-    const row = this.byEmail.get({ email: email.trim().toLowerCase() }) as UserRow | undefined
-    const hash = row?.password_hash ?? (await dummyHash())
-    const ok = await Bun.password.verify(password, hash).catch(() => false)
-    return row && ok ? toUser(row) : null
+    return verifyLogin(this.byEmail.get({ email: lookupEmail(email) }) as UserRow | undefined, password)
   }
 
-  /** Validates email and password, hashes, inserts; 409 when the email is taken. */
-  async create(input: { email: unknown; password: unknown; permissions?: Permissions; isOwner?: boolean }): Promise<UserRecord> {
-    const email = normalizeEmail(input.email)
-    const password = checkPassword(input.password)
+  async create(input: NewUserInput): Promise<UserRecord> {
+    const { email, password, permissions, owner } = newUserFields(input)
     if (this.byEmail.get({ email })) throw conflict(EMAIL_TAKEN)
     const hash = await Bun.password.hash(password)
     // Checked again: another request may have taken the email while we were hashing.
     if (this.byEmail.get({ email })) throw conflict(EMAIL_TAKEN)
-    const permissions = input.isOwner ? allPermissions() : (input.permissions ?? {})
     let res: { lastInsertRowid: number | bigint }
     try {
-      res = this.insert.run({ email, hash, permissions: JSON.stringify(permissions), owner: input.isOwner ? 1 : 0, now: Date.now() })
+      res = this.insert.run({ email, hash, permissions, owner, now: Date.now() })
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN)
       throw err
@@ -174,7 +155,6 @@ export class UserStore {
     return toRecord(this.byId.get({ id: Number(res.lastInsertRowid) }) as UserRow)
   }
 
-  /** Invalidates every session cookie of the user (logout, password change). */
   async revokeSessions(id: number): Promise<void> {
     this.bump.run({ id, now: Date.now() })
   }
@@ -184,6 +164,8 @@ export class UserStore {
   }
 }
 
-// A real hash of a random string, so unknown emails cost the same verification as wrong passwords.
-let dummy: Promise<string> | null = null
-const dummyHash = () => (dummy ??= Bun.password.hash(randomToken()))
+/**
+ * Transitional, for src/server.ts until the integrator switches it to createUserStore(database):
+ * `new UserStore(database.raw)` keeps building the SQLite store.
+ */
+export const UserStore = SqliteUserStore

@@ -19,11 +19,13 @@ export async function addUser(s: TestServer, email: string, permissions: Permiss
 
 /** A valid Cookie header for the user, as login would have issued it (optionally already expired). */
 export function cookieFor(s: TestServer, userId: number, opts: { expired?: boolean } = {}): string {
-  const user = s.ctx.users.findById(userId)
+  // Read straight from SQLite like addUser writes (users.findById is async; this helper stays synchronous).
+  const user = s.ctx.database.raw.prepare('SELECT id, session_epoch FROM users WHERE id = $id').get({ id: userId }) as
+    { id: number; session_epoch: number } | null
   if (!user) throw new Error(`no user ${userId}`)
   const ttl = s.ctx.sessions.ttlSeconds
   const now = opts.expired ? Date.now() - (ttl + 60) * 1000 : Date.now()
-  return `${SESSION_COOKIE}=${s.ctx.sessions.sign(user.id, user.sessionEpoch, now).value}`
+  return `${SESSION_COOKIE}=${s.ctx.sessions.sign(user.id, user.session_epoch, now).value}`
 }
 
 /** Raw request with full control over headers and body (s.api always sends JSON). */

@@ -44,9 +44,9 @@ export const sessionRoutes = (ctx: AppContext) => {
         security: [],
       },
     })
-    .post('/admin/api/logout', ({ admin, cookie, request }) => {
+    .post('/admin/api/logout', async ({ admin, cookie, request }) => {
       // Revokes every session of the user, not just this cookie: copies replayed by scripts die too.
-      ctx.users.revokeSessions(admin.id)
+      await ctx.users.revokeSessions(admin.id)
       clearSessionCookie(ctx, cookie, request)
       return { ok: true as const }
     }, { admin: true, response: okResponse, detail: { tags, summary: 'Sign out everywhere (revokes all sessions of the user)' } })
