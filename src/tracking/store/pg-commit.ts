@@ -51,9 +51,9 @@ function columnArrays(clicks: readonly Click[]): unknown[][] {
 
 function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
   const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
+  // A delta that nets out (a click repointed through a row within one batch) is still written, as a zero
+  // row, exactly as SQLite's statement-per-step leaves it.
   for (const d of deltas) {
-    // A click repointed back and forth within one batch nets out: nothing to write.
-    if (d.clicks === 0 && d.unique === 0 && d.bots === 0 && d.cost === 0) continue
     const row = [d.hour, d.campaign, d.source, d.offer, d.landing, d.clicks, d.unique, d.bots, d.cost]
     for (let j = 0; j < 9; j++) cols[j]!.push(row[j])
   }
