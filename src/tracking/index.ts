@@ -4,7 +4,8 @@ import type { RoutingSource } from '../catalog'
 import { ClickRetention } from './retention'
 import { RoutingCache } from './routing'
 import { trackingAdminRoutes, trackingLinkRoutes } from './routes'
-import { ClickStore } from './store/click-store'
+import { createClickStore } from './store/factory'
+import type { ClickStore } from './store/types'
 import { Tracker, type ClickQuality } from './track'
 import { TrafficClassifier, trafficConfig } from './quality/classify'
 import { UniqueVisitors, type UniqueWindows } from './unique-visitors'
@@ -13,7 +14,11 @@ import { trackingVerbs } from './verbs'
 export { normalizeClickId, CLICK_COOKIE } from './visitor'
 
 export interface TrackingFeature extends Feature {
-  /** Row id (clicks.id) of a handed-out click; `clickId` must be a lower-case UUID. */
+  /**
+   * Row id (clicks.id) of a handed-out click; `clickId` must be a lower-case UUID. SQLite only: the
+   * postback's SQLite store resolves clicks through the click index with it. On Postgres the postback
+   * store joins clicks by click_id itself; use `clicks.rowOf` (async there) for anything else.
+   */
   findClickRow(clickId: string): number | undefined
   /** The click store: lookups, and import() for clicks from elsewhere (seeds, imports). */
   clicks: ClickStore
@@ -24,7 +29,7 @@ export interface TrackingFeature extends Feature {
 export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSource }): TrackingFeature {
   const cache = new RoutingCache(catalog.routes, ctx.config.publicUrl, () => ctx.settings.get('fallback_url'))
   ctx.events.on('catalog.changed', 'after-commit', 'tracking.routing-cache', () => cache.invalidate())
-  const clicks = new ClickStore(ctx.database.raw, ctx.database.path, ctx.events)
+  const clicks = createClickStore(ctx.database, ctx.events)
   const classifier = new TrafficClassifier(trafficConfig(ctx.settings))
   const uniques: UniqueWindows = new UniqueVisitors((since) => clicks.recentUniques(since), ctx.settings.get('unique_window_hours'))
   ctx.events.on('settings.changed', 'after-commit', 'tracking.traffic-quality', () => {
@@ -33,6 +38,7 @@ export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSourc
   })
   const quality: ClickQuality = {
     classify: (v, now) => classifier.classify({ method: v.method, headers: v.headers, ip: v.ip, userAgent: v.userAgent, now }),
+    whenReady: () => uniques.whenReady(),
     isUnique: (campaignId, ip, ua, now) => uniques.isUnique(campaignId, ip, ua, now),
   }
   const tracker = new Tracker(cache, clicks, quality)
@@ -49,7 +55,11 @@ export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSourc
     routes: trackingAdminRoutes(ctx, verbs),
     nativeRoutes: trackingLinkRoutes(ctx, tracker),
     verbs,
-    findClickRow: (clickId) => clicks.rowOf(clickId),
+    findClickRow: (clickId) => {
+      const row = clicks.rowOf(clickId)
+      if (row instanceof Promise) throw new Error('findClickRow is synchronous and SQLite-only; on Postgres use clicks.rowOf')
+      return row
+    },
     clicks,
     retention,
     start: () => {

@@ -10,6 +10,8 @@ import { parseUserAgent, referrerDomain } from './quality/user-agent'
 /** Traffic quality as the tracker sees it: a verdict per visit and the unique-visitor windows. */
 export interface ClickQuality {
   classify(v: Visitor, now: number): TrafficVerdict
+  /** A Promise while the unique-visitor windows are still loading (Postgres); null once isUnique() can answer. */
+  whenReady?(): Promise<void> | null
   isUnique(campaignId: number, ip: string, userAgent: string | null, now: number): boolean
 }
 
@@ -52,6 +54,10 @@ function storedSubs(c: ContinuableClick): Array<string | null> {
   return [c.sub1, c.sub2, c.sub3, c.sub4, c.sub5, c.sub6, c.sub7, c.sub8, c.sub9, c.sub10]
 }
 
+function ofCampaign(c: ContinuableClick | undefined, route: CampaignRoute): ContinuableClick | null {
+  return c && c.campaignId === route.id ? c : null
+}
+
 /** The stored target when it is still in rotation, else a fresh weighted pick. */
 function keepOrPick(rotation: Rotation, storedId: number | null): Target {
   return (storedId !== null && rotation.byId.get(storedId)) || pick(rotation)
@@ -59,6 +65,8 @@ function keepOrPick(rotation: Rotation, storedId: number | null): Target {
 
 /** The routing table as the tracker reads it (RoutingCache). */
 export interface Routes {
+  /** A Promise while the table is being loaded from an async source (Postgres); null when get() can answer now. */
+  whenReady?(): Promise<void> | null
   get(slug: string): CampaignRoute | undefined
   /** Fallback URL for a slug get() did not find; null = 404. */
   fallback(slug: string): string | null
@@ -73,9 +81,13 @@ export class Tracker {
 
   /** GET /c/:slug. */
   async click(slug: string, v: Visitor): Promise<Outcome> {
+    const ready = this.routes.whenReady?.()
+    if (ready) await ready
     const route = this.routes.get(slug)
     if (!route) return this.miss(slug)
-    const cont = this.continuable(route, v.query.clickId)
+    let cont = this.continuable(route, v.query.clickId)
+    // Lookups are synchronous on SQLite (no await on its path) and Promises on Postgres.
+    if (cont instanceof Promise) cont = await cont
     if (cont) {
       const offer = keepOrPick(route.offers, cont.offerId)
       const landing = route.landings ? keepOrPick(route.landings, cont.landingId) : null
@@ -88,9 +100,16 @@ export class Tracker {
 
   /** GET /r/:slug: continue the visitor's click (query click_id first, then cookie) to its offer. */
   async redirect(slug: string, v: Visitor): Promise<Outcome> {
+    const ready = this.routes.whenReady?.()
+    if (ready) await ready
     const route = this.routes.get(slug)
     if (!route) return this.miss(slug)
-    const cont = this.continuable(route, v.query.clickId) ?? this.continuable(route, v.cookieClickId)
+    let cont = this.continuable(route, v.query.clickId)
+    if (cont instanceof Promise) cont = await cont
+    if (!cont) {
+      cont = this.continuable(route, v.cookieClickId)
+      if (cont instanceof Promise) cont = await cont
+    }
     if (cont) {
       const offer = keepOrPick(route.offers, cont.offerId)
       return this.resume(route, cont, offer, null)
@@ -114,15 +133,19 @@ export class Tracker {
     return location === null ? NOT_FOUND : { kind: 'redirect', location, clickId: null }
   }
 
-  private continuable(route: CampaignRoute, raw: string | null): ContinuableClick | null {
+  /** The stored click `raw` names when it belongs to this campaign; a Promise of it when the store is async. */
+  private continuable(route: CampaignRoute, raw: string | null): ContinuableClick | null | Promise<ContinuableClick | null> {
     const id = normalizeClickId(raw)
     if (!id) return null
     const c = this.clicks.find(id)
-    return c && c.campaignId === route.id ? c : null
+    if (c instanceof Promise) return c.then((found) => ofCampaign(found, route))
+    return ofCampaign(c, route)
   }
 
   /** New click; the visitor goes to the landing when there is one, else to the offer. */
   private async create(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Outcome> {
+    const windows = this.quality.whenReady?.()
+    if (windows) await windows
     const clickId = crypto.randomUUID()
     const now = Date.now()
     const s = v.query.subs

@@ -40,10 +40,10 @@ function parseParams(text: string | null): Record<string, string> {
 }
 
 /** One click as the admin API shows it. */
-function clickView(clicks: Pick<ClickStore, 'record'>, rawId: string): ClickView {
+async function clickView(clicks: Pick<ClickStore, 'record'>, rawId: string): Promise<ClickView> {
   const id = normalizeClickId(rawId)
   if (!id) throw invalid('click_id: must be a UUID')
-  const c = clicks.record(id)
+  const c = await clicks.record(id)
   if (!c) throw notFound('click not found')
   return {
     click_id: c.clickId,

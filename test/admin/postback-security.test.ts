@@ -85,7 +85,7 @@ describe('postback_ip_allowlist', () => {
 
   test('a postback from an address outside the list answers 200 OK, records nothing and leaves an ip_not_allowed row', async () => {
     const c = seedCatalog(s, { payout: 3 })
-    const click = addClick(s, c)
+    const click = await addClick(s, c)
     await s.api('PUT', '/admin/api/settings', { postback_ip_allowlist: ['203.0.113.0/24', '2001:db8:5::/48'] })
     try {
       const refused = await postback(s, `subid=${click}&payout=999999999999`, { 'x-forwarded-for': '198.51.100.9' })

@@ -43,7 +43,7 @@ const settled = (clickId: string, status: 'done' | 'failed') =>
 describe('forwarding a conversion to its traffic source', () => {
   test('the source receives a GET with {click_id} {payout} {external_id} {status} substituted and URL-encoded', async () => {
     const l = listen()
-    const id = clickForwardingTo(l, '/pb?cid={click_id}&p={payout}&ext={external_id}&st={status}&keep={other}', 'camp 7&x=1/é')
+    const id = await clickForwardingTo(l, '/pb?cid={click_id}&p={payout}&ext={external_id}&st={status}&keep={other}', 'camp 7&x=1/é')
     const res = await postback(s, `subid=${id}&status=approved&payout=12.50`)
     expect(res.status).toBe(200)
     const [req] = await l.waitFor(1)
@@ -58,7 +58,7 @@ describe('forwarding a conversion to its traffic source', () => {
 
   test('{payout} is the offer payout when the postback has none, {status} the resolved type slug, {external_id} empty when unset', async () => {
     const l = listen()
-    const id = clickForwardingTo(l, '/pb?p={payout}&st={status}&ext={external_id}', null)
+    const id = await clickForwardingTo(l, '/pb?p={payout}&st={status}&ext={external_id}', null)
     await postback(s, `subid=${id}&status=pending`)
     const [req] = await l.waitFor(1)
     expect(req!.url.search).toBe('?p=3&st=lead&ext=')
@@ -66,7 +66,7 @@ describe('forwarding a conversion to its traffic source', () => {
 
   test.each([['trial'], ['rejected'], ['chargeback']])('a %s conversion is recorded but never forwarded', async (status) => {
     const l = listen()
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     const jobs = jobsOf(s).length
     await postback(s, `subid=${id}&status=${status}`)
     expect(conversionsOf(s, id)).toHaveLength(1)
@@ -79,7 +79,7 @@ describe('forwarding a conversion to its traffic source', () => {
 
   test('a source without postback_url gets nothing', async () => {
     const cat = seedCatalog(s, { postbackUrl: null })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const jobs = jobsOf(s).length
     await postback(s, `subid=${id}&status=approved`)
     expect(conversionsOf(s, id)).toHaveLength(1)
@@ -88,7 +88,7 @@ describe('forwarding a conversion to its traffic source', () => {
 
   test('a 5xx is retried: 503 then 200 ends done with attempts=2', async () => {
     const l = listen((_, n) => new Response(n === 1 ? 'upstream down' : 'ok', { status: n === 1 ? 503 : 200 }))
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     await postback(s, `subid=${id}`)
     const job = await settled(id, 'done')
     expect(job.attempts).toBe(2)
@@ -99,14 +99,14 @@ describe('forwarding a conversion to its traffic source', () => {
 
   test('a 429 is retried', async () => {
     const l = listen((_, n) => new Response('', { status: n === 1 ? 429 : 204 }))
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     await postback(s, `subid=${id}`)
     expect(await settled(id, 'done')).toMatchObject({ attempts: 2, result: 'HTTP 204' })
   })
 
   test('a 4xx fails at once with the status in last_error', async () => {
     const l = listen(() => new Response('no such campaign', { status: 404 }))
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     await postback(s, `subid=${id}`)
     const job = await settled(id, 'failed')
     expect(job.attempts).toBe(1)
@@ -117,7 +117,7 @@ describe('forwarding a conversion to its traffic source', () => {
   test('a redirect is not followed and fails at once', async () => {
     const target = listen()
     const l = listen(() => new Response(null, { status: 302, headers: { location: `${target.base}/elsewhere` } }))
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     await postback(s, `subid=${id}`)
     const job = await settled(id, 'failed')
     expect(job.attempts).toBe(1)
@@ -129,7 +129,7 @@ describe('forwarding a conversion to its traffic source', () => {
     const gone = startListener()
     const base = gone.base
     gone.stop()
-    const id = clickForwardingTo(base)
+    const id = await clickForwardingTo(base)
     await postback(s, `subid=${id}`)
     const job = await settled(id, 'failed')
     expect(job.attempts).toBe(3)
@@ -139,7 +139,7 @@ describe('forwarding a conversion to its traffic source', () => {
 
   test('the /postback answer does not wait for a source that hangs', async () => {
     const l = listen(() => new Promise<Response>((resolve) => releases.push(() => resolve(new Response('late')))))
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     const res = await postback(s, `subid=${id}`)
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('OK')
@@ -160,7 +160,7 @@ describe('forwarding without SVC_OUTBOUND_ALLOW_PRIVATE', () => {
   ])('a source URL at %s is refused as SSRF: the job fails at once with a clear last_error', async (_, url, message) => {
     const l = listen()
     const cat = seedCatalog(strict, { postbackUrl: url(Number(new URL(l.base).port)) })
-    const id = addClick(strict, cat)
+    const id = await addClick(strict, cat)
     await postback(strict, `subid=${id}`)
     const job = await eventually(() => (strict.ctx.database.raw.prepare("SELECT * FROM jobs WHERE status = 'failed' ORDER BY id DESC LIMIT 1").get() as JobDbRow | undefined), 10_000, 'failed job')
     expect(job.attempts).toBe(1)
@@ -173,7 +173,7 @@ describe('forwarding without SVC_OUTBOUND_ALLOW_PRIVATE', () => {
 describe('/admin/api/jobs', () => {
   test('lists jobs newest first with their fields, filters by status and kind, and shows one job', async () => {
     const l = listen(() => new Response('bad', { status: 400 }))
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     await postback(s, `subid=${id}`)
     const failed = await settled(id, 'failed')
     const res = await s.api('GET', '/admin/api/jobs?status=failed&kind=source_postback', undefined, cookie)
@@ -193,7 +193,7 @@ describe('/admin/api/jobs', () => {
   test('POST /:id/retry puts a failed job back to pending, due now; it then completes', async () => {
     let fail = true
     const l = listen(() => new Response('', { status: fail ? 410 : 200 }))
-    const id = clickForwardingTo(l)
+    const id = await clickForwardingTo(l)
     await postback(s, `subid=${id}`)
     const failed = await settled(id, 'failed')
     fail = false

@@ -33,7 +33,7 @@ describe('durability across restarts', () => {
     const l = startListener(() => new Response('', { status: up ? 200 : 503 }))
     const env = { ...PRIVATE_OK, SVC_JOBS_MAX_ATTEMPTS: '50', SVC_JOBS_BACKOFF_MS: '100', SVC_JOBS_BACKOFF_MAX_MS: '100' }
     const first = await startServer(env)
-    const id = addClick(first, seedCatalog(first, { postbackUrl: `${l.base}/pb?c={click_id}` }))
+    const id = await addClick(first, seedCatalog(first, { postbackUrl: `${l.base}/pb?c={click_id}` }))
     await postback(first, `subid=${id}`)
     await l.waitFor(1)
     await first.stop()
@@ -87,7 +87,7 @@ describe('durability across restarts', () => {
       return new Response('slow but fine')
     })
     const s = await startServer({ ...PRIVATE_OK, SVC_JOBS_TIMEOUT_MS: '5000' })
-    const id = addClick(s, seedCatalog(s, { postbackUrl: `${l.base}/pb?c={click_id}` }))
+    const id = await addClick(s, seedCatalog(s, { postbackUrl: `${l.base}/pb?c={click_id}` }))
     await postback(s, `subid=${id}`)
     await l.waitFor(1)
     await s.stop()

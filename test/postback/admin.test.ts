@@ -15,9 +15,9 @@ beforeAll(async () => {
   cookie = ownerCookie(s)
   a = seedCatalog(s, { payout: 1 })
   b = seedCatalog(s, { payout: 2 })
-  clicks.a1 = addClick(s, a)
-  clicks.a2 = addClick(s, a)
-  clicks.b1 = addClick(s, b)
+  clicks.a1 = await addClick(s, a)
+  clicks.a2 = await addClick(s, a)
+  clicks.b1 = await addClick(s, b)
   // Five conversions with known dates (epoch seconds), in this order of receipt.
   await postback(s, `subid=${clicks.a1}&status=approved&payout=10&tid=A1&date=1704067200`) // 2024-01-01
   await postback(s, `subid=${clicks.a1}&status=pending&date=1706745600`) // 2024-02-01
@@ -122,7 +122,7 @@ describe('/admin/api/conversion-types', () => {
 
   test('a new type is usable as a postback status at once (cache reloaded)', async () => {
     await api('POST', '/admin/api/conversion-types', { slug: 'renewal', name: 'Renewal' })
-    const id = addClick(s, a)
+    const id = await addClick(s, a)
     await postback(s, `subid=${id}&status=RENEWAL`)
     expect((await api('GET', `/admin/api/conversions?click_id=${id}`)).body.items[0].type).toBe('renewal')
   })
@@ -156,7 +156,7 @@ describe('/admin/api/conversion-types', () => {
 
   test('a type used by conversions or by the status map cannot be deleted (409)', async () => {
     await api('POST', '/admin/api/conversion-types', { slug: 'used', name: 'Used' })
-    const id = addClick(s, a)
+    const id = await addClick(s, a)
     await postback(s, `subid=${id}&status=used`)
     expect((await api('DELETE', '/admin/api/conversion-types/used')).status).toBe(409)
     await api('POST', '/admin/api/conversion-types', { slug: 'mapped', name: 'Mapped' })
@@ -189,7 +189,7 @@ describe('/admin/api/status-map', () => {
     const res = await api('PUT', '/admin/api/status-map', { ' Confirmed ': 'sale', HOLD: 'lead' })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ confirmed: 'sale', hold: 'lead' })
-    const id = addClick(s, a)
+    const id = await addClick(s, a)
     await postback(s, `subid=${id}&status=Hold`)
     await postback(s, `subid=${id}&status=pending`) // no longer mapped, not a slug → sale
     const types = (await api('GET', `/admin/api/conversions?click_id=${id}`)).body.items.map((c: { type: string }) => c.type)

@@ -39,7 +39,7 @@ describe('GET|PUT /admin/api/postback-aliases', () => {
     expect(res.body).toEqual({ ...SPEC_DEFAULTS, subid: ['my_click', 'other', 'cid'], payout: ['amt'] })
     expect((await s.api('GET', '/admin/api/postback-aliases', undefined, cookie)).body).toEqual(res.body)
 
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     await postback(s, `subid=${id}&payout=5`)
     expect(conversionsOf(s, id)).toHaveLength(0)
     expect(lastError(s)!.reason).toBe('missing_click_id')
@@ -49,7 +49,7 @@ describe('GET|PUT /admin/api/postback-aliases', () => {
 
   test('cid stays accepted as the last resort after a PUT replaced the subid list', async () => {
     await put({ subid: ['x_id'] })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     await postback(s, `cid=${id}`)
     expect(conversionsOf(s, id)).toHaveLength(1)
   })

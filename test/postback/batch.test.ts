@@ -18,7 +18,7 @@ const postback = (query: string, i = 0) =>
 
 describe('postback group commit', () => {
   test('60 concurrent postbacks for 60 clicks are all answered OK, each with its conversion and forward job', async () => {
-    const clicks = Array.from({ length: 60 }, () => addClick(s, c))
+    const clicks = await Promise.all(Array.from({ length: 60 }, () => addClick(s, c)))
     const jobsBefore = countRows(s, 'jobs')
     const answers = await Promise.all(clicks.map((id, i) => postback(`subid=${id}&payout=${i + 1}`, i)))
     for (const res of answers) {
@@ -33,7 +33,7 @@ describe('postback group commit', () => {
     const raw = s.ctx.database.raw
     raw.exec("CREATE TRIGGER refuse_boom BEFORE INSERT ON conversions WHEN NEW.transaction_id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END")
     try {
-      const clicks = Array.from({ length: 10 }, () => addClick(s, c))
+      const clicks = await Promise.all(Array.from({ length: 10 }, () => addClick(s, c)))
       const answers = await Promise.all(clicks.map((id, i) => postback(`subid=${id}&tid=${i === 4 ? 'boom' : `ok-${i}`}`, i)))
       answers.forEach((res, i) => expect(res.status).toBe(i === 4 ? 500 : 200))
       expect(await answers[4]!.json()).toEqual({ error: 'internal error' })
@@ -49,7 +49,7 @@ describe('postback group commit', () => {
   test('with postback_dedup, two identical postbacks in the same batch record one conversion', async () => {
     await s.api('PUT', '/admin/api/settings', { postback_dedup: true })
     try {
-      const id = addClick(s, c)
+      const id = await addClick(s, c)
       const answers = await Promise.all([postback(`subid=${id}&tid=same`, 1), postback(`subid=${id}&tid=same`, 2)])
       for (const res of answers) expect(res.status).toBe(200)
       expect(conversionsOf(s, id)).toHaveLength(1)

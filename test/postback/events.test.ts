@@ -42,7 +42,7 @@ describe('conversion.recorded', () => {
   })
 
   test('an in-transaction subscriber that throws rolls its conversion back (no row, no rollup, no job): that postback alone gets a 500', async () => {
-    const clicks = Array.from({ length: 5 }, () => addClick(s, c))
+    const clicks = await Promise.all(Array.from({ length: 5 }, () => addClick(s, c)))
     const jobsBefore = countRows(s, 'jobs')
     const rollupBefore = rollupOf(c.campaignId).n
     const answers = await Promise.all(clicks.map((id, i) => postback(s, `subid=${id}&tid=${i === 2 ? 'boom' : `ok-${i}`}`)))
@@ -55,7 +55,7 @@ describe('conversion.recorded', () => {
   })
 
   test('after-commit subscribers run once the conversion is committed (readable from another connection)', async () => {
-    const click = addClick(s, c)
+    const click = await addClick(s, c)
     seenAfterCommit.length = 0
     expect((await postback(s, `subid=${click}`)).status).toBe(200)
     const [conv] = conversionsOf(s, click)
@@ -63,7 +63,7 @@ describe('conversion.recorded', () => {
   })
 
   test('a conversion rolled back by a subscriber is never announced after commit', async () => {
-    const click = addClick(s, c)
+    const click = await addClick(s, c)
     seenAfterCommit.length = 0
     expect((await postback(s, `subid=${click}&tid=boom`)).status).toBe(500)
     expect(seenAfterCommit).toEqual([])
@@ -74,7 +74,7 @@ describe('conversions.record', () => {
   const record = (input: Record<string, unknown>) => invoke(s.server.verbs.get('conversions.record')!, systemActor('test'), input as never)
 
   test('records through the same path as /postback: row, rollup, forward job, after-commit subscribers', async () => {
-    const click = addClick(s, c)
+    const click = await addClick(s, c)
     const jobsBefore = countRows(s, 'jobs')
     const rollupBefore = rollupOf(c.campaignId).n
     seenAfterCommit.length = 0
@@ -90,7 +90,7 @@ describe('conversions.record', () => {
 
   test('an unknown click is not_found; a failing subscriber rolls the conversion back', async () => {
     await expect(record({ click_id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'not_found' })
-    const click = addClick(s, c)
+    const click = await addClick(s, c)
     await expect(record({ click_id: click, transaction_id: 'boom' })).rejects.toThrow('subscriber failed')
     expect(conversionsOf(s, click)).toHaveLength(0)
   })

@@ -31,7 +31,7 @@ async function send(query: string, clickId: string) {
 
 describe('GET /postback response', () => {
   test('a matched click records one attributed conversion and the answer is exactly OK as text/plain', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const rows = await send(`subid=${id}&status=approved&payout=12.5&tid=T-1&email=buyer@example.com`, id)
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({
@@ -54,7 +54,7 @@ describe('GET /postback response', () => {
   })
 
   test('a 10 KB query string answers 200 OK, records the conversion and crops the stored error query to 4 KB', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const filler = 'x'.repeat(10 * 1024)
     const rows = await send(`subid=${id}&junk=${filler}`, id)
     expect(rows).toHaveLength(1)
@@ -65,50 +65,50 @@ describe('GET /postback response', () => {
   })
 
   test('an upper-case click id matches the click', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     expect(await send(`subid=${id.toUpperCase()}`, id)).toHaveLength(1)
   })
 })
 
 describe('parameter aliases (spec §4 table, priority order)', () => {
   test.each([...DEFAULT_ALIASES.subid, 'cid'])('the click id is accepted as %s', async (alias) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     expect(await send(`${alias}=${id}`, id)).toHaveLength(1)
   })
 
   test.each(DEFAULT_ALIASES.status)('the status is accepted as %s', async (alias) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&${alias}=pending`, id)
     expect(row).toMatchObject({ status: 'pending', type: 'lead' })
   })
 
   test.each(DEFAULT_ALIASES.payout)('the payout is accepted as %s', async (alias) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&${alias}=7.75`, id)
     expect(row!.revenue).toBe(7.75)
   })
 
   test.each(DEFAULT_ALIASES.tid)('the transaction id is accepted as %s', async (alias) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&${alias}=TX-${alias}`, id)
     expect(row!.transaction_id).toBe(`TX-${alias}`)
   })
 
   test.each(DEFAULT_ALIASES.date)('the date is accepted as %s', async (alias) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&${alias}=2024-03-04T05:06:07Z`, id)
     expect(row!.date).toBe(Date.UTC(2024, 2, 4, 5, 6, 7))
   })
 
   test('the email is accepted as email and stored trimmed', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&email=%20b@example.com%20`, id)
     expect(row!.email).toBe('b@example.com')
   })
 
   test('with two click id aliases present the higher-priority one wins, whatever their order in the URL', async () => {
-    const a = addClick(s, cat)
-    const b = addClick(s, cat)
+    const a = await addClick(s, cat)
+    const b = await addClick(s, cat)
     await expectOk(await postback(s, `click_id=${b}&subid=${a}`))
     expect(conversionsOf(s, a)).toHaveLength(1)
     expect(conversionsOf(s, b)).toHaveLength(0)
@@ -118,7 +118,7 @@ describe('parameter aliases (spec §4 table, priority order)', () => {
   })
 
   test('with two aliases of status, payout, tid and date present the higher-priority one wins', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(
       `subid=${id}&type=chargeback&status=pending&value=9&payout=1&receipt=R&tid=T&time=2020-01-01T00:00:00Z&date=2021-01-01T00:00:00Z`,
       id,
@@ -127,21 +127,21 @@ describe('parameter aliases (spec §4 table, priority order)', () => {
   })
 
   test('an alias present with an empty value does not win: the next alias is used', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=&click_id=${id}&payout=&revenue=3`, id)
     expect(row!.revenue).toBe(3)
   })
 
   test('cid is the last resort: any listed alias beats it', async () => {
-    const a = addClick(s, cat)
-    const b = addClick(s, cat)
+    const a = await addClick(s, cat)
+    const b = await addClick(s, cat)
     await expectOk(await postback(s, `cid=${b}&sub2=${a}`))
     expect(conversionsOf(s, a)).toHaveLength(1)
     expect(conversionsOf(s, b)).toHaveLength(0)
   })
 
   test('alias names are case-sensitive', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     await expectOk(await postback(s, `SUBID=${id}&trackid=${id}`))
     expect(conversionsOf(s, id)).toHaveLength(0)
     expect(lastError(s)!.reason).toBe('missing_click_id')
@@ -149,8 +149,8 @@ describe('parameter aliases (spec §4 table, priority order)', () => {
   })
 
   test('with a repeated parameter the first occurrence wins', async () => {
-    const a = addClick(s, cat)
-    const b = addClick(s, cat)
+    const a = await addClick(s, cat)
+    const b = await addClick(s, cat)
     await expectOk(await postback(s, `subid=${a}&subid=${b}&payout=1&payout=2&status=pending&status=approved`))
     expect(conversionsOf(s, b)).toHaveLength(0)
     expect(conversionsOf(s, a)[0]).toMatchObject({ revenue: 1, type: 'lead' })
@@ -162,32 +162,32 @@ describe('conversion type from the status', () => {
     ['approved', 'sale'], ['pending', 'lead'], ['rejected', 'reject'], ['declined', 'reject'],
     ['chargeback', 'chargeback'], ['refund', 'chargeback'],
   ])('default status %s maps to type %s', async (status, type) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&status=${status}`, id)
     expect(row).toMatchObject({ type, status })
   })
 
   test('the status is matched trimmed and case-insensitively but stored as received', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&status=%20Pending%20`, id)
     expect(row).toMatchObject({ type: 'lead', status: ' Pending ' })
   })
 
   test.each(['install', 'trial', 'lead'])('a status equal to the type slug %s resolves to that type', async (slug) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&status=${slug}`, id)
     expect(row!.type).toBe(slug)
   })
 
   test('an unknown status is a sale and is stored as received (cropped to 64 characters)', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const long = 'Weird'.repeat(20)
     const [row] = await send(`subid=${id}&status=${long}`, id)
     expect(row).toMatchObject({ type: 'sale', status: long.slice(0, 64) })
   })
 
   test('an absent status is a sale with a null status', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}`, id)
     expect(row).toMatchObject({ type: 'sale', status: null })
   })
@@ -204,20 +204,20 @@ describe('payout', () => {
     ['1%2C234%2C567.89', 1234567.89], ['1%20234%2C56', 1234.56], ['1%C2%A0234%2C50', 1234.5], ["1'234.50", 1234.5],
     ['1.234', 1.234], ['0%2C125', 0.125], ['%2C5', 0.5], ['1234%2C5678', 1234.5678], ['999%2C999%2C999%2C999', 999999999999],
   ])('%s is stored literally as %d', async (raw, value) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&payout=${raw}`, id)
     expect(row!.revenue).toBe(value)
     expect(row!.currency).toBe('EUR')
   })
 
   test('an absent payout takes the offer payout of the click', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&status=approved`, id)
     expect(row).toMatchObject({ revenue: 4.25, currency: 'EUR' })
   })
 
   test('an absent payout on a click without an offer is 0 with no currency', async () => {
-    const id = addClick(s, cat, { offerId: null })
+    const id = await addClick(s, cat, { offerId: null })
     const [row] = await send(`subid=${id}`, id)
     expect(row).toMatchObject({ revenue: 0, currency: null, offer_id: null })
   })
@@ -226,7 +226,7 @@ describe('payout', () => {
   test.each(['abc', '1e13', '-1e13', 'Infinity', 'NaN', '0x10', '1.2.3', '1,23.4', '1%2C234%2C56', '--5', '%245%20USD%20EUR', '5%20ABC', '5-', 'x'.repeat(65)])(
     "an unreadable payout %s records the offer's payout and a payout_unreadable row carrying the conversion id",
     async (raw) => {
-      const id = addClick(s, cat)
+      const id = await addClick(s, cat)
       const rows = await send(`subid=${id}&payout=${raw}`, id)
       expect(rows).toHaveLength(1)
       expect(rows[0]).toMatchObject({ revenue: 4.25, currency: 'EUR' })
@@ -239,7 +239,7 @@ describe('payout', () => {
   test.each([['1%2C234', '1,234'], ['12%2C345', '12,345'], ['-1%2C000', '-1,000']])(
     "%s is ambiguous (thousands or decimal comma): the offer's payout is recorded with a payout_unreadable row",
     async (raw) => {
-      const id = addClick(s, cat)
+      const id = await addClick(s, cat)
       const [row] = await send(`subid=${id}&payout=${raw}`, id)
       expect(row!.revenue).toBe(4.25)
       expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', click_id: id, conversion_id: row!.id })
@@ -247,7 +247,7 @@ describe('payout', () => {
   )
 
   test("an unreadable payout on a click without an offer records 0 and the warning row", async () => {
-    const id = addClick(s, cat, { offerId: null })
+    const id = await addClick(s, cat, { offerId: null })
     const [row] = await send(`subid=${id}&payout=abc`, id)
     expect(row).toMatchObject({ revenue: 0, currency: null })
     expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
@@ -258,14 +258,14 @@ describe('payout', () => {
     const started = performance.now()
     for (let i = 0; i < 100; i++) for (const v of crafted) expect(readPayout(v)).toBeNull()
     expect(performance.now() - started).toBeLessThan(500)
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&payout=${encodeURIComponent(crafted[0]!)}`, id)
     expect(row!.revenue).toBe(4.25)
     expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
   })
 
   test('a blank payout is an absent one: the offer payout, no warning row', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const before = countRows(s, 'postback_errors')
     const [row] = await send(`subid=${id}&payout=%20%20`, id)
     expect(row!.revenue).toBe(4.25)
@@ -273,7 +273,7 @@ describe('payout', () => {
   })
 
   test('a currency code other than the offer\'s stores the amount literally (no conversion) with a payout_currency_mismatch row', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&payout=5%20USD`, id)
     expect(row).toMatchObject({ revenue: 5, currency: 'EUR' })
     expect(lastError(s)).toMatchObject({ reason: 'payout_currency_mismatch', click_id: id, conversion_id: row!.id })
@@ -282,7 +282,7 @@ describe('payout', () => {
   test.each([['5%20EUR'], ['5%20eur'], ['%E2%82%AC5'], ['%245'], ['5']])(
     '%s names the offer\'s currency or none: no warning row',
     async (raw) => {
-      const id = addClick(s, cat)
+      const id = await addClick(s, cat)
       const before = countRows(s, 'postback_errors')
       const [row] = await send(`subid=${id}&payout=${raw}`, id)
       expect(row!.revenue).toBe(5)
@@ -305,7 +305,7 @@ describe('conversion date', () => {
     ['1714979289.5', 1714979289500],
     ['1714979289123', 1714979289123], // epoch milliseconds
   ])('%s is read as the conversion time', async (raw, expected) => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&date=${raw}`, id)
     expect(row!.date).toBe(expected)
   })
@@ -313,7 +313,7 @@ describe('conversion date', () => {
   test.each(['yesterday', '0', '1999-12-31T23:59:59Z', '2999-01-01', '2024-02-30', '2024-13-01', '99999999999999', '2024-05-06T25:00:00Z'])(
     'an unreadable or absurd date %s keeps the conversion with the received time',
     async (raw) => {
-      const id = addClick(s, cat)
+      const id = await addClick(s, cat)
       const before = Date.now()
       const [row] = await send(`subid=${id}&date=${raw}`, id)
       expect(row!.date).toBeGreaterThanOrEqual(before)
@@ -325,7 +325,7 @@ describe('conversion date', () => {
 describe('transaction id and deduplication', () => {
   // Issue 14 changed this: a longer tid used to record nothing (reason invalid_tid).
   test('a 255-character tid is stored; a longer one is cut to 255 and listed as tid_truncated with the conversion id', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const before = countRows(s, 'postback_errors')
     expect(await send(`subid=${id}&tid=${'t'.repeat(255)}`, id)).toHaveLength(1)
     expect(countRows(s, 'postback_errors')).toBe(before)
@@ -336,7 +336,7 @@ describe('transaction id and deduplication', () => {
   })
 
   test('a postback with two problems gets two warning rows for its one conversion', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&tid=${'v'.repeat(256)}&payout=abc`, id)
     const rows = s.ctx.database.raw.prepare('SELECT reason, conversion_id FROM postback_errors WHERE click_id = $id ORDER BY id').all({ id })
     expect(rows).toEqual([{ reason: 'payout_unreadable', conversion_id: row!.id }, { reason: 'tid_truncated', conversion_id: row!.id }])
@@ -344,22 +344,22 @@ describe('transaction id and deduplication', () => {
 
   test('with postback_dedup a truncated tid deduplicates on its stored 255 characters', async () => {
     s.ctx.settings.update({ postback_dedup: true })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     await send(`subid=${id}&tid=${'w'.repeat(255)}`, id)
     expect(await send(`subid=${id}&tid=${'w'.repeat(300)}`, id)).toHaveLength(1)
     expect(lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id, conversion_id: null })
   })
 
   test('without postback_dedup a repeated tid creates repeated conversions (rule 7)', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     await send(`subid=${id}&tid=SAME`, id)
     expect(await send(`subid=${id}&tid=SAME`, id)).toHaveLength(2)
   })
 
   test('with postback_dedup the same click and tid record once and list a duplicate; other tids and no tid still record', async () => {
     s.ctx.settings.update({ postback_dedup: true })
-    const id = addClick(s, cat)
-    const other = addClick(s, cat)
+    const id = await addClick(s, cat)
+    const other = await addClick(s, cat)
     await send(`subid=${id}&tid=SAME`, id)
     expect(await send(`subid=${id}&tid=SAME&payout=99`, id)).toHaveLength(1)
     expect(lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id })
@@ -407,7 +407,7 @@ describe('postbacks that record nothing are listed at /admin/api/postback-errors
   test.each(['payout_unreadable', 'payout_currency_mismatch', 'tid_truncated'])(
     'the reason filter accepts %s; such a row names the conversion that was recorded',
     async (reason) => {
-      const id = addClick(s, cat)
+      const id = await addClick(s, cat)
       const query = { payout_unreadable: `subid=${id}&payout=abc`, payout_currency_mismatch: `subid=${id}&payout=5%20GBP`, tid_truncated: `subid=${id}&tid=${'z'.repeat(256)}` }[reason]!
       const [row] = await send(query, id)
       const res = await s.api('GET', `/admin/api/postback-errors?reason=${reason}&limit=1`, undefined, cookie)

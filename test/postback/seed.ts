@@ -43,9 +43,9 @@ export function seedCatalog(
 }
 
 /** A committed click of the catalog's campaign; returns its click_id (lower-case UUID). */
-export function addClick(s: TestServer, c: Catalog, over: { offerId?: number | null } = {}): string {
+export async function addClick(s: TestServer, c: Catalog, over: { offerId?: number | null } = {}): Promise<string> {
   const clickId = randomUUID()
-  s.server.clicks.import([
+  await s.server.clicks.import([
     newClick({
       clickId, campaignId: c.campaignId, sourceId: c.sourceId, offerId: over.offerId === undefined ? c.offerId : over.offerId,
       landingId: c.landingId, ip: '203.0.113.7', createdAt: Date.now(),

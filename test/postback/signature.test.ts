@@ -26,7 +26,7 @@ async function expect401(res: Response) {
 describe('postback signature (postback_secret set)', () => {
   test('a missing sig answers 401 {"error":"invalid signature"} and records nothing, not even an error row', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const errors = countRows(s, 'postback_errors')
     await expect401(await postback(s, `subid=${id}&status=approved`))
     expect(conversionsOf(s, id)).toHaveLength(0)
@@ -35,7 +35,7 @@ describe('postback signature (postback_secret set)', () => {
 
   test('an invalid sig answers 401 and records nothing', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const wrong = createHmac('sha256', 'other-secret').update(`${id}|approved||`).digest('hex')
     await expect401(await postback(s, `subid=${id}&status=approved&sig=${wrong}`))
     await expect401(await postback(s, `subid=${id}&status=approved&sig=`))
@@ -45,7 +45,7 @@ describe('postback signature (postback_secret set)', () => {
 
   test('a valid sig over subid|status|payout|tid answers 200 OK and records the conversion', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     const res = await postback(s, `subid=${id}&status=approved&payout=12.50&tid=T9&sig=${sign(id, 'approved', '12.50', 'T9')}`)
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('OK')
@@ -54,14 +54,14 @@ describe('postback signature (postback_secret set)', () => {
 
   test('absent status, payout and tid are signed as empty strings', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}&sig=${sign(id, '', '', '')}`)).status).toBe(200)
     expect(conversionsOf(s, id)).toHaveLength(1)
   })
 
   test('the signed values are the raw received strings of the winning aliases', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
-    const id = addClick(s, cat).toUpperCase()
+    const id = (await addClick(s, cat)).toUpperCase()
     const sig = sign(id, 'Approved ', '0012.500', 'a b')
     const res = await postback(s, `click_id=${id}&type=Approved%20&revenue=0012.500&txid=a+b&sig=${sig}`)
     expect(res.status).toBe(200)
@@ -70,7 +70,7 @@ describe('postback signature (postback_secret set)', () => {
 
   test('the hex signature is accepted in upper case', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}&sig=${sign(id, '', '', '').toUpperCase()}`)).status).toBe(200)
     expect(conversionsOf(s, id)).toHaveLength(1)
   })
@@ -85,7 +85,7 @@ describe('postback signature (postback_secret set)', () => {
   })
 
   test('without a postback_secret postbacks are unsigned and any sig is ignored', async () => {
-    const id = addClick(s, cat)
+    const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}`)).status).toBe(200)
     expect((await postback(s, `subid=${id}&sig=garbage`)).status).toBe(200)
     expect(conversionsOf(s, id)).toHaveLength(2)

@@ -93,7 +93,7 @@ beforeAll(async () => {
   ids.o2 = c.offer('=cmd|calc')
   ids.camp = c.campaign({ name: 'Spring, sale', offers: [ids.o1, ids.o2] })
   const subs = ['=HYPERLINK("http://evil.example")', 'a,b', 'he said "hi"', 'line\nbreak', '-5', '@cmd', 'plain']
-  for (const [i, sub1] of subs.entries()) addClick(s, { campaign: ids.camp, offer: i % 2 ? ids.o2 : ids.o1, sub1, cost: 0.5 })
+  for (const [i, sub1] of subs.entries()) await addClick(s, { campaign: ids.camp, offer: i % 2 ? ids.o2 : ids.o1, sub1, cost: 0.5 })
 })
 afterAll(() => s.destroy())
 

@@ -55,11 +55,11 @@ beforeAll(async () => {
 afterAll(() => s.destroy())
 
 /** Clicks of the last days, written with SQL (so the days differ); rolled up by the next report's catch-up. */
-function pastClicks(n: number) {
+async function pastClicks(n: number) {
   for (let i = 0; i < n; i++) {
     const c = rnd.pick(campaigns)
     const bot = rnd.chance(0.15)
-    const clickId = addClick(s, {
+    const clickId = await addClick(s, {
       campaign: c.id, source: c.source, offer: rnd.pick(c.offers), landing: c.landings.length ? rnd.pick(c.landings) : null,
       at: Date.now() - Math.floor(rnd.next() * 6 * DAY), bot: bot ? 'bot_user_agent' : null, excluded: !bot && rnd.chance(0.1),
       unique: rnd.chance(0.6), cost: bot ? 0 : Math.round(rnd.next() * 500) / 10000,
@@ -194,7 +194,7 @@ async function compareAll() {
 
 describe('rollups against raw rows', () => {
   test('after random clicks and postbacks, by campaign, campaign → offer and day', async () => {
-    pastClicks(40)
+    await pastClicks(40)
     await settle(s)
     await liveClicks(120)
     await postbacks(70)

@@ -21,20 +21,20 @@ beforeAll(async () => {
 
   const at = Date.now() - HOUR
   const a = { campaign: ids.alpha, source: ids.s1, offer: ids.o1, landing: ids.l1, at }
-  const humans = [addClick(s, { ...a, cost: 0.1 }), addClick(s, { ...a, cost: 0.1 }), addClick(s, { ...a, cost: 0.1 })]
-  addClick(s, { ...a, cost: 0.1, unique: false })
-  addClick(s, { ...a, bot: 'bot_user_agent' })
-  const own = addClick(s, { ...a, excluded: true, cost: 0.1 })
-  const oldBeta = addClick(s, { campaign: ids.beta, offer: ids.o2, at: Date.now() - 40 * DAY })
-  addClick(s, { campaign: ids.gamma, offer: ids.o2, at })
-  addClick(s, { campaign: ids.gamma, offer: ids.o2, at })
+  const humans = [await addClick(s, { ...a, cost: 0.1 }), await addClick(s, { ...a, cost: 0.1 }), await addClick(s, { ...a, cost: 0.1 })]
+  await addClick(s, { ...a, cost: 0.1, unique: false })
+  await addClick(s, { ...a, bot: 'bot_user_agent' })
+  const own = await addClick(s, { ...a, excluded: true, cost: 0.1 })
+  const oldBeta = await addClick(s, { campaign: ids.beta, offer: ids.o2, at: Date.now() - 40 * DAY })
+  await addClick(s, { campaign: ids.gamma, offer: ids.o2, at })
+  await addClick(s, { campaign: ids.gamma, offer: ids.o2, at })
   // Delta: the raw-click groupings.
   const d = { campaign: ids.delta, offer: ids.o2, at }
-  const desktop = addClick(s, { ...d, device: 'desktop', os: 'Windows', browser: 'Chrome', referrerDomain: 'news.example', sub1: 'zone-1' })
-  addClick(s, { ...d, device: 'desktop', os: 'macOS', browser: 'Safari', referrerDomain: 'news.example', sub1: 'zone-2', cost: 0.5 })
-  addClick(s, { ...d, device: 'mobile', os: 'iOS', browser: 'Safari', sub1: 'zone-1', unique: false })
-  addClick(s, { ...d, bot: 'head' })
-  const ownDelta = addClick(s, { ...d, device: 'tablet', excluded: true })
+  const desktop = await addClick(s, { ...d, device: 'desktop', os: 'Windows', browser: 'Chrome', referrerDomain: 'news.example', sub1: 'zone-1' })
+  await addClick(s, { ...d, device: 'desktop', os: 'macOS', browser: 'Safari', referrerDomain: 'news.example', sub1: 'zone-2', cost: 0.5 })
+  await addClick(s, { ...d, device: 'mobile', os: 'iOS', browser: 'Safari', sub1: 'zone-1', unique: false })
+  await addClick(s, { ...d, bot: 'head' })
+  const ownDelta = await addClick(s, { ...d, device: 'tablet', excluded: true })
   await settle(s)
 
   const [h1, h2, h3] = humans as [string, string, string]
@@ -108,7 +108,7 @@ describe('metrics of a campaign', () => {
 describe('labels, sorting and paging', () => {
   test('rows carry the catalog name as label; a deleted record keeps its key with a null label', async () => {
     const gone = catalog(s).campaign({ name: 'Temporary', offers: [ids.o2] })
-    addClick(s, { campaign: gone, offer: ids.o2 })
+    await addClick(s, { campaign: gone, offer: ids.o2 })
     await settle(s)
     s.ctx.database.raw.prepare('DELETE FROM campaigns WHERE id = $id').run({ id: gone })
     const r = row((await report(s, '')).body.rows, gone)

@@ -22,8 +22,8 @@ beforeAll(async () => {
   landing = c.landing()
   campaign = c.campaign({ offers: [offer], landings: [landing] })
   const at = (daysAgo: number) => Date.now() - daysAgo * DAY
-  for (let i = 0; i < 12; i++) old.push(addClick(s, { campaign, offer, landing, at: at(10 + i), device: 'desktop', cost: 0.25 }))
-  for (let i = 0; i < 5; i++) recent.push(addClick(s, { campaign, offer, landing, at: at(i), device: 'mobile', cost: 0.25 }))
+  for (let i = 0; i < 12; i++) old.push(await addClick(s, { campaign, offer, landing, at: at(10 + i), device: 'desktop', cost: 0.25 }))
+  for (let i = 0; i < 5; i++) recent.push(await addClick(s, { campaign, offer, landing, at: at(i), device: 'mobile', cost: 0.25 }))
   await settle(s)
   await postback(s, { subid: old[0]!, payout: 10, date: new Date(at(10)).toISOString() })
   await postback(s, { subid: recent[0]!, payout: 5 })
@@ -45,7 +45,7 @@ describe('raw click retention', () => {
     }
     expect(before.byCampaign.total).toMatchObject({ clicks: 17, conversions: 2, revenue: 15, cost: 4.25 })
     // A click in an indexed bucket goes with its click_index entry.
-    const indexed = addClick(s, { campaign, offer, landing, at: Date.now() - 30 * DAY, cost: 0.25 })
+    const indexed = await addClick(s, { campaign, offer, landing, at: Date.now() - 30 * DAY, cost: 0.25 })
     const indexedRow = count('SELECT id AS n FROM clicks WHERE click_id = $id', { id: indexed })
     s.ctx.database.raw.prepare('INSERT INTO click_index (bucket, key, click_row) VALUES ($b, $k, $r)').run({ b: 0, k: parseInt(indexed.slice(0, 8), 16), r: indexedRow })
     const withLate = (await report(s, RANGE)).body

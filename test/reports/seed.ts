@@ -62,9 +62,9 @@ export function catalog(s: TestServer) {
 }
 
 /** Imports a committed click with explicit fields (rolled up like every click); returns its click_id. */
-export function addClick(s: TestServer, c: ClickSeed): string {
+export async function addClick(s: TestServer, c: ClickSeed): Promise<string> {
   const clickId = randomUUID()
-  s.server.clicks.import([
+  await s.server.clicks.import([
     newClick({
       clickId, campaignId: c.campaign, sourceId: c.source ?? null, offerId: c.offer ?? null, landingId: c.landing ?? null,
       ip: '203.0.113.9', userAgent: 'test', sub1: c.sub1 ?? null, botReason: c.bot ?? null, excluded: c.excluded ?? false,

@@ -22,8 +22,8 @@ afterAll(() => s.destroy())
 
 describe('days and hours in a time zone', () => {
   test('a click at 23:30 UTC is on the next day in Europe/Berlin, and in its 00:00 hour', async () => {
-    click(utc(2026, 1, 15, 23, 30))
-    click(utc(2026, 1, 15, 12, 0))
+    await click(utc(2026, 1, 15, 23, 30))
+    await click(utc(2026, 1, 15, 12, 0))
     const range = 'from=2026-01-14&to=2026-01-18'
     expect(await days(`${range}`)).toEqual([['2026-01-15', 2]])
     expect(await days(`${range}&tz=Europe/Berlin`)).toEqual([['2026-01-15', 1], ['2026-01-16', 1]])
@@ -44,26 +44,26 @@ describe('days and hours in a time zone', () => {
 
   test('DST: the spring-forward day ends at 22:00 UTC, the fall-back day at 23:00 UTC and has 25 hours', async () => {
     // 2026-03-29 Berlin: 00:30 UTC = 01:30 CET (29th); 22:30 UTC = 00:30 CEST on the 30th.
-    click(utc(2026, 3, 29, 0, 30))
-    click(utc(2026, 3, 29, 22, 30))
+    await click(utc(2026, 3, 29, 0, 30))
+    await click(utc(2026, 3, 29, 22, 30))
     expect(await days('from=2026-03-28&to=2026-04-01&tz=Europe/Berlin')).toEqual([['2026-03-29', 1], ['2026-03-30', 1]])
     // 2026-10-25 Berlin: 22:30 UTC on the 24th = 00:30 CEST (25th); 22:30 UTC on the 25th = 23:30 CET (25th).
-    click(utc(2026, 10, 24, 22, 30))
-    click(utc(2026, 10, 25, 22, 30))
+    await click(utc(2026, 10, 24, 22, 30))
+    await click(utc(2026, 10, 25, 22, 30))
     expect(await days('from=2026-10-24&to=2026-10-27&tz=Europe/Berlin')).toEqual([['2026-10-25', 2]])
     const res = await report(s, 'from=2026-10-25&to=2026-10-26&tz=Europe/Berlin')
     expect(Date.parse(res.body.to) - Date.parse(res.body.from)).toBe(25 * 3_600_000)
   })
 
   test('the hour repeated at fall-back (02:00 twice) is one local hour row', async () => {
-    click(utc(2026, 10, 25, 0, 30)) // 02:30 CEST
-    click(utc(2026, 10, 25, 1, 30)) // 02:30 CET
+    await click(utc(2026, 10, 25, 0, 30)) // 02:30 CEST
+    await click(utc(2026, 10, 25, 1, 30)) // 02:30 CET
     const rows = (await report(s, 'group_by=hour&from=2026-10-25T02:00&to=2026-10-25T03:00&tz=Europe/Berlin')).body.rows
     expect(rows.map((r: any) => [r.key, r.clicks])).toEqual([['2026-10-25T02:00', 2]])
   })
 
   test('conversions fall on the local day of their own date', async () => {
-    const id = click(utc(2026, 2, 10, 12, 0))
+    const id = await click(utc(2026, 2, 10, 12, 0))
     await settle(s)
     await postback(s, { subid: id, payout: 5, date: '2026-02-10T23:30:00Z' })
     const utcRows = (await report(s, 'group_by=day&from=2026-02-10&to=2026-02-12')).body.rows
@@ -75,8 +75,8 @@ describe('days and hours in a time zone', () => {
   test('half-hour zones: rollup reports place each UTC hour on the local day its start falls in; raw groupings are exact', async () => {
     // Asia/Kolkata is UTC+5:30. 18:10 UTC = 23:40 IST (20th); 18:40 UTC = 00:10 IST (21st). Both are in the
     // 18:00 UTC hour, which starts at 23:30 IST on the 20th.
-    click(utc(2026, 4, 20, 18, 10), { device: 'mobile' })
-    click(utc(2026, 4, 20, 18, 40), { device: 'mobile' })
+    await click(utc(2026, 4, 20, 18, 10), { device: 'mobile' })
+    await click(utc(2026, 4, 20, 18, 40), { device: 'mobile' })
     const q = 'from=2026-04-19&to=2026-04-23&tz=Asia/Kolkata'
     expect(await days(q)).toEqual([['2026-04-20', 2]])
     const exact = (await report(s, `group_by=day,device&${q}`)).body
@@ -85,8 +85,8 @@ describe('days and hours in a time zone', () => {
   })
 
   test('rollup reports cover whole hours: from/to inside an hour are moved up to the next hour start', async () => {
-    click(utc(2026, 5, 5, 10, 20))
-    click(utc(2026, 5, 5, 11, 20))
+    await click(utc(2026, 5, 5, 10, 20))
+    await click(utc(2026, 5, 5, 11, 20))
     const res = await report(s, 'from=2026-05-05T10:15Z&to=2026-05-05T11:15Z')
     expect(res.body).toMatchObject({ from: '2026-05-05T11:00:00.000Z', to: '2026-05-05T12:00:00.000Z', total: { clicks: 1 } })
     expect((await report(s, 'group_by=device&from=2026-05-05T10:15Z&to=2026-05-05T11:15Z')).body).toMatchObject({
@@ -95,7 +95,7 @@ describe('days and hours in a time zone', () => {
   })
 
   test('a range spanning daily and hourly rollups adds up (UTC days inside, hours at the edges)', async () => {
-    for (const at of [utc(2026, 6, 1, 22), utc(2026, 6, 2, 5), utc(2026, 6, 3, 1), utc(2026, 6, 3, 23)]) click(at)
+    for (const at of [utc(2026, 6, 1, 22), utc(2026, 6, 2, 5), utc(2026, 6, 3, 1), utc(2026, 6, 3, 23)]) await click(at)
     expect((await report(s, 'from=2026-06-01T22:00Z&to=2026-06-03T02:00Z')).body.total.clicks).toBe(3)
     expect((await report(s, 'from=2026-06-01T23:00Z&to=2026-06-04')).body.total.clicks).toBe(3)
     expect((await report(s, 'from=2026-06-01&to=2026-06-04&tz=America/New_York')).body.total.clicks).toBe(4)
@@ -107,7 +107,7 @@ describe('local days from daily rollups', () => {
     const own = catalog(s).campaign({ offers: [offer] })
     const base = utc(2026, 9, 17)
     const clickIds: string[] = []
-    for (let i = 0; i < 400; i++) clickIds.push(addClick(s, { campaign: own, offer, at: base + ((i * 7_919_993) % (26 * 86_400_000)) }))
+    for (let i = 0; i < 400; i++) clickIds.push(await addClick(s, { campaign: own, offer, at: base + ((i * 7_919_993) % (26 * 86_400_000)) }))
     await settle(s)
     const convDates: number[] = []
     for (let i = 0; i < 40; i++) {

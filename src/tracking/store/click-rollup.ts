@@ -1,11 +1,31 @@
 // Click rollups: hourly counts per campaign/source/offer/landing, maintained in the same transaction that
-// commits the clicks (commit.ts), so every committed click is counted exactly once.
+// commits the clicks (commit.ts on SQLite, pg.ts on Postgres), so every committed click is counted exactly once.
 import type { RawDb, RawStatement } from '../../db/client'
 import type { RollupClick } from './click'
 
 const HOUR_MS = 3_600_000
 
-interface Delta { hour: number; campaign: number; source: number; offer: number; landing: number; clicks: number; unique: number; bots: number; cost: number }
+/** One rollup row's change: the engine-neutral part both engines upsert. */
+export interface RollupDelta { hour: number; campaign: number; source: number; offer: number; landing: number; clicks: number; unique: number; bots: number; cost: number }
+
+/** Adds (sign 1) or removes (sign -1) clicks to `deltas`, one entry per rollup row. */
+export function addRollupDeltas(deltas: Map<string, RollupDelta>, clicks: readonly RollupClick[], sign: 1 | -1): void {
+  for (const r of clicks) {
+    // The operator's own clicks redirect like any other but stay out of every report.
+    if (r.excluded) continue
+    const hour = r.createdAt - (r.createdAt % HOUR_MS)
+    const key = `${hour}|${r.campaignId}|${r.sourceId ?? 0}|${r.offerId ?? 0}|${r.landingId ?? 0}`
+    let d = deltas.get(key)
+    if (!d) {
+      d = { hour, campaign: r.campaignId, source: r.sourceId ?? 0, offer: r.offerId ?? 0, landing: r.landingId ?? 0, clicks: 0, unique: 0, bots: 0, cost: 0 }
+      deltas.set(key, d)
+    }
+    d.clicks += sign
+    if (r.botReason) d.bots += sign
+    else if (r.isUnique) d.unique += sign
+    d.cost += sign * r.cost
+  }
+}
 
 export class ClickRollup {
   private readonly upsert: RawStatement
@@ -22,22 +42,8 @@ export class ClickRollup {
 
   /** Adds (sign 1) or removes (sign -1) clicks; call inside the caller's transaction. */
   apply(clicks: readonly RollupClick[], sign: 1 | -1 = 1): void {
-    const deltas = new Map<string, Delta>()
-    for (const r of clicks) {
-      // The operator's own clicks redirect like any other but stay out of every report.
-      if (r.excluded) continue
-      const hour = r.createdAt - (r.createdAt % HOUR_MS)
-      const key = `${hour}|${r.campaignId}|${r.sourceId ?? 0}|${r.offerId ?? 0}|${r.landingId ?? 0}`
-      let d = deltas.get(key)
-      if (!d) {
-        d = { hour, campaign: r.campaignId, source: r.sourceId ?? 0, offer: r.offerId ?? 0, landing: r.landingId ?? 0, clicks: 0, unique: 0, bots: 0, cost: 0 }
-        deltas.set(key, d)
-      }
-      d.clicks += sign
-      if (r.botReason) d.bots += sign
-      else if (r.isUnique) d.unique += sign
-      d.cost += sign * r.cost
-    }
+    const deltas = new Map<string, RollupDelta>()
+    addRollupDeltas(deltas, clicks, sign)
     for (const d of deltas.values()) this.upsert.run({ ...d })
   }
 }

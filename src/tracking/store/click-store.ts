@@ -1,4 +1,4 @@
-// The click store: every read and write of clicks, click_index and the click rollups goes through here.
+// The SQLite click store: every read and write of clicks, click_index and the click rollups goes through here.
 //
 //   append   a new click, group-committed with the other clicks of this event-loop turn (the redirect)
 //   repoint  a continued click's new offer/landing, committed with the same batch
@@ -18,18 +18,12 @@ import { ClickIndex } from './click-index'
 import type { Repoint } from './commit'
 import { ClickWriter } from './group-commit'
 import { startCheckpointer, type Checkpointer } from './checkpointer'
+import type { ClickStore, UniqueClick } from './types'
 
 export { WriterUnavailable } from './group-commit'
+export type { ClickStore, UniqueClick } from './types'
 
-/** A unique click of the last window, for rebuilding the unique-visitor windows at start. */
-export interface UniqueClick {
-  campaignId: number
-  ip: string | null
-  userAgent: string | null
-  createdAt: number
-}
-
-export class ClickStore {
+export class SqliteClickStore implements ClickStore {
   private readonly index: ClickIndex
   private readonly writer: ClickWriter
   private readonly continuable: RawStatement

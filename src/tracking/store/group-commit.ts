@@ -9,7 +9,9 @@ import type { Click } from './click'
 import { createCommitter, type Committer, type Repoint } from './commit'
 import { errorFields, log } from '../../lib/log'
 
-export class WriterUnavailable extends Error {}
+import { WriterUnavailable } from './types'
+
+export { WriterUnavailable }
 
 interface Batch {
   clicks: Click[]

@@ -1,0 +1,173 @@
+// The Postgres click store. Several svc instances share the database, so nothing about clicks is kept in
+// process memory beyond the batch being gathered: lookups go through the UNIQUE index on click_id (no
+// tail, no buckets), and a click one instance committed is findable from every other at once.
+//
+// Group commit as on SQLite: every click appended in one event-loop turn goes into one transaction
+// (pg-commit.ts) and each request's 302 waits for it. One batch is in flight per instance; clicks that
+// arrive meanwhile gather for the next one, so under load batches grow instead of queueing round trips.
+import type { PgDatabase } from '../../db/pg/client'
+import { num, numCols } from '../../db/pg/client'
+import type { EventBus } from '../../lib/event-bus'
+import { errorFields, log } from '../../lib/log'
+import { CLICK_COLUMNS, CONTINUE_FIELDS, CLICK_FIELDS, type Click, type ClickField, type ContinuableClick, type StoredClick } from './click'
+import type { Repoint } from './commit'
+import { commitPg } from './pg-commit'
+import { WriterUnavailable, type ClickStore, type UniqueClick } from './types'
+
+const COLUMN_OF = new Map<string, string>(CLICK_COLUMNS)
+/** `column AS "field"`: Postgres folds unquoted aliases to lower case. Constant text from CLICK_COLUMNS. */
+const pgSelectList = (fields: readonly ClickField[]) => fields.map((f) => `${COLUMN_OF.get(f)} AS "${f}"`).join(', ')
+const FIND_SQL = `SELECT id AS "row", ${pgSelectList(CONTINUE_FIELDS)} FROM clicks WHERE click_id = $1`
+const RECORD_SQL = `SELECT id AS "row", ${pgSelectList(CLICK_FIELDS)} FROM clicks WHERE click_id = $1`
+
+interface Batch {
+  clicks: Click[]
+  repoints: Repoint[]
+  promise: Promise<void>
+  resolve: () => void
+  reject: (e: unknown) => void
+}
+
+function newBatch(): Batch {
+  const { promise, resolve, reject } = Promise.withResolvers<void>()
+  // Waiters await this promise; the no-op handler only keeps a rejection with no waiter quiet.
+  promise.catch(() => {})
+  return { clicks: [], repoints: [], promise, resolve, reject }
+}
+
+export interface PgClickStoreOptions {
+  /** Clicks allowed to wait for a commit; beyond that appends are refused (503) and memory stays bounded. */
+  maxPending?: number
+  /** Told the size of every committed batch (tests, metrics). */
+  onBatch?: (size: { clicks: number; repoints: number }) => void
+}
+
+export class PgClickStore implements ClickStore {
+  private gathering: Batch | null = null
+  private inFlight: Promise<void> | null = null
+  private scheduled = false
+  private closed = false
+  private readonly maxPending: number
+
+  constructor(private readonly db: PgDatabase, private readonly events: EventBus, private readonly opts: PgClickStoreOptions = {}) {
+    this.maxPending = opts.maxPending ?? 20_000
+  }
+
+  append(click: Click): Promise<void> {
+    try {
+      const b = this.open()
+      b.clicks.push(click)
+      return b.promise
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  repoint(row: number, offerId: number, landingId: number | null): Promise<void> {
+    try {
+      const b = this.open()
+      b.repoints.push([row, offerId, landingId])
+      return b.promise
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  /** Its own transaction, outside the batches (seeds, imports). */
+  async import(clicks: readonly Click[]): Promise<number[]> {
+    if (this.closed) throw new WriterUnavailable('click writer is stopped')
+    if (clicks.length === 0) return []
+    const rows = await commitPg(this.db.sql, clicks, [])
+    this.events.committed('click.committed', { clicks, rows })
+    return rows
+  }
+
+  async rowOf(clickId: string): Promise<number | undefined> {
+    const [r] = await this.db.sql`SELECT id FROM clicks WHERE click_id = ${clickId}`
+    return r ? num(r.id) : undefined
+  }
+
+  async find(clickId: string): Promise<ContinuableClick | undefined> {
+    const [r] = await this.db.sql.unsafe(FIND_SQL, [clickId])
+    return r ? numCols([r], 'row')[0] : undefined
+  }
+
+  async record(clickId: string): Promise<StoredClick | undefined> {
+    const [r] = await this.db.sql.unsafe(RECORD_SQL, [clickId])
+    if (!r) return undefined
+    numCols([r], 'row', 'createdAt')
+    // Flags are stored as 0/1.
+    r.excluded = r.excluded === 1
+    r.isUnique = r.isUnique === 1
+    return r as StoredClick
+  }
+
+  /**
+   * Deletes up to `limit` clicks created before `cutoff`, oldest first, in one statement. SKIP LOCKED: two
+   * instances pruning at once take different rows instead of waiting for each other.
+   */
+  async prune(cutoff: number, limit: number): Promise<number> {
+    const r = await this.db.sql`
+      DELETE FROM clicks WHERE id IN (
+        SELECT id FROM clicks WHERE created_at < ${cutoff} ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`
+    return r.count
+  }
+
+  async recentUniques(since: number): Promise<UniqueClick[]> {
+    const rows = await this.db.sql`
+      SELECT campaign_id AS "campaignId", ip, user_agent AS "userAgent", created_at AS "createdAt"
+      FROM clicks WHERE created_at >= ${since} AND is_unique = 1 ORDER BY created_at`
+    return numCols(rows as Array<Record<string, unknown>>, 'createdAt') as unknown as UniqueClick[]
+  }
+
+  /** Nothing runs in the background on Postgres (no click index, the server checkpoints itself). */
+  start(): void {}
+
+  /** Commits everything still pending, then refuses new clicks. */
+  async stop(): Promise<void> {
+    this.closed = true
+    while (this.inFlight || this.gathering) {
+      if (!this.inFlight) this.flush()
+      await this.inFlight
+    }
+  }
+
+  private open(): Batch {
+    if (this.closed) throw new WriterUnavailable('click writer is stopped')
+    let b = this.gathering
+    if (!b) b = this.gathering = newBatch()
+    if (b.clicks.length + b.repoints.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
+    // End of this event-loop turn, not a timer; while a batch is in flight its completion flushes instead.
+    if (!this.inFlight && !this.scheduled) {
+      this.scheduled = true
+      setImmediate(this.flush)
+    }
+    return b
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false
+    const b = this.gathering
+    if (!b || this.inFlight) return
+    this.gathering = null
+    this.inFlight = this.commit(b).finally(() => {
+      this.inFlight = null
+      // What gathered while this batch was in flight goes next, at once.
+      if (this.gathering) this.flush()
+    })
+  }
+
+  private async commit(b: Batch): Promise<void> {
+    let rows: number[]
+    try {
+      rows = await commitPg(this.db.sql, b.clicks, b.repoints)
+    } catch (err) {
+      log.error('tracking: a batch of clicks was not committed', { clicks: b.clicks.length, error: errorFields(err).error })
+      b.reject(err)
+      return
+    }
+    this.opts.onBatch?.({ clicks: b.clicks.length, repoints: b.repoints.length })
+    if (b.clicks.length > 0) this.events.committed('click.committed', { clicks: b.clicks, rows })
+    b.resolve()
+  }
+}
