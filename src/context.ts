@@ -1,7 +1,7 @@
 import type { AnyElysia } from 'elysia'
 import type { BunRequest, Server } from 'bun'
 import type { Config } from './config'
-import type { Database } from './db/client'
+import type { AnyDatabase } from './db/engine'
 import type { SecretBox } from './lib/crypto'
 import type { EventBus } from './lib/event-bus'
 import type { SettingsStore } from './settings/store'
@@ -13,7 +13,7 @@ import type { VerbSet } from './lib/verb'
 /** Everything a feature needs, built once per server in src/server.ts (tests build one per test server). */
 export interface AppContext {
   config: Readonly<Config>
-  database: Database
+  database: AnyDatabase
   box: SecretBox
   events: EventBus
   settings: SettingsStore
@@ -33,7 +33,8 @@ export interface Feature {
   nativeRoutes?: NativeRoutes
   /** The feature's verbs: every surface (REST, MCP, CLI, dashboard) calls these through invoke(). */
   verbs?: VerbSet
-  start?(): void
+  /** Background work, and what must be ready before the first request (awaited before listen). */
+  start?(): void | Promise<void>
   /** Finish in-flight work; called on SIGTERM before the database closes. */
   stop?(): Promise<void>
 }

@@ -4,12 +4,16 @@ import type { Config } from './config'
 import type { AppContext, Feature } from './context'
 import { openDatabase } from './db/client'
 import { migrate } from './db/migrate'
+import { openPg } from './db/pg/client'
+import { migratePg } from './db/pg/migrate'
+import { shareEvents, type InstanceEvents } from './db/pg/instance-events'
+import type { AnyDatabase } from './db/engine'
 import { SecretBox } from './lib/crypto'
 import { EventBus } from './lib/event-bus'
-import { SettingsStore } from './settings/store'
-import { JobLoop } from './jobs/loop'
+import { createSettingsStore } from './settings/create-store'
+import { createJobLoop } from './jobs/loop'
 import { SessionSigner } from './auth/session'
-import { UserStore } from './users/store'
+import { createUserStore } from './users/create-store'
 import { errorHandler } from './http/errors'
 import { accessLogPlugin, loggedNativeRoutes } from './http/access-log'
 import { log, setLogFormat } from './lib/log'
@@ -42,21 +46,37 @@ export interface SvcServer {
   stop(): Promise<void>
 }
 
+/** The engine the config names, migrated to the newest schema (SQLite file, or SVC_DATABASE_URL). */
+export async function openStorage(config: Readonly<Config>): Promise<AnyDatabase> {
+  if (config.databaseUrl) {
+    const database = await openPg(config.databaseUrl)
+    try {
+      await migratePg(database)
+    } catch (err) {
+      await database.close().catch(() => {})
+      throw err
+    }
+    return database
+  }
+  const database = await openDatabase(config.dbPath)
+  migrate(database)
+  return database
+}
+
 /** Opens and migrates the database and creates the owner from SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD if none exists. */
 export async function createContext(config: Readonly<Config>): Promise<AppContext> {
   setLogFormat(config.logFormat)
-  const database = await openDatabase(config.dbPath)
-  migrate(database)
+  const database = await openStorage(config)
   const box = new SecretBox(config.secret)
   const ctx: AppContext = {
     config,
     database,
     box,
     events: new EventBus(),
-    settings: new SettingsStore(database.raw, box),
-    jobs: new JobLoop(database.raw, config.jobs),
+    settings: await createSettingsStore(database, box),
+    jobs: createJobLoop(database, config.jobs),
     sessions: new SessionSigner(config.secret, config.sessionTtlSeconds),
-    users: new UserStore(database.raw),
+    users: createUserStore(database),
   }
   if ((await ctx.users.count()) === 0) {
     if (config.adminEmail && config.adminPassword) {
@@ -77,10 +97,12 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const ctx = await createContext(config)
   const catalog = catalogFeature(ctx)
   const tracking = trackingFeature(ctx, { routes: catalog.routingSource })
+  const postback = postbackFeature(ctx, tracking.findClickRow)
+  await postback.ready
   const features: Feature[] = [
     catalog,
     tracking,
-    postbackFeature(ctx, tracking.findClickRow),
+    postback,
     jobsFeature(ctx),
     adminFeature(ctx),
     usersFeature(ctx),
@@ -109,6 +131,13 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     }
   }
 
+  // Postgres: the other instances hear of catalog, settings and conversion-type changes (and this one of theirs).
+  let instances: InstanceEvents | null = null
+  const shared = async () => {
+    if (ctx.database.engine !== 'postgres') return
+    instances = await shareEvents(ctx.database, ctx.events, { reloads: { 'settings.changed': () => ctx.settings.reload() } })
+  }
+
   let stopped = false
   return {
     app: app as unknown as Elysia,
@@ -116,8 +145,11 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     verbs,
     clicks: tracking.clicks,
     async listen() {
+      await shared() // Postgres: hear other instances' changes from the first request on
       app.listen({ port: config.port, hostname: config.host, reusePort: false })
-      for (const f of features) f.start?.()
+      // Started in one synchronous pass, so no request runs before each feature began its start (the
+      // Postgres routing table loads asynchronously; requests wait for it), then awaited.
+      await Promise.all(features.map((f) => f.start?.()))
       ctx.jobs.start()
       return { port: app.server!.port!, hostname: app.server!.hostname! }
     },
@@ -128,7 +160,8 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
       await app.stop(false).catch(() => {})
       for (const f of features) await f.stop?.()
       await ctx.jobs.stop()
-      ctx.database.close()
+      await instances?.stop()
+      await ctx.database.close()
     },
   }
 }

@@ -62,9 +62,10 @@ export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSourc
     },
     clicks,
     retention,
-    start: () => {
+    start: async () => {
       clicks.start()
       retention.start()
+      await cache.start() // Postgres loads the routing table before the first request
     },
     stop: async () => {
       await retention.stop()

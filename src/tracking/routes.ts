@@ -85,6 +85,13 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
   // Link checkers and previews send HEAD: answer where a visitor would go, record nothing, set no cookie.
   const preview = (step: 'c' | 'r'): Handler => (request, server) => {
     try {
+      const ready = tracker.ready()
+      if (ready) {
+        return ready.then(
+          () => respond(tracker.preview(request.params.slug!, visitor(request, server, false), step), request),
+          (err) => internalError(request, err),
+        )
+      }
       return respond(tracker.preview(request.params.slug!, visitor(request, server, false), step), request)
     } catch (err) {
       return internalError(request, err)

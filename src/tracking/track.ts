@@ -81,7 +81,7 @@ export class Tracker {
 
   /** GET /c/:slug. */
   async click(slug: string, v: Visitor): Promise<Outcome> {
-    const ready = this.routes.whenReady?.()
+    const ready = this.ready()
     if (ready) await ready
     const route = this.routes.get(slug)
     if (!route) return this.miss(slug)
@@ -100,7 +100,7 @@ export class Tracker {
 
   /** GET /r/:slug: continue the visitor's click (query click_id first, then cookie) to its offer. */
   async redirect(slug: string, v: Visitor): Promise<Outcome> {
-    const ready = this.routes.whenReady?.()
+    const ready = this.ready()
     if (ready) await ready
     const route = this.routes.get(slug)
     if (!route) return this.miss(slug)
@@ -117,7 +117,20 @@ export class Tracker {
     return this.create(route, v, pick(route.offers), null)
   }
 
-  /** HEAD /c and HEAD /r: where a visitor would go now, without a click ({click_id} renders empty). */
+  /**
+   * Null when the routing table is loaded (always on SQLite: nothing to await on its path). On Postgres a
+   * Promise while the table (re)loads; it loops, because a change can land between the end of one load
+   * and the read.
+   */
+  ready(): Promise<void> | null {
+    const w = this.routes.whenReady?.()
+    if (!w) return null
+    return (async () => {
+      for (let next: Promise<void> | null | undefined = w; next; next = this.routes.whenReady?.()) await next
+    })()
+  }
+
+  /** HEAD /c and HEAD /r (after ready()): where a visitor would go now, without a click ({click_id} renders empty). */
   preview(slug: string, v: Visitor, step: 'c' | 'r'): Outcome {
     const route = this.routes.get(slug)
     if (!route) return this.miss(slug)

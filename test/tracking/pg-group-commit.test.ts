@@ -143,7 +143,8 @@ describe.skipIf(!avail.ok)('Postgres click store: group commit', () => {
       id: 9, slug: 'pg', sourceId: null, externalId: null, offers: rot(offer), landings: rot(target(6, 'https://lp.example/?c={click_id}')),
       botTarget: null, costModel: 'none', cpc: 0,
     })
-    let ready: Promise<void> | null = Bun.sleep(10)
+    // Like RoutingCache: a Promise while the table loads, null once it is loaded.
+    let ready: Promise<void> | null = Bun.sleep(10).then(() => { ready = null })
     const routes: Routes = { whenReady: () => ready, get: (slug) => (slug === 'pg' ? route() : undefined), fallback: () => null }
     const quality: ClickQuality = { classify: () => ({ bot: null, excluded: false }) as never, isUnique: () => true, whenReady: () => null }
     const tracker = new Tracker(routes, storeA, quality)
