@@ -13,6 +13,7 @@ import { usersVerbs } from './users/verbs'
 import { openDatabase } from './db/client'
 import { backupInto, BackupTargetExists } from './db/backup'
 import { lockDataDir, DataDirBusy } from './db/lock'
+import { moveToPg, MoveError } from './db/move-to-pg'
 import { log, setLogFormat } from './lib/log'
 
 type Flags = Record<string, string | true>
@@ -80,6 +81,8 @@ async function serve(flags: Flags) {
 
 /** Refused while a server runs: new migrations must not change the schema under a running older server. */
 async function migrateCommand(flags: Flags): Promise<number> {
+  const to = value(flags, 'to')
+  if (to !== undefined) return moveCommand(to, flags)
   const config = loadConfig(process.env, configFlags(flags))
   setLogFormat(config.logFormat)
   const lock = lockDataDir(config.dataDir)
@@ -91,6 +94,13 @@ async function migrateCommand(flags: Flags): Promise<number> {
   }
   console.log(`database ${config.dbPath} is up to date`)
   return 0
+}
+
+/** migrate --to: copies the SQLite installation into an empty PostgreSQL database (src/db/move-to-pg.ts). */
+async function moveCommand(url: string, flags: Flags): Promise<number> {
+  const paths = dataPaths(process.env, configFlags(flags))
+  const { ok } = await moveToPg({ ...paths, url, env: process.env, out: (line) => console.log(line) })
+  return ok ? 0 : 1
 }
 
 /** user add / user passwd open an existing instance (never create one) and may run beside the server. */
@@ -170,7 +180,7 @@ function usageFailure(message: string, command: CommandName | null): number {
 function failure(err: unknown): number {
   if (err instanceof UsageError) return usageFailure(err.message, err.command)
   if (err instanceof ConfigError && err.usage) return usageFailure(err.message, 'serve')
-  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists]
+  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists, MoveError]
   if (expected.some((type) => err instanceof type)) {
     console.error(`error: ${(err as Error).message}`)
     return 1
