@@ -112,7 +112,12 @@ export async function moveToPg(opts: MoveOptions): Promise<{ ok: boolean; counts
     const plan = copyPlan()
     checkColumns(sqlite, plan)
     await requireEmpty(pg, plan, where)
-    const result = await copyAll(sqlite, pg, plan, opts)
+    const result = await copyAll(sqlite, pg, plan, opts).catch((err) => {
+      // e.g. "must be owner of table clicks": the copy disables the tables' triggers, which needs ownership.
+      const msg = scrub(err instanceof Error ? err.message : String(err), opts.url).split('\n')[0]
+      const hint = /must be owner/.test(msg) ? ' (connect as the role that owns the svc tables)' : ''
+      throw new MoveError(`copying into ${where} failed, nothing was written (the transaction was rolled back): ${msg}${hint}`)
+    })
     printCounts(result.counts, opts.out)
     if (!result.ok) {
       opts.out('error: the row counts differ (marked with !): nothing was written, the Postgres transaction was rolled back')
@@ -237,20 +242,22 @@ async function copyTable(raw: Database['raw'], tx: TransactionSQL, t: TablePlan,
   // The rows are copied as they are: no trigger may derive rows from them (the daily rollups would double).
   await tx`ALTER TABLE ${tx(t.name)} DISABLE TRIGGER USER`
   if (SEED[t.name]) await tx`DELETE FROM ${tx(t.name)}`
-  opts.out(`${t.name}: ${total} rows`)
+  opts.out(`copying ${t.name}: ${total} rows`)
   let copied = 0
   let lastReport = Date.now()
   let rows = first.all() as Record<string, unknown>[]
   while (rows.length > 0) {
-    await tx`INSERT INTO ${tx(t.name)} ${tx(rows, ...t.columns)}`
+    // The INSERT runs on the server while the next page is read here: at most two pages are in memory.
+    const insert = tx`INSERT INTO ${tx(t.name)} ${tx(rows, ...t.columns)}`.execute()
+    const last = rows[rows.length - 1]!
+    const page = rows.length < pageRows ? [] : (next.all(Object.fromEntries(t.key.map((c, i) => [`k${i}`, last[c]]))) as Record<string, unknown>[])
+    await insert
     copied += rows.length
     if (Date.now() - lastReport > 5000 && copied < total) {
-      opts.out(`${t.name}: ${copied} / ${total}`)
+      opts.out(`copying ${t.name}: ${copied} / ${total}`)
       lastReport = Date.now()
     }
-    if (rows.length < pageRows) break
-    const last = rows[rows.length - 1]!
-    rows = next.all(Object.fromEntries(t.key.map((c, i) => [`k${i}`, last[c]]))) as Record<string, unknown>[]
+    rows = page
   }
   await tx`ALTER TABLE ${tx(t.name)} ENABLE TRIGGER USER`
 }
