@@ -222,7 +222,7 @@ describe.skipIf(!pgAvailable().ok)('svc migrate --to postgres://', () => {
     u.username = role
     const r = svc(['migrate', '--to', u.toString()], { SVC_DATA_DIR: dir, SVC_SECRET: SECRET })
     expect(r.code).toBe(1)
-    expect(r.err).toMatch(/^error: copying into .* failed, nothing was written \(the transaction was rolled back\): must be owner of table \w+/)
+    expect(r.err).toMatch(/^error: copying into .* failed, nothing was written \(the transaction was rolled back\): must be owner of table \w+ \(connect as the role that owns the svc tables\)$/m)
     expect(r.err.trim().split('\n')).toHaveLength(1)
     const [{ n }] = await connect(target)`SELECT count(*)::int AS n FROM sources`
     expect(n).toBe(0)
