@@ -90,8 +90,11 @@ export interface TableCount {
   postgres: number
 }
 
-/** Runs the whole move; resolves to the per-table counts. `ok` false: counts differed and nothing was written. */
-export async function moveToPg(opts: MoveOptions): Promise<{ ok: boolean; counts: TableCount[] }> {
+/**
+ * Runs the whole move and resolves to the per-table counts. Throws MoveError for every refusal and failure,
+ * including counts that differ after the copy (then the counts are printed first and nothing is written).
+ */
+export async function moveToPg(opts: MoveOptions): Promise<TableCount[]> {
   requireDatabase({ dataDir: opts.dataDir, dbPath: opts.dbPath })
   checkUrl(opts.url)
   const lock = takeLock(opts.dataDir)
@@ -119,13 +122,10 @@ export async function moveToPg(opts: MoveOptions): Promise<{ ok: boolean; counts
       throw new MoveError(`copying into ${where} failed, nothing was written (the transaction was rolled back): ${msg}${hint}`)
     })
     printCounts(result.counts, opts.out)
-    if (!result.ok) {
-      opts.out('error: the row counts differ (marked with !): nothing was written, the Postgres transaction was rolled back')
-      return result
-    }
+    if (!result.ok) throw new MoveError('the row counts differ (marked with ! above): nothing was written, the transaction was rolled back')
     opts.out(`done: ${result.counts.reduce((n, c) => n + c.postgres, 0)} rows copied into ${where}`)
     secretReminder(opts)
-    return result
+    return result.counts
   } finally {
     if (pg) await pg.close().catch(() => {})
     sqlite?.close()
