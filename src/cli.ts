@@ -22,9 +22,10 @@ export const COMMANDS = {
     values: ['port', 'host', ...DATA], switches: [], args: [],
   },
   migrate: {
-    usage: 'migrate [--data-dir DIR]',
-    summary: 'create or upgrade the database and exit (refused while a server runs on the directory)',
-    values: DATA, switches: [], args: [],
+    usage: 'migrate [--data-dir DIR] [--to postgres://…]',
+    summary: 'create or upgrade the database and exit (refused while a server runs on the directory); ' +
+      '--to: copy the SQLite installation into an empty PostgreSQL database instead (stop the server first)',
+    values: ['to', ...DATA], switches: [], args: [],
   },
   'user add': {
     usage: 'user add --email E [--owner] [--password P] [--data-dir DIR]',

@@ -14,6 +14,7 @@ import { openDatabase } from './db/client'
 import { backupInto, BackupTargetExists } from './db/backup'
 import { lockDataDir, DataDirBusy } from './db/lock'
 import { redactUrl } from './db/pg/client'
+import { moveToPg, MoveError } from './db/move-to-pg'
 import { log, setLogFormat } from './lib/log'
 
 type Flags = Record<string, string | true>
@@ -82,6 +83,8 @@ async function serve(flags: Flags) {
 
 /** Refused while a server runs: new migrations must not change the schema under a running older server. */
 async function migrateCommand(flags: Flags): Promise<number> {
+  const to = value(flags, 'to')
+  if (to !== undefined) return moveCommand(to, flags)
   const config = loadConfig(process.env, configFlags(flags))
   setLogFormat(config.logFormat)
   // On Postgres, running instances may stay up: the migrator holds an advisory lock, and migrations
@@ -94,6 +97,13 @@ async function migrateCommand(flags: Flags): Promise<number> {
     lock?.release()
   }
   console.log(`database ${config.databaseUrl ? redactUrl(config.databaseUrl) : config.dbPath} is up to date`)
+  return 0
+}
+
+/** migrate --to: copies the SQLite installation into an empty PostgreSQL database (src/db/move-to-pg.ts). */
+async function moveCommand(url: string, flags: Flags): Promise<number> {
+  const paths = dataPaths(process.env, configFlags(flags))
+  await moveToPg({ ...paths, url, env: process.env, out: (line) => console.log(line) })
   return 0
 }
 
@@ -177,7 +187,7 @@ function usageFailure(message: string, command: CommandName | null): number {
 function failure(err: unknown): number {
   if (err instanceof UsageError) return usageFailure(err.message, err.command)
   if (err instanceof ConfigError && err.usage) return usageFailure(err.message, 'serve')
-  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists]
+  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists, MoveError]
   if (expected.some((type) => err instanceof type)) {
     console.error(`error: ${(err as Error).message}`)
     return 1
