@@ -27,7 +27,7 @@ test('the 601st postback within a minute from one address answers 429 with Retry
   // Without SVC_TRUST_PROXY the address comes from the socket: a forged X-Forwarded-For does not escape the limit.
   const spoofed = await postback(s, 'subid=x', { 'x-forwarded-for': '198.51.100.1' })
   expect(spoofed.status).toBe(429)
-  expect(countRows(s, 'postback_errors')).toBe(0)
+  expect(await countRows(s, 'postback_errors')).toBe(0)
 }, 90_000)
 
 test('behind a trusted proxy each X-Forwarded-For client address has its own 600 per minute', async () => {

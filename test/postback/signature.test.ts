@@ -9,7 +9,7 @@ let cat: Catalog
 
 beforeAll(async () => {
   s = await startServer()
-  cat = seedCatalog(s, { payout: 2 })
+  cat = await seedCatalog(s, { payout: 2 })
 })
 afterAll(() => s.destroy())
 afterEach(() => s.ctx.settings.update({ postback_secret: null }))
@@ -27,10 +27,10 @@ describe('postback signature (postback_secret set)', () => {
   test('a missing sig answers 401 {"error":"invalid signature"} and records nothing, not even an error row', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
-    const errors = countRows(s, 'postback_errors')
+    const errors = await countRows(s, 'postback_errors')
     await expect401(await postback(s, `subid=${id}&status=approved`))
-    expect(conversionsOf(s, id)).toHaveLength(0)
-    expect(countRows(s, 'postback_errors')).toBe(errors)
+    expect(await conversionsOf(s, id)).toHaveLength(0)
+    expect(await countRows(s, 'postback_errors')).toBe(errors)
   })
 
   test('an invalid sig answers 401 and records nothing', async () => {
@@ -40,7 +40,7 @@ describe('postback signature (postback_secret set)', () => {
     await expect401(await postback(s, `subid=${id}&status=approved&sig=${wrong}`))
     await expect401(await postback(s, `subid=${id}&status=approved&sig=`))
     await expect401(await postback(s, `subid=${id}&status=approved&sig=${sign(id, 'approved', '1', '')}`))
-    expect(conversionsOf(s, id)).toHaveLength(0)
+    expect(await conversionsOf(s, id)).toHaveLength(0)
   })
 
   test('a valid sig over subid|status|payout|tid answers 200 OK and records the conversion', async () => {
@@ -49,14 +49,14 @@ describe('postback signature (postback_secret set)', () => {
     const res = await postback(s, `subid=${id}&status=approved&payout=12.50&tid=T9&sig=${sign(id, 'approved', '12.50', 'T9')}`)
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('OK')
-    expect(conversionsOf(s, id)[0]).toMatchObject({ revenue: 12.5, transaction_id: 'T9' })
+    expect((await conversionsOf(s, id))[0]).toMatchObject({ revenue: 12.5, transaction_id: 'T9' })
   })
 
   test('absent status, payout and tid are signed as empty strings', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}&sig=${sign(id, '', '', '')}`)).status).toBe(200)
-    expect(conversionsOf(s, id)).toHaveLength(1)
+    expect(await conversionsOf(s, id)).toHaveLength(1)
   })
 
   test('the signed values are the raw received strings of the winning aliases', async () => {
@@ -65,14 +65,14 @@ describe('postback signature (postback_secret set)', () => {
     const sig = sign(id, 'Approved ', '0012.500', 'a b')
     const res = await postback(s, `click_id=${id}&type=Approved%20&revenue=0012.500&txid=a+b&sig=${sig}`)
     expect(res.status).toBe(200)
-    expect(conversionsOf(s, id.toLowerCase())).toHaveLength(1)
+    expect(await conversionsOf(s, id.toLowerCase())).toHaveLength(1)
   })
 
   test('the hex signature is accepted in upper case', async () => {
     s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}&sig=${sign(id, '', '', '').toUpperCase()}`)).status).toBe(200)
-    expect(conversionsOf(s, id)).toHaveLength(1)
+    expect(await conversionsOf(s, id)).toHaveLength(1)
   })
 
   test('a validly signed postback for an unknown click answers 200 OK and lists unknown_click', async () => {
@@ -88,6 +88,6 @@ describe('postback signature (postback_secret set)', () => {
     const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}`)).status).toBe(200)
     expect((await postback(s, `subid=${id}&sig=garbage`)).status).toBe(200)
-    expect(conversionsOf(s, id)).toHaveLength(2)
+    expect(await conversionsOf(s, id)).toHaveLength(2)
   })
 })
