@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { randomUUID } from 'node:crypto'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { DEFAULT_ALIASES } from '../../src/postback/aliases'
 import { readPayout } from '../../src/postback/payout'
@@ -338,12 +339,12 @@ describe('transaction id and deduplication', () => {
   test('a postback with two problems gets two warning rows for its one conversion', async () => {
     const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&tid=${'v'.repeat(256)}&payout=abc`, id)
-    const rows = s.ctx.database.raw.prepare('SELECT reason, conversion_id FROM postback_errors WHERE click_id = $id ORDER BY id').all({ id })
+    const rows = await testDb(s).all('SELECT reason, conversion_id FROM postback_errors WHERE click_id = $id ORDER BY id', { id })
     expect(rows).toEqual([{ reason: 'payout_unreadable', conversion_id: row!.id }, { reason: 'tid_truncated', conversion_id: row!.id }])
   })
 
   test('with postback_dedup a truncated tid deduplicates on its stored 255 characters', async () => {
-    s.ctx.settings.update({ postback_dedup: true })
+    await s.ctx.settings.update({ postback_dedup: true })
     const id = await addClick(s, cat)
     await send(`subid=${id}&tid=${'w'.repeat(255)}`, id)
     expect(await send(`subid=${id}&tid=${'w'.repeat(300)}`, id)).toHaveLength(1)
@@ -357,7 +358,7 @@ describe('transaction id and deduplication', () => {
   })
 
   test('with postback_dedup the same click and tid record once and list a duplicate; other tids and no tid still record', async () => {
-    s.ctx.settings.update({ postback_dedup: true })
+    await s.ctx.settings.update({ postback_dedup: true })
     const id = await addClick(s, cat)
     const other = await addClick(s, cat)
     await send(`subid=${id}&tid=SAME`, id)
