@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'
 import { startListener, type Listener } from '../helpers/listener'
+import { testDb } from '../helpers/db'
 import { addClick, conversionsOf, eventually, jobsOf, ownerCookie, postback, seedCatalog, type JobDbRow } from '../postback/seed'
 
 let s: TestServer
@@ -10,7 +11,7 @@ const releases: Array<() => void> = []
 
 beforeAll(async () => {
   s = await startServer({ SVC_OUTBOUND_ALLOW_PRIVATE: '1', SVC_JOBS_MAX_ATTEMPTS: '3' })
-  cookie = ownerCookie(s)
+  cookie = await ownerCookie(s)
 })
 afterAll(async () => {
   for (const release of releases) release()
@@ -25,20 +26,20 @@ function listen(respond?: Parameters<typeof startListener>[0]): Listener {
 }
 
 /** A campaign whose source forwards to `template` (relative to the listener), plus one click of it. */
-function clickForwardingTo(l: Listener | string, template = '/pb?cid={click_id}', externalId: string | null = 'ext-1') {
+async function clickForwardingTo(l: Listener | string, template = '/pb?cid={click_id}', externalId: string | null = 'ext-1') {
   const base = typeof l === 'string' ? l : l.base
-  const cat = seedCatalog(s, { postbackUrl: base + template, payout: 3, externalId })
+  const cat = await seedCatalog(s, { postbackUrl: base + template, payout: 3, externalId })
   return addClick(s, cat)
 }
 
-function jobFor(clickId: string): JobDbRow | undefined {
-  const conv = conversionsOf(s, clickId)[0]
+async function jobFor(clickId: string): Promise<JobDbRow | undefined> {
+  const conv = (await conversionsOf(s, clickId))[0]
   if (!conv) return undefined
-  return jobsOf(s).find((j) => JSON.parse(j.payload).conversion_id === conv.id)
+  return (await jobsOf(s)).find((j) => JSON.parse(j.payload).conversion_id === conv.id)
 }
 
 const settled = (clickId: string, status: 'done' | 'failed') =>
-  eventually(() => { const j = jobFor(clickId); return j?.status === status ? j : undefined }, 10_000, `job ${status}`)
+  eventually(async () => { const j = await jobFor(clickId); return j?.status === status ? j : undefined }, 10_000, `job ${status}`)
 
 describe('forwarding a conversion to its traffic source', () => {
   test('the source receives a GET with {click_id} {payout} {external_id} {status} substituted and URL-encoded', async () => {
@@ -53,7 +54,7 @@ describe('forwarding a conversion to its traffic source', () => {
     expect(Object.fromEntries(req!.url.searchParams)).toEqual({ cid: id, p: '12.5', ext: 'camp 7&x=1/é', st: 'sale', keep: '{other}' })
     const job = await settled(id, 'done')
     expect(job).toMatchObject({ kind: 'source_postback', attempts: 1, result: 'HTTP 200', last_error: null })
-    expect(JSON.parse(job.payload)).toEqual({ conversion_id: conversionsOf(s, id)[0]!.id, url: `${l.base}/pb?cid=${id}&p=12.5&ext=camp%207%26x%3D1%2F%C3%A9&st=sale&keep={other}` })
+    expect(JSON.parse(job.payload)).toEqual({ conversion_id: (await conversionsOf(s, id))[0]!.id, url: `${l.base}/pb?cid=${id}&p=12.5&ext=camp%207%26x%3D1%2F%C3%A9&st=sale&keep={other}` })
   })
 
   test('{payout} is the offer payout when the postback has none, {status} the resolved type slug, {external_id} empty when unset', async () => {
@@ -67,10 +68,10 @@ describe('forwarding a conversion to its traffic source', () => {
   test.each([['trial'], ['rejected'], ['chargeback']])('a %s conversion is recorded but never forwarded', async (status) => {
     const l = listen()
     const id = await clickForwardingTo(l)
-    const jobs = jobsOf(s).length
+    const jobs = (await jobsOf(s)).length
     await postback(s, `subid=${id}&status=${status}`)
-    expect(conversionsOf(s, id)).toHaveLength(1)
-    expect(jobsOf(s).length).toBe(jobs)
+    expect(await conversionsOf(s, id)).toHaveLength(1)
+    expect((await jobsOf(s)).length).toBe(jobs)
     // A sale of the same click is forwarded, so the source URL itself works.
     await postback(s, `subid=${id}&status=approved`)
     await l.waitFor(1)
@@ -78,12 +79,12 @@ describe('forwarding a conversion to its traffic source', () => {
   })
 
   test('a source without postback_url gets nothing', async () => {
-    const cat = seedCatalog(s, { postbackUrl: null })
+    const cat = await seedCatalog(s, { postbackUrl: null })
     const id = await addClick(s, cat)
-    const jobs = jobsOf(s).length
+    const jobs = (await jobsOf(s)).length
     await postback(s, `subid=${id}&status=approved`)
-    expect(conversionsOf(s, id)).toHaveLength(1)
-    expect(jobsOf(s).length).toBe(jobs)
+    expect(await conversionsOf(s, id)).toHaveLength(1)
+    expect((await jobsOf(s)).length).toBe(jobs)
   })
 
   test('a 5xx is retried: 503 then 200 ends done with attempts=2', async () => {
@@ -145,7 +146,7 @@ describe('forwarding a conversion to its traffic source', () => {
     expect(await res.text()).toBe('OK')
     await l.waitFor(1)
     // The source has the request but has not answered: the attempt is still in flight.
-    expect(jobFor(id)!.status).toBe('running')
+    expect((await jobFor(id))!.status).toBe('running')
   })
 })
 
@@ -159,14 +160,14 @@ describe('forwarding without SVC_OUTBOUND_ALLOW_PRIVATE', () => {
     ['localhost', (port: number) => `http://localhost:${port}/pb`, 'refused: localhost is a loopback name (set SVC_OUTBOUND_ALLOW_PRIVATE=1 to allow)'],
   ])('a source URL at %s is refused as SSRF: the job fails at once with a clear last_error', async (_, url, message) => {
     const l = listen()
-    const cat = seedCatalog(strict, { postbackUrl: url(Number(new URL(l.base).port)) })
+    const cat = await seedCatalog(strict, { postbackUrl: url(Number(new URL(l.base).port)) })
     const id = await addClick(strict, cat)
     await postback(strict, `subid=${id}`)
-    const job = await eventually(() => (strict.ctx.database.raw.prepare("SELECT * FROM jobs WHERE status = 'failed' ORDER BY id DESC LIMIT 1").get() as JobDbRow | undefined), 10_000, 'failed job')
+    const job = await eventually(() => testDb(strict).get<JobDbRow>("SELECT * FROM jobs WHERE status = 'failed' ORDER BY id DESC LIMIT 1"), 10_000, 'failed job')
     expect(job.attempts).toBe(1)
     expect(job.last_error).toBe(`${message} (attempt 1 of 8; not retryable)`)
     expect(l.received).toHaveLength(0)
-    strict.ctx.database.raw.exec('DELETE FROM jobs')
+    await testDb(strict).run('DELETE FROM jobs')
   })
 })
 

@@ -2,30 +2,45 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
-import { startServer, type TestServer } from '../helpers/server'
+import { engineEnv, startServer, type TestServer } from '../helpers/server'
 import { startListener } from '../helpers/listener'
+import { testDb, type TestDb } from '../helpers/db'
+import { onPostgres } from '../helpers/pg'
 import { JobError } from '../../src/jobs/types'
 import { invoke, systemActor } from '../../src/lib/verb'
 import { addClick, eventually, postback, seedCatalog, type JobDbRow } from '../postback/seed'
 
 const PRIVATE_OK = { SVC_OUTBOUND_ALLOW_PRIVATE: '1' }
 
-/** Reads the jobs table of a stopped server straight from its SQLite file. */
-function jobsOnDisk(dataDir: string): JobDbRow[] {
-  const db = new Database(join(dataDir, 'svc.db'))
+/**
+ * The database of a stopped server, opened behind its back: its SQLite file, or on Postgres the database
+ * that stands for its data dir. `close` ends the SQLite handle (the Postgres test client is shared).
+ */
+async function dbOnDisk(dataDir: string): Promise<{ db: TestDb; close(): void }> {
+  if (onPostgres) {
+    const { SVC_DATABASE_URL: url } = await engineEnv(dataDir)
+    return { db: testDb({ ctx: { database: { engine: 'postgres', url } } } as never), close() {} }
+  }
+  const raw = new Database(join(dataDir, 'svc.db'))
+  return { db: testDb({ ctx: { database: { engine: 'sqlite', raw } } } as never), close: () => raw.close() }
+}
+
+/** Reads the jobs table of a stopped server straight from its database. */
+async function jobsOnDisk(dataDir: string): Promise<JobDbRow[]> {
+  const { db, close } = await dbOnDisk(dataDir)
   try {
-    return db.query('SELECT * FROM jobs ORDER BY id').all() as JobDbRow[]
+    return await db.all<JobDbRow>('SELECT * FROM jobs ORDER BY id')
   } finally {
-    db.close()
+    close()
   }
 }
 
-function jobRow(s: TestServer, id: number): JobDbRow {
-  return s.ctx.database.raw.prepare('SELECT * FROM jobs WHERE id = $id').get({ id }) as JobDbRow
+function jobRow(s: TestServer, id: number): Promise<JobDbRow> {
+  return testDb(s).get<JobDbRow>('SELECT * FROM jobs WHERE id = $id', { id }) as Promise<JobDbRow>
 }
 
 const settled = (s: TestServer, id: number, status: string) =>
-  eventually(() => { const j = jobRow(s, id); return j.status === status ? j : undefined }, 10_000, `job ${id} ${status}`)
+  eventually(async () => { const j = await jobRow(s, id); return j.status === status ? j : undefined }, 10_000, `job ${id} ${status}`)
 
 describe('durability across restarts', () => {
   test('a job pending when the server stops is resumed by the next server on the same data dir', async () => {
@@ -33,11 +48,11 @@ describe('durability across restarts', () => {
     const l = startListener(() => new Response('', { status: up ? 200 : 503 }))
     const env = { ...PRIVATE_OK, SVC_JOBS_MAX_ATTEMPTS: '50', SVC_JOBS_BACKOFF_MS: '100', SVC_JOBS_BACKOFF_MAX_MS: '100' }
     const first = await startServer(env)
-    const id = await addClick(first, seedCatalog(first, { postbackUrl: `${l.base}/pb?c={click_id}` }))
+    const id = await addClick(first, await seedCatalog(first, { postbackUrl: `${l.base}/pb?c={click_id}` }))
     await postback(first, `subid=${id}`)
     await l.waitFor(1)
     await first.stop()
-    const [stopped] = jobsOnDisk(first.dataDir)
+    const [stopped] = await jobsOnDisk(first.dataDir)
     expect(stopped).toMatchObject({ status: 'pending', kind: 'source_postback' })
     expect(stopped!.last_error).toStartWith('HTTP 503')
 
@@ -57,21 +72,21 @@ describe('durability across restarts', () => {
     const l = startListener()
     const first = await startServer(PRIVATE_OK)
     await first.stop()
-    const db = new Database(join(first.dataDir, 'svc.db'))
-    const insert = db.query(
-      "INSERT INTO jobs (kind, payload, status, attempts, max_attempts, next_run_at, created_at, updated_at) VALUES ('source_postback', ?, 'running', ?, ?, 0, 0, 0) RETURNING id",
-    )
-    const payload = JSON.stringify({ conversion_id: 1, url: `${l.base}/crashed` })
-    const retryable = (insert.get(payload, 1, 8) as { id: number }).id
-    const exhausted = (insert.get(payload, 3, 3) as { id: number }).id
-    db.close()
+    const { db, close } = await dbOnDisk(first.dataDir)
+    const insert = async (attempts: number, max: number) => (await db.get<{ id: number }>(
+      "INSERT INTO jobs (kind, payload, status, attempts, max_attempts, next_run_at, created_at, updated_at) VALUES ('source_postback', $payload, 'running', $attempts, $max, 0, 0, 0) RETURNING id",
+      { payload: JSON.stringify({ conversion_id: 1, url: `${l.base}/crashed` }), attempts, max },
+    ))!.id
+    const retryable = await insert(1, 8)
+    const exhausted = await insert(3, 3)
+    close()
 
     const second = await startServer(PRIVATE_OK, first.dataDir)
     try {
       const done = await settled(second, retryable, 'done')
       expect(done.attempts).toBe(2)
       expect(done.last_error).toBe('attempt 1 was interrupted (server stopped or crashed during it)')
-      const failed = jobRow(second, exhausted)
+      const failed = await jobRow(second, exhausted)
       expect(failed.status).toBe('failed')
       expect(failed.last_error).toBe('attempt 3 of 3 was interrupted (server stopped or crashed during it); no attempts left')
       expect(l.received).toHaveLength(1)
@@ -87,12 +102,12 @@ describe('durability across restarts', () => {
       return new Response('slow but fine')
     })
     const s = await startServer({ ...PRIVATE_OK, SVC_JOBS_TIMEOUT_MS: '5000' })
-    const id = await addClick(s, seedCatalog(s, { postbackUrl: `${l.base}/pb?c={click_id}` }))
+    const id = await addClick(s, await seedCatalog(s, { postbackUrl: `${l.base}/pb?c={click_id}` }))
     await postback(s, `subid=${id}`)
     await l.waitFor(1)
     await s.stop()
     try {
-      expect(jobsOnDisk(s.dataDir)).toMatchObject([{ status: 'done', attempts: 1, result: 'HTTP 200' }])
+      expect(await jobsOnDisk(s.dataDir)).toMatchObject([{ status: 'done', attempts: 1, result: 'HTTP 200' }])
       expect(l.received).toHaveLength(1)
     } finally {
       rmSync(s.dataDir, { recursive: true, force: true })

@@ -12,9 +12,9 @@ const api = (method: string, path: string, body?: unknown) => s.api(method, path
 
 beforeAll(async () => {
   s = await startServer()
-  cookie = ownerCookie(s)
-  a = seedCatalog(s, { payout: 1 })
-  b = seedCatalog(s, { payout: 2 })
+  cookie = await ownerCookie(s)
+  a = await seedCatalog(s, { payout: 1 })
+  b = await seedCatalog(s, { payout: 2 })
   clicks.a1 = await addClick(s, a)
   clicks.a2 = await addClick(s, a)
   clicks.b1 = await addClick(s, b)

@@ -18,8 +18,8 @@ let cookie: string
 
 beforeAll(async () => {
   s = await startServer()
-  cat = seedCatalog(s)
-  cookie = ownerCookie(s)
+  cat = await seedCatalog(s)
+  cookie = await ownerCookie(s)
 })
 afterAll(() => s.destroy())
 beforeEach(() => s.ctx.settings.setJson('postback_aliases', null))
@@ -41,17 +41,17 @@ describe('GET|PUT /admin/api/postback-aliases', () => {
 
     const id = await addClick(s, cat)
     await postback(s, `subid=${id}&payout=5`)
-    expect(conversionsOf(s, id)).toHaveLength(0)
-    expect(lastError(s)!.reason).toBe('missing_click_id')
+    expect(await conversionsOf(s, id)).toHaveLength(0)
+    expect((await lastError(s))!.reason).toBe('missing_click_id')
     await postback(s, `my_click=${id}&amt=6&payout=5`)
-    expect(conversionsOf(s, id)).toMatchObject([{ revenue: 6 }])
+    expect(await conversionsOf(s, id)).toMatchObject([{ revenue: 6 }])
   })
 
   test('cid stays accepted as the last resort after a PUT replaced the subid list', async () => {
     await put({ subid: ['x_id'] })
     const id = await addClick(s, cat)
     await postback(s, `cid=${id}`)
-    expect(conversionsOf(s, id)).toHaveLength(1)
+    expect(await conversionsOf(s, id)).toHaveLength(1)
   })
 
   test('a list that already contains cid keeps it where it is', async () => {

@@ -10,7 +10,7 @@ const corsHeaders = (res: Response) => [...res.headers.keys()].filter((k) => k.s
 
 beforeAll(async () => {
   s = await startServer()
-  seedCatalog(s)
+  await seedCatalog(s)
 })
 afterAll(() => s.destroy())
 

@@ -3,35 +3,50 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { startServer, type TestServer } from '../helpers/server'
+import { testDb } from '../helpers/db'
+import { onPostgres } from '../helpers/pg'
 import { invoke, systemActor } from '../../src/lib/verb'
 import type { RecordedConversion } from '../../src/postback'
 import { addClick, conversionsOf, countRows, jobsOf, postback, seedCatalog, type Catalog } from './seed'
 
 let s: TestServer
 let c: Catalog
-/** A second connection: it sees only what is committed. */
-let reader: Database
-const seenAfterCommit: Array<{ id: number; readable: boolean }> = []
+/**
+ * A second connection: it sees only what is committed. On SQLite a read-only handle on the file, read
+ * synchronously inside the subscriber; on Postgres the test's own client (not the server's pool), whose
+ * query the subscriber sends at once and the test awaits later.
+ */
+let reader: Database | null = null
+let readable: (id: number) => boolean | Promise<boolean>
+const seen: Array<{ id: number; readable: boolean | Promise<boolean> }> = []
+/** What the after-commit subscriber saw, once every read it started has answered. */
+const seenAfterCommit = () => Promise.all(seen.map(async (e) => ({ id: e.id, readable: await e.readable })))
 
 beforeAll(async () => {
   s = await startServer()
-  c = seedCatalog(s, { postbackUrl: 'https://source.example/pb?c={click_id}&p={payout}', payout: 3 })
-  reader = new Database(s.ctx.config.dbPath, { readonly: true })
+  c = await seedCatalog(s, { postbackUrl: 'https://source.example/pb?c={click_id}&p={payout}', payout: 3 })
+  if (onPostgres) {
+    const db = testDb(s)
+    readable = async (id) => (await db.get('SELECT id FROM conversions WHERE id = $id', { id })) !== undefined
+  } else {
+    const r = (reader = new Database(s.ctx.config.dbPath, { readonly: true }))
+    readable = (id) => r.query('SELECT id FROM conversions WHERE id = ?').get(id) !== null
+  }
   s.ctx.events.on('conversion.recorded', 'in-transaction', 'test.refuse-boom', (conv) => {
     if (conv.transactionId === 'boom') throw new Error('subscriber failed')
   })
   s.ctx.events.on('conversion.recorded', 'after-commit', 'test.reader', (conv: RecordedConversion) => {
-    seenAfterCommit.push({ id: conv.id, readable: reader.query('SELECT id FROM conversions WHERE id = ?').get(conv.id) !== null })
+    seen.push({ id: conv.id, readable: readable(conv.id) })
   })
 })
 afterAll(async () => {
-  reader.close()
+  reader?.close()
   await s.destroy()
 })
 
-const rollupOf = (campaignId: number) =>
-  s.ctx.database.raw.prepare('SELECT coalesce(sum(conversions), 0) AS n FROM conversion_stats_hourly WHERE campaign_id = $campaignId')
-    .get({ campaignId }) as { n: number }
+// CAST: sum() of integers is numeric on Postgres; an integer on both engines.
+const rollupOf = async (campaignId: number) =>
+  (await testDb(s).get<{ n: number }>('SELECT CAST(coalesce(sum(conversions), 0) AS INTEGER) AS n FROM conversion_stats_hourly WHERE campaign_id = $campaignId', { campaignId }))!
 
 describe('conversion.recorded', () => {
   test('rollups and forwarding subscribe in the transaction; waking the job loop after the commit', () => {
@@ -43,30 +58,30 @@ describe('conversion.recorded', () => {
 
   test('an in-transaction subscriber that throws rolls its conversion back (no row, no rollup, no job): that postback alone gets a 500', async () => {
     const clicks = await Promise.all(Array.from({ length: 5 }, () => addClick(s, c)))
-    const jobsBefore = countRows(s, 'jobs')
-    const rollupBefore = rollupOf(c.campaignId).n
+    const jobsBefore = await countRows(s, 'jobs')
+    const rollupBefore = (await rollupOf(c.campaignId)).n
     const answers = await Promise.all(clicks.map((id, i) => postback(s, `subid=${id}&tid=${i === 2 ? 'boom' : `ok-${i}`}`)))
     expect(answers.map((r) => r.status)).toEqual([200, 200, 500, 200, 200])
     expect(await answers[2]!.json()).toEqual({ error: 'internal error' })
-    expect(conversionsOf(s, clicks[2]!)).toHaveLength(0)
-    expect(jobsOf(s).filter((j) => j.payload.includes(clicks[2]!))).toHaveLength(0)
-    expect(countRows(s, 'jobs') - jobsBefore).toBe(4)
-    expect(rollupOf(c.campaignId).n - rollupBefore).toBe(4)
+    expect(await conversionsOf(s, clicks[2]!)).toHaveLength(0)
+    expect((await jobsOf(s)).filter((j) => j.payload.includes(clicks[2]!))).toHaveLength(0)
+    expect(await countRows(s, 'jobs') - jobsBefore).toBe(4)
+    expect((await rollupOf(c.campaignId)).n - rollupBefore).toBe(4)
   })
 
   test('after-commit subscribers run once the conversion is committed (readable from another connection)', async () => {
     const click = await addClick(s, c)
-    seenAfterCommit.length = 0
+    seen.length = 0
     expect((await postback(s, `subid=${click}`)).status).toBe(200)
-    const [conv] = conversionsOf(s, click)
-    expect(seenAfterCommit).toEqual([{ id: conv!.id, readable: true }])
+    const [conv] = await conversionsOf(s, click)
+    expect(await seenAfterCommit()).toEqual([{ id: conv!.id, readable: true }])
   })
 
   test('a conversion rolled back by a subscriber is never announced after commit', async () => {
     const click = await addClick(s, c)
-    seenAfterCommit.length = 0
+    seen.length = 0
     expect((await postback(s, `subid=${click}&tid=boom`)).status).toBe(500)
-    expect(seenAfterCommit).toEqual([])
+    expect(await seenAfterCommit()).toEqual([])
   })
 })
 
@@ -75,23 +90,23 @@ describe('conversions.record', () => {
 
   test('records through the same path as /postback: row, rollup, forward job, after-commit subscribers', async () => {
     const click = await addClick(s, c)
-    const jobsBefore = countRows(s, 'jobs')
-    const rollupBefore = rollupOf(c.campaignId).n
-    seenAfterCommit.length = 0
+    const jobsBefore = await countRows(s, 'jobs')
+    const rollupBefore = (await rollupOf(c.campaignId)).n
+    seen.length = 0
     const out = (await record({ click_id: click.toUpperCase(), status: 'approved', transaction_id: 'web-1' })) as { id: number; revenue: number; type: string }
     expect(out).toMatchObject({ type: 'sale', revenue: 3, transaction_id: 'web-1', click_id: click })
-    expect(conversionsOf(s, click).map((r) => r.id)).toEqual([out.id])
-    expect(rollupOf(c.campaignId).n - rollupBefore).toBe(1)
-    const jobs = jobsOf(s).slice(jobsBefore)
+    expect((await conversionsOf(s, click)).map((r) => r.id)).toEqual([out.id])
+    expect((await rollupOf(c.campaignId)).n - rollupBefore).toBe(1)
+    const jobs = (await jobsOf(s)).slice(jobsBefore)
     expect(jobs).toHaveLength(1)
     expect(JSON.parse(jobs[0]!.payload)).toEqual({ conversion_id: out.id, url: `https://source.example/pb?c=${click}&p=3` })
-    expect(seenAfterCommit).toEqual([{ id: out.id, readable: true }])
+    expect(await seenAfterCommit()).toEqual([{ id: out.id, readable: true }])
   })
 
   test('an unknown click is not_found; a failing subscriber rolls the conversion back', async () => {
     await expect(record({ click_id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'not_found' })
     const click = await addClick(s, c)
     await expect(record({ click_id: click, transaction_id: 'boom' })).rejects.toThrow('subscriber failed')
-    expect(conversionsOf(s, click)).toHaveLength(0)
+    expect(await conversionsOf(s, click)).toHaveLength(0)
   })
 })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { countRows, postback } from './seed'
 
@@ -14,7 +15,7 @@ async function awayFromMinuteBoundary() {
 
 test('the 601st postback within a minute from one address answers 429 with Retry-After, before anything else', async () => {
   await awayFromMinuteBoundary()
-  s.ctx.settings.update({ postback_secret: 'set-so-unsigned-calls-would-be-401' })
+  await s.ctx.settings.update({ postback_secret: 'set-so-unsigned-calls-would-be-401' })
   const statuses: number[] = []
   for (let i = 0; i < 600; i++) statuses.push((await postback(s, 'subid=x')).status)
   expect(statuses.every((st) => st === 401)).toBe(true)
@@ -27,7 +28,7 @@ test('the 601st postback within a minute from one address answers 429 with Retry
   // Without SVC_TRUST_PROXY the address comes from the socket: a forged X-Forwarded-For does not escape the limit.
   const spoofed = await postback(s, 'subid=x', { 'x-forwarded-for': '198.51.100.1' })
   expect(spoofed.status).toBe(429)
-  expect(countRows(s, 'postback_errors')).toBe(0)
+  expect(await countRows(s, 'postback_errors')).toBe(0)
 }, 90_000)
 
 test('behind a trusted proxy each X-Forwarded-For client address has its own 600 per minute', async () => {
@@ -38,7 +39,7 @@ test('behind a trusted proxy each X-Forwarded-For client address has its own 600
     for (let i = 0; i < 600; i++) expect((await postback(p, 'subid=x', first)).status).toBe(200)
     expect((await postback(p, 'subid=x', first)).status).toBe(429)
     expect((await postback(p, 'subid=x', { 'x-forwarded-for': '198.51.100.2' })).status).toBe(200)
-    const ips = p.ctx.database.raw.prepare('SELECT DISTINCT ip FROM postback_errors ORDER BY ip').all()
+    const ips = await testDb(p).all('SELECT DISTINCT ip FROM postback_errors ORDER BY ip')
     expect(ips).toEqual([{ ip: '198.51.100.1' }, { ip: '198.51.100.2' }])
   } finally {
     await p.destroy()

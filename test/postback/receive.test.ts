@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { randomUUID } from 'node:crypto'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { DEFAULT_ALIASES } from '../../src/postback/aliases'
 import { readPayout } from '../../src/postback/payout'
@@ -11,8 +12,8 @@ let cookie: string
 
 beforeAll(async () => {
   s = await startServer()
-  cat = seedCatalog(s, { payout: 4.25, currency: 'EUR' })
-  cookie = ownerCookie(s)
+  cat = await seedCatalog(s, { payout: 4.25, currency: 'EUR' })
+  cookie = await ownerCookie(s)
 })
 afterAll(() => s.destroy())
 beforeEach(() => s.ctx.settings.update({ postback_dedup: false }))
@@ -26,7 +27,7 @@ async function expectOk(res: Response) {
 /** Sends the postback and returns the conversions of `clickId` afterwards. */
 async function send(query: string, clickId: string) {
   await expectOk(await postback(s, query))
-  return conversionsOf(s, clickId)
+  return await conversionsOf(s, clickId)
 }
 
 describe('GET /postback response', () => {
@@ -48,9 +49,9 @@ describe('GET /postback response', () => {
     ['only separators', '&&&==&='],
     ['garbage payout without click', 'payout=abc&status=%00'],
   ])('%s still answers 200 OK and records no conversion', async (_, query) => {
-    const before = countRows(s, 'conversions')
+    const before = await countRows(s, 'conversions')
     await expectOk(await postback(s, query))
-    expect(countRows(s, 'conversions')).toBe(before)
+    expect(await countRows(s, 'conversions')).toBe(before)
   })
 
   test('a 10 KB query string answers 200 OK, records the conversion and crops the stored error query to 4 KB', async () => {
@@ -59,7 +60,7 @@ describe('GET /postback response', () => {
     const rows = await send(`subid=${id}&junk=${filler}`, id)
     expect(rows).toHaveLength(1)
     await expectOk(await postback(s, `subid=${randomUUID()}&junk=${filler}`))
-    const err = lastError(s)!
+    const err = (await lastError(s))!
     expect(err.reason).toBe('unknown_click')
     expect(err.query.length).toBe(4096)
   })
@@ -110,11 +111,11 @@ describe('parameter aliases (spec §4 table, priority order)', () => {
     const a = await addClick(s, cat)
     const b = await addClick(s, cat)
     await expectOk(await postback(s, `click_id=${b}&subid=${a}`))
-    expect(conversionsOf(s, a)).toHaveLength(1)
-    expect(conversionsOf(s, b)).toHaveLength(0)
+    expect(await conversionsOf(s, a)).toHaveLength(1)
+    expect(await conversionsOf(s, b)).toHaveLength(0)
     await expectOk(await postback(s, `sub2=${a}&sub1=${b}`))
-    expect(conversionsOf(s, b)).toHaveLength(1)
-    expect(conversionsOf(s, a)).toHaveLength(1)
+    expect(await conversionsOf(s, b)).toHaveLength(1)
+    expect(await conversionsOf(s, a)).toHaveLength(1)
   })
 
   test('with two aliases of status, payout, tid and date present the higher-priority one wins', async () => {
@@ -136,15 +137,15 @@ describe('parameter aliases (spec §4 table, priority order)', () => {
     const a = await addClick(s, cat)
     const b = await addClick(s, cat)
     await expectOk(await postback(s, `cid=${b}&sub2=${a}`))
-    expect(conversionsOf(s, a)).toHaveLength(1)
-    expect(conversionsOf(s, b)).toHaveLength(0)
+    expect(await conversionsOf(s, a)).toHaveLength(1)
+    expect(await conversionsOf(s, b)).toHaveLength(0)
   })
 
   test('alias names are case-sensitive', async () => {
     const id = await addClick(s, cat)
     await expectOk(await postback(s, `SUBID=${id}&trackid=${id}`))
-    expect(conversionsOf(s, id)).toHaveLength(0)
-    expect(lastError(s)!.reason).toBe('missing_click_id')
+    expect(await conversionsOf(s, id)).toHaveLength(0)
+    expect((await lastError(s))!.reason).toBe('missing_click_id')
     expect(await send(`trackID=${id}`, id)).toHaveLength(1)
   })
 
@@ -152,8 +153,8 @@ describe('parameter aliases (spec §4 table, priority order)', () => {
     const a = await addClick(s, cat)
     const b = await addClick(s, cat)
     await expectOk(await postback(s, `subid=${a}&subid=${b}&payout=1&payout=2&status=pending&status=approved`))
-    expect(conversionsOf(s, b)).toHaveLength(0)
-    expect(conversionsOf(s, a)[0]).toMatchObject({ revenue: 1, type: 'lead' })
+    expect(await conversionsOf(s, b)).toHaveLength(0)
+    expect((await conversionsOf(s, a))[0]).toMatchObject({ revenue: 1, type: 'lead' })
   })
 })
 
@@ -230,7 +231,7 @@ describe('payout', () => {
       const rows = await send(`subid=${id}&payout=${raw}`, id)
       expect(rows).toHaveLength(1)
       expect(rows[0]).toMatchObject({ revenue: 4.25, currency: 'EUR' })
-      expect(lastError(s)).toMatchObject({
+      expect(await lastError(s)).toMatchObject({
         reason: 'payout_unreadable', click_id: id, query: `subid=${id}&payout=${raw}`, ip: '127.0.0.1', conversion_id: rows[0]!.id,
       })
     },
@@ -242,7 +243,7 @@ describe('payout', () => {
       const id = await addClick(s, cat)
       const [row] = await send(`subid=${id}&payout=${raw}`, id)
       expect(row!.revenue).toBe(4.25)
-      expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', click_id: id, conversion_id: row!.id })
+      expect(await lastError(s)).toMatchObject({ reason: 'payout_unreadable', click_id: id, conversion_id: row!.id })
     },
   )
 
@@ -250,7 +251,7 @@ describe('payout', () => {
     const id = await addClick(s, cat, { offerId: null })
     const [row] = await send(`subid=${id}&payout=abc`, id)
     expect(row).toMatchObject({ revenue: 0, currency: null })
-    expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
+    expect(await lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
   })
 
   test('crafted 64-character payouts are refused quickly (a single grammar regex once took 170 ms for one)', async () => {
@@ -261,32 +262,32 @@ describe('payout', () => {
     const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&payout=${encodeURIComponent(crafted[0]!)}`, id)
     expect(row!.revenue).toBe(4.25)
-    expect(lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
+    expect(await lastError(s)).toMatchObject({ reason: 'payout_unreadable', conversion_id: row!.id })
   })
 
   test('a blank payout is an absent one: the offer payout, no warning row', async () => {
     const id = await addClick(s, cat)
-    const before = countRows(s, 'postback_errors')
+    const before = await countRows(s, 'postback_errors')
     const [row] = await send(`subid=${id}&payout=%20%20`, id)
     expect(row!.revenue).toBe(4.25)
-    expect(countRows(s, 'postback_errors')).toBe(before)
+    expect(await countRows(s, 'postback_errors')).toBe(before)
   })
 
   test('a currency code other than the offer\'s stores the amount literally (no conversion) with a payout_currency_mismatch row', async () => {
     const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&payout=5%20USD`, id)
     expect(row).toMatchObject({ revenue: 5, currency: 'EUR' })
-    expect(lastError(s)).toMatchObject({ reason: 'payout_currency_mismatch', click_id: id, conversion_id: row!.id })
+    expect(await lastError(s)).toMatchObject({ reason: 'payout_currency_mismatch', click_id: id, conversion_id: row!.id })
   })
 
   test.each([['5%20EUR'], ['5%20eur'], ['%E2%82%AC5'], ['%245'], ['5']])(
     '%s names the offer\'s currency or none: no warning row',
     async (raw) => {
       const id = await addClick(s, cat)
-      const before = countRows(s, 'postback_errors')
+      const before = await countRows(s, 'postback_errors')
       const [row] = await send(`subid=${id}&payout=${raw}`, id)
       expect(row!.revenue).toBe(5)
-      expect(countRows(s, 'postback_errors')).toBe(before)
+      expect(await countRows(s, 'postback_errors')).toBe(before)
     },
   )
 })
@@ -326,28 +327,28 @@ describe('transaction id and deduplication', () => {
   // Issue 14 changed this: a longer tid used to record nothing (reason invalid_tid).
   test('a 255-character tid is stored; a longer one is cut to 255 and listed as tid_truncated with the conversion id', async () => {
     const id = await addClick(s, cat)
-    const before = countRows(s, 'postback_errors')
+    const before = await countRows(s, 'postback_errors')
     expect(await send(`subid=${id}&tid=${'t'.repeat(255)}`, id)).toHaveLength(1)
-    expect(countRows(s, 'postback_errors')).toBe(before)
+    expect(await countRows(s, 'postback_errors')).toBe(before)
     const rows = await send(`subid=${id}&tid=${'u'.repeat(300)}&payout=7`, id)
     expect(rows).toHaveLength(2)
     expect(rows[1]).toMatchObject({ transaction_id: 'u'.repeat(255), revenue: 7 })
-    expect(lastError(s)).toMatchObject({ reason: 'tid_truncated', click_id: id, conversion_id: rows[1]!.id })
+    expect(await lastError(s)).toMatchObject({ reason: 'tid_truncated', click_id: id, conversion_id: rows[1]!.id })
   })
 
   test('a postback with two problems gets two warning rows for its one conversion', async () => {
     const id = await addClick(s, cat)
     const [row] = await send(`subid=${id}&tid=${'v'.repeat(256)}&payout=abc`, id)
-    const rows = s.ctx.database.raw.prepare('SELECT reason, conversion_id FROM postback_errors WHERE click_id = $id ORDER BY id').all({ id })
+    const rows = await testDb(s).all('SELECT reason, conversion_id FROM postback_errors WHERE click_id = $id ORDER BY id', { id })
     expect(rows).toEqual([{ reason: 'payout_unreadable', conversion_id: row!.id }, { reason: 'tid_truncated', conversion_id: row!.id }])
   })
 
   test('with postback_dedup a truncated tid deduplicates on its stored 255 characters', async () => {
-    s.ctx.settings.update({ postback_dedup: true })
+    await s.ctx.settings.update({ postback_dedup: true })
     const id = await addClick(s, cat)
     await send(`subid=${id}&tid=${'w'.repeat(255)}`, id)
     expect(await send(`subid=${id}&tid=${'w'.repeat(300)}`, id)).toHaveLength(1)
-    expect(lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id, conversion_id: null })
+    expect(await lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id, conversion_id: null })
   })
 
   test('without postback_dedup a repeated tid creates repeated conversions (rule 7)', async () => {
@@ -357,12 +358,12 @@ describe('transaction id and deduplication', () => {
   })
 
   test('with postback_dedup the same click and tid record once and list a duplicate; other tids and no tid still record', async () => {
-    s.ctx.settings.update({ postback_dedup: true })
+    await s.ctx.settings.update({ postback_dedup: true })
     const id = await addClick(s, cat)
     const other = await addClick(s, cat)
     await send(`subid=${id}&tid=SAME`, id)
     expect(await send(`subid=${id}&tid=SAME&payout=99`, id)).toHaveLength(1)
-    expect(lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id })
+    expect(await lastError(s)).toMatchObject({ reason: 'duplicate', click_id: id })
     expect(await send(`subid=${id}&tid=OTHER`, id)).toHaveLength(2)
     await send(`subid=${id}`, id)
     expect(await send(`subid=${id}`, id)).toHaveLength(4)
@@ -374,9 +375,9 @@ describe('postbacks that record nothing are listed at /admin/api/postback-errors
   test.each(['{clickid}', '{{click_id}}', '[subid]', '%subid%', '${x}', '#clickid#', '<clickid>', '$clickid$'])(
     'an unreplaced macro %s is listed as unreplaced_macro',
     async (macro) => {
-      const before = countRows(s, 'conversions')
+      const before = await countRows(s, 'conversions')
       await expectOk(await postback(s, `subid=${encodeURIComponent(macro)}&payout=5`))
-      expect(countRows(s, 'conversions')).toBe(before)
+      expect(await countRows(s, 'conversions')).toBe(before)
       const res = await s.api('GET', '/admin/api/postback-errors?reason=unreplaced_macro&limit=1', undefined, cookie)
       expect(res.status).toBe(200)
       expect(res.body.items).toHaveLength(1)

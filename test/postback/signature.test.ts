@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac, randomUUID } from 'node:crypto'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { addClick, conversionsOf, countRows, postback, seedCatalog, type Catalog } from './seed'
 
@@ -9,7 +10,7 @@ let cat: Catalog
 
 beforeAll(async () => {
   s = await startServer()
-  cat = seedCatalog(s, { payout: 2 })
+  cat = await seedCatalog(s, { payout: 2 })
 })
 afterAll(() => s.destroy())
 afterEach(() => s.ctx.settings.update({ postback_secret: null }))
@@ -25,62 +26,62 @@ async function expect401(res: Response) {
 
 describe('postback signature (postback_secret set)', () => {
   test('a missing sig answers 401 {"error":"invalid signature"} and records nothing, not even an error row', async () => {
-    s.ctx.settings.update({ postback_secret: SECRET })
+    await s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
-    const errors = countRows(s, 'postback_errors')
+    const errors = await countRows(s, 'postback_errors')
     await expect401(await postback(s, `subid=${id}&status=approved`))
-    expect(conversionsOf(s, id)).toHaveLength(0)
-    expect(countRows(s, 'postback_errors')).toBe(errors)
+    expect(await conversionsOf(s, id)).toHaveLength(0)
+    expect(await countRows(s, 'postback_errors')).toBe(errors)
   })
 
   test('an invalid sig answers 401 and records nothing', async () => {
-    s.ctx.settings.update({ postback_secret: SECRET })
+    await s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
     const wrong = createHmac('sha256', 'other-secret').update(`${id}|approved||`).digest('hex')
     await expect401(await postback(s, `subid=${id}&status=approved&sig=${wrong}`))
     await expect401(await postback(s, `subid=${id}&status=approved&sig=`))
     await expect401(await postback(s, `subid=${id}&status=approved&sig=${sign(id, 'approved', '1', '')}`))
-    expect(conversionsOf(s, id)).toHaveLength(0)
+    expect(await conversionsOf(s, id)).toHaveLength(0)
   })
 
   test('a valid sig over subid|status|payout|tid answers 200 OK and records the conversion', async () => {
-    s.ctx.settings.update({ postback_secret: SECRET })
+    await s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
     const res = await postback(s, `subid=${id}&status=approved&payout=12.50&tid=T9&sig=${sign(id, 'approved', '12.50', 'T9')}`)
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('OK')
-    expect(conversionsOf(s, id)[0]).toMatchObject({ revenue: 12.5, transaction_id: 'T9' })
+    expect((await conversionsOf(s, id))[0]).toMatchObject({ revenue: 12.5, transaction_id: 'T9' })
   })
 
   test('absent status, payout and tid are signed as empty strings', async () => {
-    s.ctx.settings.update({ postback_secret: SECRET })
+    await s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}&sig=${sign(id, '', '', '')}`)).status).toBe(200)
-    expect(conversionsOf(s, id)).toHaveLength(1)
+    expect(await conversionsOf(s, id)).toHaveLength(1)
   })
 
   test('the signed values are the raw received strings of the winning aliases', async () => {
-    s.ctx.settings.update({ postback_secret: SECRET })
+    await s.ctx.settings.update({ postback_secret: SECRET })
     const id = (await addClick(s, cat)).toUpperCase()
     const sig = sign(id, 'Approved ', '0012.500', 'a b')
     const res = await postback(s, `click_id=${id}&type=Approved%20&revenue=0012.500&txid=a+b&sig=${sig}`)
     expect(res.status).toBe(200)
-    expect(conversionsOf(s, id.toLowerCase())).toHaveLength(1)
+    expect(await conversionsOf(s, id.toLowerCase())).toHaveLength(1)
   })
 
   test('the hex signature is accepted in upper case', async () => {
-    s.ctx.settings.update({ postback_secret: SECRET })
+    await s.ctx.settings.update({ postback_secret: SECRET })
     const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}&sig=${sign(id, '', '', '').toUpperCase()}`)).status).toBe(200)
-    expect(conversionsOf(s, id)).toHaveLength(1)
+    expect(await conversionsOf(s, id)).toHaveLength(1)
   })
 
   test('a validly signed postback for an unknown click answers 200 OK and lists unknown_click', async () => {
-    s.ctx.settings.update({ postback_secret: SECRET })
+    await s.ctx.settings.update({ postback_secret: SECRET })
     const unknown = randomUUID()
     const res = await postback(s, `subid=${unknown}&sig=${sign(unknown, '', '', '')}`)
     expect(res.status).toBe(200)
-    const last = s.ctx.database.raw.prepare('SELECT reason, click_id FROM postback_errors ORDER BY id DESC LIMIT 1').get()
+    const last = await testDb(s).get('SELECT reason, click_id FROM postback_errors ORDER BY id DESC LIMIT 1')
     expect(last).toEqual({ reason: 'unknown_click', click_id: unknown })
   })
 
@@ -88,6 +89,6 @@ describe('postback signature (postback_secret set)', () => {
     const id = await addClick(s, cat)
     expect((await postback(s, `subid=${id}`)).status).toBe(200)
     expect((await postback(s, `subid=${id}&sig=garbage`)).status).toBe(200)
-    expect(conversionsOf(s, id)).toHaveLength(2)
+    expect(await conversionsOf(s, id)).toHaveLength(2)
   })
 })
