@@ -84,15 +84,15 @@ describe('postback_ip_allowlist', () => {
   })
 
   test('a postback from an address outside the list answers 200 OK, records nothing and leaves an ip_not_allowed row', async () => {
-    const c = seedCatalog(s, { payout: 3 })
+    const c = await seedCatalog(s, { payout: 3 })
     const click = await addClick(s, c)
     await s.api('PUT', '/admin/api/settings', { postback_ip_allowlist: ['203.0.113.0/24', '2001:db8:5::/48'] })
     try {
       const refused = await postback(s, `subid=${click}&payout=999999999999`, { 'x-forwarded-for': '198.51.100.9' })
       expect(refused.status).toBe(200)
       expect(await refused.text()).toBe('OK')
-      expect(conversionsOf(s, click)).toEqual([])
-      expect(lastError(s)).toMatchObject({ reason: 'ip_not_allowed', click_id: null, ip: '198.51.100.9', query: `subid=${click}&payout=999999999999` })
+      expect(await conversionsOf(s, click)).toEqual([])
+      expect(await lastError(s)).toMatchObject({ reason: 'ip_not_allowed', click_id: null, ip: '198.51.100.9', query: `subid=${click}&payout=999999999999` })
       const listed = await s.api('GET', '/admin/api/postback-errors?reason=ip_not_allowed')
       expect(listed.status).toBe(200)
       expect(listed.body.items[0]).toMatchObject({ reason: 'ip_not_allowed', ip: '198.51.100.9' })
@@ -101,12 +101,12 @@ describe('postback_ip_allowlist', () => {
       expect(await fromV6.text()).toBe('OK')
       const fromV4 = await postback(s, `subid=${click}&payout=5`, { 'x-forwarded-for': '::ffff:203.0.113.40' })
       expect(await fromV4.text()).toBe('OK')
-      expect(conversionsOf(s, click).map((r) => r.revenue)).toEqual([2, 5])
+      expect((await conversionsOf(s, click)).map((r) => r.revenue)).toEqual([2, 5])
     } finally {
       await s.api('PUT', '/admin/api/settings', { postback_ip_allowlist: [] })
     }
     // Empty again: any address.
     await postback(s, `subid=${click}&payout=1`, { 'x-forwarded-for': '198.51.100.9' })
-    expect(conversionsOf(s, click).length).toBe(3)
+    expect((await conversionsOf(s, click)).length).toBe(3)
   })
 })
