@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { cookieFor, seedCatalog, send } from './helpers'
 
@@ -19,9 +20,9 @@ async function expect400(method: string, path: string, body: unknown, field: str
     .toEqual({ body, status: 400, names: true })
 }
 
-function addClick(campaignId: number) {
-  s.ctx.database.raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($c, $id, $now)')
-    .run({ c: crypto.randomUUID(), id: campaignId, now: Date.now() })
+async function addClick(campaignId: number) {
+  await testDb(s).run('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($c, $id, $now)',
+    { c: crypto.randomUUID(), id: campaignId, now: Date.now() })
 }
 
 describe('sources', () => {
@@ -171,7 +172,7 @@ describe('campaigns', () => {
     await expect400('POST', '/admin/api/campaigns', { ...base, offer_id: offer.id, active: 'yes' }, 'active')
     await expect400('POST', '/admin/api/campaigns', { ...base, offer_id: offer.id, offers: 'all' }, 'offers')
     expect(catalogSignals).toBe(before)
-    const count = s.ctx.database.raw.prepare("SELECT count(*) AS n FROM campaigns WHERE slug = 'rejected'").get() as { n: number }
+    const count = (await testDb(s).get<{ n: number }>("SELECT count(*) AS n FROM campaigns WHERE slug = 'rejected'"))!
     expect(count.n).toBe(0)
   })
 
@@ -224,7 +225,7 @@ describe('deleting', () => {
 
   test('a campaign with clicks is 409 "campaign has clicks; set active=false instead"', async () => {
     const { campaign } = await seedCatalog(s, 'clicked')
-    addClick(campaign.id)
+    await addClick(campaign.id)
     const res = await s.api('DELETE', `/admin/api/campaigns/${campaign.id}`)
     expect(res.status).toBe(409)
     expect(res.body).toEqual({ error: 'campaign has clicks; set active=false instead' })
@@ -237,7 +238,7 @@ describe('deleting', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ ok: true })
     expect((await s.api('GET', `/admin/api/campaigns/${campaign.id}`)).status).toBe(404)
-    const links = s.ctx.database.raw.prepare('SELECT count(*) AS n FROM campaign_offers WHERE campaign_id = $id').get({ id: campaign.id }) as { n: number }
+    const links = (await testDb(s).get<{ n: number }>('SELECT count(*) AS n FROM campaign_offers WHERE campaign_id = $id', { id: campaign.id }))!
     expect(links.n).toBe(0)
     for (const path of [`offers/${offer.id}`, `landings/${landing.id}`, `sources/${source.id}`]) {
       expect((await s.api('DELETE', `/admin/api/${path}`)).status).toBe(200)
@@ -274,7 +275,7 @@ describe('bad input on every catalog collection', () => {
   const collections = ['sources', 'offers', 'landings', 'campaigns']
 
   test('malformed JSON, an empty body, a non-object body and a non-JSON content type are 400', async () => {
-    const cookie = cookieFor(s, 1)
+    const cookie = await cookieFor(s, 1)
     for (const c of collections) {
       for (const [body, type] of [['{"name":', 'application/json'], ['', 'application/json'], ['[1,2]', 'application/json'], ['"x"', 'application/json'], ['null', 'application/json'],
         ['name=x&slug=y', 'application/x-www-form-urlencoded'], ['{"name":"x"}', 'text/plain']] as const) {

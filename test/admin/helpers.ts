@@ -1,6 +1,8 @@
-// Admin test helpers: users inserted straight into SQLite (cheap bcrypt hash) and session cookies
-// minted with the server's own signer, so tests do not spend the 5-per-15-minutes login budget.
+// Admin test helpers: users inserted straight into the database (cheap bcrypt hash; either engine, through
+// testDb) and session cookies minted with the server's own signer, so tests do not spend the
+// 5-per-15-minutes login budget.
 import type { TestServer } from '../helpers/server'
+import { testDb } from '../helpers/db'
 import { SESSION_COOKIE } from '../../src/auth/session'
 import type { Permissions } from '../../src/auth/permissions'
 
@@ -11,17 +13,17 @@ let cheapHash: Promise<string> | null = null
 export async function addUser(s: TestServer, email: string, permissions: Permissions = {}, isOwner = false): Promise<number> {
   const hash = await (cheapHash ??= Bun.password.hash(USER_PASSWORD, { algorithm: 'bcrypt', cost: 4 }))
   const now = Date.now()
-  const res = s.ctx.database.raw
-    .prepare('INSERT INTO users (email, password_hash, permissions, is_owner, session_epoch, created_at, updated_at) VALUES ($email, $hash, $p, $o, 0, $now, $now)')
-    .run({ email, hash, p: JSON.stringify(permissions), o: isOwner ? 1 : 0, now })
-  return Number(res.lastInsertRowid)
+  const row = await testDb(s).get<{ id: number }>(
+    'INSERT INTO users (email, password_hash, permissions, is_owner, session_epoch, created_at, updated_at) VALUES ($email, $hash, $p, $o, 0, $now, $now) RETURNING id',
+    { email, hash, p: JSON.stringify(permissions), o: isOwner ? 1 : 0, now },
+  )
+  return Number(row!.id)
 }
 
 /** A valid Cookie header for the user, as login would have issued it (optionally already expired). */
-export function cookieFor(s: TestServer, userId: number, opts: { expired?: boolean } = {}): string {
-  // Read straight from SQLite like addUser writes (users.findById is async; this helper stays synchronous).
-  const user = s.ctx.database.raw.prepare('SELECT id, session_epoch FROM users WHERE id = $id').get({ id: userId }) as
-    { id: number; session_epoch: number } | null
+export async function cookieFor(s: TestServer, userId: number, opts: { expired?: boolean } = {}): Promise<string> {
+  // Read straight from the database like addUser writes: the current session_epoch is what the guard checks.
+  const user = await testDb(s).get<{ id: number; session_epoch: number }>('SELECT id, session_epoch FROM users WHERE id = $id', { id: userId })
   if (!user) throw new Error(`no user ${userId}`)
   const ttl = s.ctx.sessions.ttlSeconds
   const now = opts.expired ? Date.now() - (ttl + 60) * 1000 : Date.now()

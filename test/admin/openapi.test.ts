@@ -16,7 +16,7 @@ describe('the OpenAPI document', () => {
   })
 
   test('is served to any signed-in admin, even one without permissions', async () => {
-    const cookie = cookieFor(s, await addUser(s, 'docs@example.com', {}))
+    const cookie = await cookieFor(s, await addUser(s, 'docs@example.com', {}))
     const doc = await send(s, 'GET', '/admin/api/openapi/json', { headers: { cookie } })
     expect(doc.status).toBe(200)
     expect(doc.body.openapi).toMatch(/^3\./)
@@ -138,7 +138,7 @@ describe('what the document describes (issue 14)', () => {
 
 describe('the reference page works offline', () => {
   test('the page names no other origin and its CSP allows only this server', async () => {
-    const cookie = cookieFor(s, await addUser(s, 'offline@example.com', {}))
+    const cookie = await cookieFor(s, await addUser(s, 'offline@example.com', {}))
     const page = await send(s, 'GET', '/admin/api/openapi', { headers: { cookie } })
     expect(page.status).toBe(200)
     expect(page.text).not.toMatch(/https?:\/\//)

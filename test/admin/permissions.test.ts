@@ -73,12 +73,12 @@ describe('every mounted /admin/api route', () => {
 
   test('answers 401 to a forged, an expired, a malformed and a revoked cookie', async () => {
     const id = await addUser(s, 'revoked@example.com', { campaigns: { read: true, write: true } })
-    const revoked = cookieFor(s, id)
+    const revoked = await cookieFor(s, id)
     s.ctx.users.revokeSessions(id)
-    const valid = cookieFor(s, 1).split('=')[1]!
+    const valid = (await cookieFor(s, 1)).split('=')[1]!
     const forged = `svc_admin_session=${valid.slice(0, -2)}${valid.endsWith('AA') ? 'BB' : 'AA'}`
     const otherUser = `svc_admin_session=${valid.replace(/^v1\.1\./, 'v1.2.')}`
-    const cookies = [forged, otherUser, cookieFor(s, 1, { expired: true }), 'svc_admin_session=garbage', 'svc_admin_session=%E0%A4%A', revoked]
+    const cookies = [forged, otherUser, await cookieFor(s, 1, { expired: true }), 'svc_admin_session=garbage', 'svc_admin_session=%E0%A4%A', revoked]
     for (const r of routes) {
       for (const cookie of cookies) {
         const res = await send(s, r.method, r.url, { headers: { cookie } })
@@ -95,7 +95,7 @@ describe('every mounted /admin/api route', () => {
   })
 
   test('answers 403 to a signed-in user without permissions, except the session routes', async () => {
-    const cookie = cookieFor(s, await addUser(s, 'nobody@example.com', {}))
+    const cookie = await cookieFor(s, await addUser(s, 'nobody@example.com', {}))
     for (const r of routes) {
       if (r.path === '/admin/api/logout') continue // would revoke this cookie; checked below
       const res = await send(s, r.method, r.url, { headers: { cookie, 'content-type': 'application/json' }, body: r.method === 'GET' ? undefined : '{"broken' })
@@ -114,7 +114,7 @@ describe('every mounted /admin/api route', () => {
     const sections = [...new Set(routes.map((r) => r.section))].filter((x): x is Section => x !== 'session')
     expect(sections.length).toBeGreaterThan(3)
     for (const section of sections) {
-      const cookie = cookieFor(s, await addUser(s, `read-${section}@example.com`, { [section]: { read: true } }))
+      const cookie = await cookieFor(s, await addUser(s, `read-${section}@example.com`, { [section]: { read: true } }))
       for (const r of routes) {
         if (r.section === 'session') continue
         const res = await send(s, r.method, r.url, { headers: { cookie } })
@@ -129,7 +129,7 @@ describe('every mounted /admin/api route', () => {
   })
 
   test('does not let write imply read: a <section>:write-only user gets 403 on that section\'s GET routes', async () => {
-    const cookie = cookieFor(s, await addUser(s, 'write-only@example.com', Object.fromEntries(SECTIONS.map((x) => [x, { write: true }]))))
+    const cookie = await cookieFor(s, await addUser(s, 'write-only@example.com', Object.fromEntries(SECTIONS.map((x) => [x, { write: true }]))))
     for (const r of routes.filter((r) => r.section !== 'session' && READ_METHODS.has(r.method))) {
       const res = await send(s, r.method, r.url, { headers: { cookie } })
       expect({ route: describeRoute(r), status: res.status }).toEqual({ route: describeRoute(r), status: 403 })
@@ -147,7 +147,7 @@ describe('the admin API and CORS', () => {
   })
 
   test('a signed-in request from another origin gets no CORS headers either', async () => {
-    const res = await send(s, 'GET', '/admin/api/me', { headers: { cookie: cookieFor(s, 1), origin: 'https://evil.example' } })
+    const res = await send(s, 'GET', '/admin/api/me', { headers: { cookie: await cookieFor(s, 1), origin: 'https://evil.example' } })
     expect(res.status).toBe(200)
     expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([])
   })

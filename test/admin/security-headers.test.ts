@@ -32,7 +32,7 @@ function rawRequest(payload: string): Promise<string> {
 
 describe('admin answers', () => {
   test('every kind of /admin/ answer carries no-store, nosniff, DENY and a CSP that runs nothing', async () => {
-    const reader = cookieFor(s, await addUser(s, 'headers-reader@example.com', { reports: { read: true } }))
+    const reader = await cookieFor(s, await addUser(s, 'headers-reader@example.com', { reports: { read: true } }))
     expectAdminHeaders(await s.api('GET', '/admin/api/me'), '200 JSON')
     expectAdminHeaders(await s.api('GET', '/admin/api/settings'), '200 settings (secrets masked)')
     expectAdminHeaders(await send(s, 'GET', '/admin/api/me'), '401')

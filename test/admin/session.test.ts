@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { OWNER, startServer, type TestServer } from '../helpers/server'
 import { SECTIONS } from '../../src/auth/permissions'
 import { addUser, cookieFor, send, USER_PASSWORD } from './helpers'
@@ -114,7 +115,7 @@ describe('POST /admin/api/login', () => {
 describe('GET /admin/api/me', () => {
   test('shows a non-owner exactly their permissions, every section present', async () => {
     const id = await addUser(s, 'me-reader@example.com', { reports: { read: true }, email: { write: true } })
-    const res = await send(s, 'GET', '/admin/api/me', { headers: { cookie: cookieFor(s, id) } })
+    const res = await send(s, 'GET', '/admin/api/me', { headers: { cookie: await cookieFor(s, id) } })
     expect(res.status).toBe(200)
     const expected = Object.fromEntries(SECTIONS.map((x) => [x, { read: false, write: false }]))
     expected.reports = { read: true, write: false }
@@ -124,8 +125,8 @@ describe('GET /admin/api/me', () => {
 
   test('answers 401 {"error":"not authenticated"} once the user is deleted', async () => {
     const id = await addUser(s, 'gone@example.com')
-    const cookie = cookieFor(s, id)
-    s.ctx.database.raw.prepare('DELETE FROM users WHERE id = $id').run({ id })
+    const cookie = await cookieFor(s, id)
+    await testDb(s).run('DELETE FROM users WHERE id = $id', { id })
     const res = await send(s, 'GET', '/admin/api/me', { headers: { cookie } })
     expect(res.status).toBe(401)
     expect(res.body).toEqual({ error: 'not authenticated' })
@@ -161,8 +162,8 @@ describe('POST /admin/api/logout', () => {
   test('does not sign out other users', async () => {
     const a = await addUser(s, 'stay-a@example.com')
     const b = await addUser(s, 'stay-b@example.com')
-    const cookieB = cookieFor(s, b)
-    expect((await send(s, 'POST', '/admin/api/logout', { headers: { cookie: cookieFor(s, a) } })).status).toBe(200)
+    const cookieB = await cookieFor(s, b)
+    expect((await send(s, 'POST', '/admin/api/logout', { headers: { cookie: await cookieFor(s, a) } })).status).toBe(200)
     expect((await send(s, 'GET', '/admin/api/me', { headers: { cookie: cookieB } })).status).toBe(200)
   })
 })
@@ -183,7 +184,7 @@ describe('a server with an https public URL and a short session lifetime', () =>
   })
 
   test('refuses a cookie past its lifetime', async () => {
-    const res = await send(h, 'GET', '/admin/api/me', { headers: { cookie: cookieFor(h, 1, { expired: true }) } })
+    const res = await send(h, 'GET', '/admin/api/me', { headers: { cookie: await cookieFor(h, 1, { expired: true }) } })
     expect(res.status).toBe(401)
     expect(res.body).toEqual({ error: 'not authenticated' })
   })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -33,7 +34,7 @@ describe('PUT /admin/api/settings', () => {
     expect(settingsSignals).toBe(before + 1)
     expect(s.ctx.settings.get('postback_secret')).toBe('pb-secret-value-1')
 
-    const row = s.ctx.database.raw.prepare("SELECT value, encrypted FROM settings WHERE key = 'postback_secret'").get() as { value: string; encrypted: number }
+    const row = (await testDb(s).get<{ value: string; encrypted: number }>("SELECT value, encrypted FROM settings WHERE key = 'postback_secret'"))!
     expect(row.encrypted).toBe(1)
     expect(row.value).not.toContain('pb-secret-value-1')
     expect((await s.api('GET', '/admin/api/settings')).body).toEqual(res.body)

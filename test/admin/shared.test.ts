@@ -42,6 +42,9 @@ describe('urlTemplate', () => {
   })
 })
 
+// src/db/errors.ts reads SQLite's error shape only (an in-memory SQLite database, no server: it runs the same
+// under SVC_TEST_ENGINE=postgres). Postgres unique violations (SQLSTATE 23505) are turned into the same
+// conflicts inside the Pg stores, tested in test/users/pg-store.test.ts and test/catalog/pg-store.test.ts.
 describe('isUniqueViolation', () => {
   test('recognises a real SQLite UNIQUE failure and nothing else', () => {
     const db = new Database(':memory:')

@@ -44,9 +44,9 @@ describe('macros in the scheme or host are refused on write', () => {
 describe('a stored host macro (written before the rule) never redirects', () => {
   test('the offer is left out of rotation; the other offer takes every click', async () => {
     const seed = seeder(s)
-    const bad = seed.offer('http://{sub1}/')
-    const good = seed.offer('https://good.example/?c={click_id}')
-    seed.campaign({ slug: 'legacy-host-macro', offers: [[bad, 50], [good, 50]] })
+    const bad = await seed.offer('http://{sub1}/')
+    const good = await seed.offer('https://good.example/?c={click_id}')
+    await seed.campaign({ slug: 'legacy-host-macro', offers: [[bad, 50], [good, 50]] })
     for (let i = 0; i < 10; i++) {
       const res = await get(`${s.base}/c/legacy-host-macro?sub1=evil.example`)
       expect(res.status).toBe(302)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { OWNER, startServer, type TestServer } from '../helpers/server'
 import { SECTIONS } from '../../src/auth/permissions'
 import { addUser, cookieFor, send } from './helpers'
@@ -111,7 +112,7 @@ describe('GET /admin/api/users', () => {
 describe('PATCH /admin/api/users/:id', () => {
   test('changes permissions, effective at once for the user\'s next request', async () => {
     const id = await addUser(s, 'perm@example.com', {})
-    const cookie = cookieFor(s, id)
+    const cookie = await cookieFor(s, id)
     expect((await send(s, 'GET', '/admin/api/sources', { headers: { cookie } })).status).toBe(403)
     const res = await api('PATCH', `/admin/api/users/${id}`, { permissions: { campaigns: { read: true } } })
     expect(res.status).toBe(200)
@@ -121,7 +122,7 @@ describe('PATCH /admin/api/users/:id', () => {
 
   test('a new password revokes that user\'s sessions; the new password signs in', async () => {
     const id = await addUser(s, 'rotate@example.com', {})
-    const cookie = cookieFor(s, id)
+    const cookie = await cookieFor(s, id)
     secretsSeen.push('rotated-password-9')
     const res = await api('PATCH', `/admin/api/users/${id}`, { password: 'rotated-password-9' })
     expect(res.status).toBe(200)
@@ -132,7 +133,7 @@ describe('PATCH /admin/api/users/:id', () => {
 
   test('changing your own password hands you a fresh cookie and kills the old one', async () => {
     const id = await addUser(s, 'selfrotate@example.com', { users: { read: true, write: true } })
-    const old = cookieFor(s, id)
+    const old = await cookieFor(s, id)
     secretsSeen.push('self-rotated-pw-7')
     const res = await api('PATCH', `/admin/api/users/${id}`, { password: 'self-rotated-pw-7' }, old)
     expect(res.status).toBe(200)
@@ -167,7 +168,7 @@ describe('PATCH /admin/api/users/:id', () => {
 
 describe('owners are protected from non-owners holding users:write', () => {
   test('a non-owner cannot create, promote, change or delete an owner (403), but manages other users', async () => {
-    const admin = cookieFor(s, await addUser(s, 'useradmin@example.com', { users: { read: true, write: true } }))
+    const admin = await cookieFor(s, await addUser(s, 'useradmin@example.com', { users: { read: true, write: true } }))
     const create = await api('POST', '/admin/api/users', { email: 'sneaky@example.com', password: 'sneaky-password', is_owner: true }, admin)
     expect(create.status).toBe(403)
     expect((await api('PATCH', '/admin/api/users/1', { password: 'taken-over-123' }, admin)).status).toBe(403)
@@ -184,7 +185,7 @@ describe('owners are protected from non-owners holding users:write', () => {
 describe('DELETE /admin/api/users/:id', () => {
   test('deletes a user (200 {"ok":true}); their cookie stops working; a second delete is 404', async () => {
     const id = await addUser(s, 'doomed@example.com', {})
-    const cookie = cookieFor(s, id)
+    const cookie = await cookieFor(s, id)
     const res = await api('DELETE', `/admin/api/users/${id}`)
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ ok: true })
@@ -197,7 +198,7 @@ describe('DELETE /admin/api/users/:id', () => {
     expect(res.status).toBe(409)
     expect(res.body).toEqual({ error: 'you cannot delete yourself' })
     const selfish = await addUser(s, 'selfish@example.com', { users: { read: true, write: true } })
-    expect((await api('DELETE', `/admin/api/users/${selfish}`, undefined, cookieFor(s, selfish))).status).toBe(409)
+    expect((await api('DELETE', `/admin/api/users/${selfish}`, undefined, await cookieFor(s, selfish))).status).toBe(409)
   })
 })
 
@@ -213,8 +214,8 @@ describe('passwords', () => {
     }
   })
 
-  test('are stored hashed', () => {
-    const row = s.ctx.database.raw.prepare('SELECT password_hash FROM users WHERE email = $e').get({ e: 'alice@example.com' }) as { password_hash: string }
+  test('are stored hashed', async () => {
+    const row = (await testDb(s).get<{ password_hash: string }>('SELECT password_hash FROM users WHERE email = $e', { e: 'alice@example.com' }))!
     expect(row.password_hash.startsWith('$argon2')).toBe(true)
     expect(row.password_hash).not.toContain('alice-password-1')
   })

@@ -9,7 +9,9 @@
 //
 // A stranger can never lock the owner out for good: the account wait is bounded, it does not apply to
 // an address that has signed in to that account since the server started, and a successful login
-// clears it. Counters live in process memory; a restart clears them.
+// clears it. Counters live in process memory; a restart clears them. They are per instance: with several
+// instances on one Postgres database (issue 8) each counts the failures it sees, so a client spread over n
+// instances by a load balancer gets up to n × 5 tries per window (sticky balancing keeps it at 5).
 import { clientKey } from '../../lib/ip'
 import { Backoff, RateLimiter, type RateDecision } from '../../lib/rate-limit'
 
