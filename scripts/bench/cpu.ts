@@ -5,17 +5,20 @@ import { readFileSync } from 'node:fs'
 
 const TICK = 100 // USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK)
 
-/** utime + stime of each process in seconds; a process that is gone counts 0. */
-function cpuSeconds(pids: readonly number[]): number {
-  let ticks = 0
+/**
+ * utime + stime of each process still running, plus cutime + cstime: what its exited, reaped children used
+ * (the postmaster reaps the backend of every closed connection, so their time stays counted), in seconds.
+ */
+function cpuSeconds(pids: readonly number[]): Map<number, number> {
+  const out = new Map<number, number>()
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      ticks += Number(f[11]) + Number(f[12]) // fields 14 and 15 of the whole line
+      out.set(pid, (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK) // fields 14–17 of the line
     } catch {}
   }
-  return ticks / TICK
+  return out
 }
 
 /** [busy, total] jiffies per core from /proc/stat. */
@@ -40,25 +43,22 @@ export interface CpuUse {
 }
 
 /**
- * Starts measuring; the returned function ends it. `groups` are re-read at the end too (Postgres forks a
- * backend per new connection), and a process is counted from the start only when it existed then.
+ * Starts measuring; the returned function ends it. The groups are read again at the end (Postgres forks a
+ * backend per new connection): a process born during the round counts whole; one that exited during it is
+ * counted through its parent's cutime when the parent is in the group too.
  */
 export function measureCpu(groups: Record<string, () => number[]>): () => CpuUse {
   const t0 = performance.now()
-  const startPids = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, f()]))
-  const start = Object.fromEntries(Object.entries(startPids).map(([k, p]) => [k, cpuSeconds(p)]))
+  const start = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]))
   const cores0 = coreTimes()
   return () => {
     const wall = (performance.now() - t0) / 1000
     const cores1 = coreTimes()
     const out: CpuUse = { groups: {}, cores: cores1.map(([b, t], i) => (b - cores0[i]![0]) / Math.max(1, t - cores0[i]![1])) }
     for (const [k, f] of Object.entries(groups)) {
-      const before = new Set(startPids[k])
-      const now = f()
-      // Processes that appeared during the round count whole (their CPU all falls in the round).
-      const fresh = now.filter((p) => !before.has(p))
-      out.groups[k] = (cpuSeconds(now.filter((p) => before.has(p))) - start[k]! + cpuSeconds(fresh)) / wall
-      // A process of the start set that exited took its time with it: the figure is then a lower bound.
+      // Totals, not per process: a backend that exited moved its whole time into the postmaster's cutime.
+      const total = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0)
+      out.groups[k] = (total(cpuSeconds(f())) - total(start[k]!)) / wall
     }
     return out
   }
