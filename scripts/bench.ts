@@ -4,6 +4,7 @@
 //   (b) svc GET /c/:slug, fresh data dir, seeded campaign   → req/s, ratio to (a), p50/p99, click rows = 302s
 //   (b') both again, paced at about half of svc's peak        → p50/p99 (tail latency without queueing)
 //   (c) svc GET /postback?subid=<existing click>&payout=1   → req/s, p99
+//   (f) svc on PostgreSQL beside SQLite (scripts/bench-pg.ts, also `npm run bench:pg`; BENCH_SKIP_PG=1 skips it)
 //
 // Server pinned to core 0, wrk to core 1 (taskset), `wrk -t1 -c64 -d<BENCH_SECONDS>s --latency`.
 // Results: a table on stdout and .bench/results.json. Needs wrk (Debian/Ubuntu: apt-get install -y wrk).
@@ -14,6 +15,8 @@ import { join, resolve } from 'node:path'
 import { freePort, killAll, runWrk, spawn, stopGracefully, svcCommand, waitHttp, type WrkResult } from './bench/lib'
 import { printCrashSummary, runCrashCheck } from './crash'
 import { benchReports } from './bench-reports'
+import { benchPg } from './bench-pg'
+import { pgAvailable } from './bench/pg-cluster'
 
 const ROOT = resolve(import.meta.dir, '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -215,6 +218,28 @@ async function main() {
   console.log(`${'case'.padEnd(22)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)}  notes`)
   for (const r of rows) {
     console.log(`${r.name.padEnd(22)} ${fmt(r.rps).padStart(9)} ${fmt(r.p50ms, 2).padStart(8)} ${fmt(r.p99ms, 2).padStart(8)} ${fmt(r.requests).padStart(9)}  ${r.note}`)
+  }
+  if (!process.env.BENCH_SKIP_PG) {
+    const avail = pgAvailable()
+    if (!avail.ok) {
+      console.log(`\n(f) Postgres: skipped (${avail.why})`)
+      results.pg = { skipped: avail.why }
+    } else {
+      console.log('\n(f) svc on PostgreSQL beside SQLite, one run (BENCH_SKIP_PG=1 skips this) …')
+      try {
+        const pg = await benchPg()
+        results.pg = pg.results
+        if (!pg.ok) {
+          console.error('FAIL (Postgres): click rows do not match the 302s, or wrk saw answers other than 302 / 2xx')
+          process.exitCode = 1
+        }
+      } catch (err) {
+        // The reports and the crash check still run.
+        console.error('FAIL (Postgres):', err instanceof Error ? err.message : err)
+        results.pg = { failed: String(err instanceof Error ? err.message : err) }
+        process.exitCode = 1
+      }
+    }
   }
   if (!process.env.BENCH_SKIP_REPORTS) {
     console.log('\n(e) reports on 10M seeded clicks (rollups vs a raw scan in the same run) …')

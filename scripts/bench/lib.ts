@@ -156,7 +156,7 @@ export function killAllSync(): void {
   }
 }
 
-/** dist/svc when it is newer than every file of src/ and drizzle/, else `bun src/index.ts` (a stale build is never run). */
+/** dist/svc when it is newer than every file of src/, drizzle/ and drizzle-pg/, else `bun src/index.ts` (a stale build is never run). */
 export function svcCommand(root: string): { cmd: string[]; label: string } {
   const bin = join(root, 'dist', 'svc')
   if (existsSync(bin)) {
@@ -165,7 +165,8 @@ export function svcCommand(root: string): { cmd: string[]; label: string } {
         const p = join(dir, e.name)
         return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs)
       }, 0)
-    if (statSync(bin).mtimeMs > Math.max(newest(join(root, 'src')), newest(join(root, 'drizzle')))) {
+    const sources = ['src', 'drizzle', 'drizzle-pg'].map((d) => join(root, d)).filter((d) => existsSync(d))
+    if (statSync(bin).mtimeMs > Math.max(...sources.map(newest))) {
       return { cmd: [bin], label: 'dist/svc' }
     }
   }
