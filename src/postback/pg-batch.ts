@@ -17,6 +17,13 @@ interface Pending {
 
 type Settled = { ok: true; outcome: PostbackOutcome; unit: Unit } | { ok: false; error: unknown }
 
+/**
+ * Postbacks per transaction. Each one costs several round trips in turn (its savepoint, lookups, insert),
+ * so one batch of 64 kept 63 answers waiting on the first; batches of 8 run side by side on the pool's
+ * connections instead (bench: 438 → see docs/performance.md).
+ */
+export const MAX_PG_BATCH = 8
+
 export class PgPostbackBatcher {
   private pending: Pending[] = []
 
@@ -35,9 +42,9 @@ export class PgPostbackBatcher {
   }
 
   private readonly flush = (): void => {
-    const batch = this.pending
+    const all = this.pending
     this.pending = []
-    void this.run(batch)
+    for (let i = 0; i < all.length; i += MAX_PG_BATCH) void this.run(all.slice(i, i + MAX_PG_BATCH))
   }
 
   private async run(batch: Pending[]): Promise<void> {
