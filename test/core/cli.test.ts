@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { startServer, TEST_ENV, type TestServer } from '../helpers/server'
+import { testDb } from '../helpers/db'
+import { onPostgres } from '../helpers/pg'
 import { svc, emptyDir, modeOf } from '../helpers/cli'
 import { VERSION } from '../../src/version'
 import { loadConfig } from '../../src/config'
@@ -148,15 +150,15 @@ describe('svc CLI', () => {
   })
 })
 
-describe('svc backup', () => {
+// svc backup copies the SQLite file; with SVC_DATABASE_URL it refuses and points at pg_dump (cli-pg.test.ts).
+describe.skipIf(onPostgres)('svc backup', () => {
   let s: TestServer
   beforeAll(async () => { s = await startServer() })
   afterAll(() => s.destroy())
 
   test('copies a live database consistently while the server keeps writing', async () => {
-    const raw = s.ctx.database.raw
-    const insert = raw.prepare("INSERT INTO sources (name, created_at, updated_at) VALUES ($name, 0, 0)")
-    for (let i = 0; i < 200; i++) insert.run({ name: `source ${i}` })
+    const db = testDb(s)
+    for (let i = 0; i < 200; i++) await db.run('INSERT INTO sources (name, created_at, updated_at) VALUES ($name, 0, 0)', { name: `source ${i}` })
     const target = join(s.dataDir, 'backup-copy.db')
     const r = svc(['backup', target], { SVC_DATA_DIR: s.dataDir, SVC_SECRET: TEST_ENV.SVC_SECRET! })
     expect(r.code).toBe(0)
