@@ -13,10 +13,20 @@ const password = 'smoke-password-1'
 
 const child = Bun.spawn([binary, 'serve'], {
   cwd: tmpdir(), // the binary must need nothing beside it
-  env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: email, SVC_ADMIN_PASSWORD: password },
+  env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: email, SVC_ADMIN_PASSWORD: password, ...postgres() },
   stdout: 'inherit',
   stderr: 'inherit',
 })
+
+/**
+ * SVC_DATABASE_URL set (an EMPTY PostgreSQL database: the walk creates its owner and fixed slugs): the binary
+ * runs on it instead of SQLite, with SVC_SECRET as given or a fixed one (Postgres mode requires a secret).
+ */
+function postgres(): Record<string, string> {
+  const url = process.env.SVC_DATABASE_URL
+  if (!url) return {}
+  return { SVC_DATABASE_URL: url, SVC_SECRET: process.env.SVC_SECRET ?? 'smoke-test-secret-0123456789abcdef' }
+}
 
 function check(cond: unknown, what: string): asserts cond {
   if (!cond) throw new Error(`smoke: ${what}`)

@@ -13,7 +13,7 @@ import { usersVerbs } from './users/verbs'
 import { openDatabase } from './db/client'
 import { backupInto, BackupTargetExists } from './db/backup'
 import { lockDataDir, DataDirBusy } from './db/lock'
-import { redactUrl } from './db/pg/client'
+import { PgUnavailable, redactUrl } from './db/pg/client'
 import { moveToPg, MoveError } from './db/move-to-pg'
 import { log, setLogFormat } from './lib/log'
 
@@ -187,7 +187,7 @@ function usageFailure(message: string, command: CommandName | null): number {
 function failure(err: unknown): number {
   if (err instanceof UsageError) return usageFailure(err.message, err.command)
   if (err instanceof ConfigError && err.usage) return usageFailure(err.message, 'serve')
-  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists, MoveError]
+  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists, MoveError, PgUnavailable]
   if (expected.some((type) => err instanceof type)) {
     console.error(`error: ${(err as Error).message}`)
     return 1

@@ -8,12 +8,21 @@ import { invalid } from './errors'
  */
 export const Int = (options?: IntegerOptions) => Type.Integer(options)
 
+/**
+ * PostgreSQL text cannot hold a NUL character (SQLite can): refused on both engines alike, so a name is
+ * stored the same everywhere instead of failing only on Postgres. No legitimate text has one.
+ */
+function noNul(s: string, field: string): string {
+  if (s.includes('\0')) throw invalid(`${field}: must not contain NUL characters`)
+  return s
+}
+
 /** Trimmed, non-empty, bounded text. */
 export function requiredText(value: unknown, field: string, max = 200): string {
   if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field}: must be a non-empty string`)
   const s = value.trim()
   if (s.length > max) throw invalid(`${field}: must be at most ${max} characters`)
-  return s
+  return noNul(s, field)
 }
 
 /** null, '' and whitespace clear the field. */
@@ -22,7 +31,7 @@ export function optionalText(value: unknown, field: string, max = 200): string |
   if (typeof value !== 'string') throw invalid(`${field}: must be a string or null`)
   const s = value.trim()
   if (s.length > max) throw invalid(`${field}: must be at most ${max} characters`)
-  return s === '' ? null : s
+  return s === '' ? null : noNul(s, field)
 }
 
 export const SLUG = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/

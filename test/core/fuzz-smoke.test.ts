@@ -43,3 +43,11 @@ test('found by the fuzzer: a status map entry 100,000 arrays deep is a 400 with 
   const long = await s.api('PUT', '/admin/api/status-map', { approved: 'x'.repeat(100_000) })
   expect(long.body).toEqual({ error: `approved: "${'x'.repeat(64)}" is not an existing conversion type slug` })
 })
+
+test('a NUL character in admin text is a 400 naming the field on either engine (PostgreSQL text cannot hold one)', async () => {
+  const res = await s.api('POST', '/admin/api/sources', { name: 'before\u0000after' })
+  expect(res.status).toBe(400)
+  expect(res.body).toEqual({ error: 'name: must not contain NUL characters' })
+  const list = await s.api('GET', '/admin/api/sources?limit=200')
+  expect(list.body.items.map((i: { name: string }) => i.name)).not.toContain('before\u0000after')
+})

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { emptyDir, modeOf, serveChild, svc, type ServeChild } from '../helpers/cli'
 import { lockDataDir, DataDirBusy } from '../../src/db/lock'
+import { onPostgres } from '../helpers/pg'
 
 // Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
 setDefaultTimeout(30_000)
@@ -19,7 +20,9 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-describe('one svc serve per data directory', () => {
+// The data-directory lock exists on SQLite only: Postgres instances share one database and take no lock
+// (cli-pg.test.ts checks that Postgres mode creates no data directory and no lock file).
+describe.skipIf(onPostgres)('one svc serve per data directory', () => {
   test('a second serve exits 1 naming the running pid; migrate is refused; backup works; after SIGKILL a new serve starts', async () => {
     const dir = emptyDir()
     dirs.push(dir)

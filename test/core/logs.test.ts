@@ -7,8 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Database } from 'bun:sqlite'
-import type { Server } from 'bun'
+import { SQL, type Server } from 'bun'
 import { startChild, type ChildServer } from '../helpers/child-server'
+import { engineEnv } from '../helpers/server'
+import { redactUrl } from '../../src/db/pg/client'
 import { VERSION } from '../../src/version'
 
 const SECRET = 'logs-test-master-secret-0123456789'
@@ -17,7 +19,39 @@ const POSTBACK_SECRET = 'pb-secret-LOG-9c1e5d7b'
 const SOURCE_TOKEN = 'src-token-LOG-4b2a'
 const TIMEOUT = 30_000
 
+/** The engine of each data directory: nothing on SQLite, SVC_DATABASE_URL under `test:pg` (from engineEnv). */
+const engines = new Map<string, Record<string, string>>()
+async function useEngine(dir: string) {
+  engines.set(dir, await engineEnv(dir))
+}
+
+/** Where the start line says the data is: data_dir on SQLite, the database URL (password redacted) on Postgres. */
+function whereOf(dir: string): { key: 'data_dir' | 'database'; value: string } {
+  const url = engines.get(dir)?.SVC_DATABASE_URL
+  return url ? { key: 'database', value: redactUrl(url) } : { key: 'data_dir', value: resolve(dir) }
+}
+
+/** A trigger that makes the database refuse conversions with transaction id "boom", on either engine. */
+async function refuseBoom(dir: string) {
+  const url = engines.get(dir)?.SVC_DATABASE_URL
+  if (!url) {
+    const db = new Database(join(dir, 'svc.db'))
+    db.exec("CREATE TRIGGER refuse_boom BEFORE INSERT ON conversions WHEN NEW.transaction_id = 'boom' BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
+    db.close()
+    return
+  }
+  const sql = new SQL(url, { max: 1 })
+  try {
+    await sql.unsafe(`CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.transaction_id = 'boom' THEN RAISE EXCEPTION 'disk says no'; END IF; RETURN NEW; END $$`)
+    await sql.unsafe('CREATE TRIGGER refuse_boom BEFORE INSERT ON conversions FOR EACH ROW EXECUTE FUNCTION refuse_boom()')
+  } finally {
+    await sql.close()
+  }
+}
+
 const baseEnv = (dir: string): Record<string, string> => ({
+  ...engines.get(dir),
   SVC_DATA_DIR: dir,
   SVC_SECRET: SECRET,
   SVC_ADMIN_EMAIL: OWNER.email,
@@ -62,6 +96,7 @@ describe('text log (the default), access log off', () => {
   let s: ChildServer
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-logs-'))
+    await useEngine(dir)
     s = await startChild(baseEnv(dir))
   }, TIMEOUT)
   afterAll(async () => {
@@ -75,7 +110,7 @@ describe('text log (the default), access log off', () => {
     expect(start.text).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO  svc started /)
     const port = new URL(s.base).port
     expect(start.text.slice(start.text.indexOf('svc started'))).toBe(
-      `svc started version=${VERSION} address=http://127.0.0.1:${port} data_dir=${resolve(dir)} ` +
+      `svc started version=${VERSION} address=http://127.0.0.1:${port} ${whereOf(dir).key}=${whereOf(dir).value} ` +
         'public_url="not set" smtp="not configured" postback_signing=off access_log=off',
     )
   })
@@ -85,9 +120,7 @@ describe('text log (the default), access log off', () => {
     const slug = await seedCampaign(s.base, cookie, 'boom', 'https://src.example/pb?cid={click_id}')
     const clickId = await click(s.base, slug)
     // A database that refuses one conversion: the store throws something that is not an AppError.
-    const db = new Database(join(dir, 'svc.db'))
-    db.exec("CREATE TRIGGER refuse_boom BEFORE INSERT ON conversions WHEN NEW.transaction_id = 'boom' BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
-    db.close()
+    await refuseBoom(dir)
     const from = s.lines.length
     const res = await fetch(`${s.base}/postback?subid=${clickId}&tid=boom`)
     expect(res.status).toBe(500)
@@ -95,7 +128,9 @@ describe('text log (the default), access log off', () => {
     const id = res.headers.get('x-request-id')!
     expect(id).toMatch(/^[A-Za-z0-9_-]{8}$/)
     const line = await s.waitFor((l) => l.includes(`request_id=${id}`), 5000, from)
-    expect(line).toMatch(new RegExp(`Z ERROR unexpected error request_id=${id} method=GET path=/postback error="disk says no" stack=".+"$`))
+    // Bun's PostgresError is raised from native code after an await: it has no JavaScript frames to log.
+    const stack = engines.get(dir)?.SVC_DATABASE_URL ? '' : ' stack=".+"'
+    expect(line).toMatch(new RegExp(`Z ERROR unexpected error request_id=${id} method=GET path=/postback error="disk says no"${stack}$`))
     expect(s.lines.find((l) => l.text === line)!.stream).toBe('stderr')
     expect(s.output()).not.toContain(clickId)
     // Another failure, another id.
@@ -144,6 +179,7 @@ describe('JSON log with the access log on', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-logs-'))
+    await useEngine(dir)
     source = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('busy', { status: 503 }) })
     s = await startChild(env())
   }, TIMEOUT)
@@ -167,7 +203,7 @@ describe('JSON log with the access log on', () => {
       msg: 'svc started',
       version: VERSION,
       address: s.base,
-      data_dir: resolve(dir),
+      [whereOf(dir).key]: whereOf(dir).value,
       public_url: 'https://track.example',
       smtp: 'configured',
       postback_signing: 'off',

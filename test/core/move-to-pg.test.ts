@@ -72,9 +72,13 @@ describe.skipIf(!pgAvailable().ok)('svc migrate --to postgres://', () => {
     return sql
   }
 
+  // What is moved is an SQLite installation, under `test:pg` as well: SVC_DATABASE_URL '' keeps the
+  // source server on its SQLite file whatever engine the other tests run on.
+  const SOURCE_ENV = { SVC_OUTBOUND_ALLOW_PRIVATE: '1', SVC_JOBS_MAX_ATTEMPTS: '1', SVC_DATABASE_URL: '' }
+
   beforeAll(async () => {
     // A source whose postback URL nobody listens on: its forward job fails (one attempt).
-    s = await startServer({ SVC_OUTBOUND_ALLOW_PRIVATE: '1', SVC_JOBS_MAX_ATTEMPTS: '1' })
+    s = await startServer(SOURCE_ENV)
     dir = s.dataDir
     dbPath = join(dir, 'svc.db')
     const ok = async (method: string, path: string, body: unknown) => {
@@ -97,7 +101,7 @@ describe.skipIf(!pgAvailable().ok)('svc migrate --to postgres://', () => {
       expect(res.status).toBeLessThan(400)
     }
     await s.server.stop() // flushes the click writer
-    s = await startServer({ SVC_OUTBOUND_ALLOW_PRIVATE: '1', SVC_JOBS_MAX_ATTEMPTS: '1' }, dir)
+    s = await startServer(SOURCE_ENV, dir)
     const direct = sqliteRows(dbPath, 'clicks', ['id']).filter((c) => c.source_id !== null)
     expect(direct.length).toBeGreaterThan(3)
     for (const c of direct.slice(0, 3)) {
@@ -117,7 +121,7 @@ describe.skipIf(!pgAvailable().ok)('svc migrate --to postgres://', () => {
 
   afterAll(async () => {
     for (const sql of sqls) await sql.close()
-    rmSync(dir, { recursive: true, force: true })
+    if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
   /** Every table reads back equal, full rows ordered by primary key. */

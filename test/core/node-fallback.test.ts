@@ -2,10 +2,12 @@ import { expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { onPostgres } from '../helpers/pg'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
-test('the database layer runs under Node on better-sqlite3 (migrations, pragmas, named binds)', () => {
+// The better-sqlite3 fallback is SQLite machinery: nothing of it runs on Postgres.
+test.skipIf(onPostgres)('the database layer runs under Node on better-sqlite3 (migrations, pragmas, named binds)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-node-'))
   try {
     const p = Bun.spawnSync(['node', join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(import.meta.dir, 'fixtures/node-open.mts'), join(dir, 'n.db')], {

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { emptyDir, svc } from '../helpers/cli'
 import { TEST_ENV } from '../helpers/server'
+import { onPostgres } from '../helpers/pg'
 
 // Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
 setDefaultTimeout(30_000)
@@ -27,7 +28,8 @@ function oneLine(err: string): string {
   return lines[0]!
 }
 
-describe('commands other than serve and migrate never create a data directory', () => {
+// The data directory holds the SQLite database; Postgres mode creates none (cli-pg.test.ts).
+describe.skipIf(onPostgres)('commands other than serve and migrate never create a data directory', () => {
   const commands: string[][] = [
     ['backup', 'out.db'],
     ['user', 'add', '--email', 'a@example.com', '--password', 'long-enough-1'],

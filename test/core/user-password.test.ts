@@ -2,19 +2,30 @@
 // stdin or a prompt without echo (never only argv), and a new password ends that user's sessions.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { existsSync } from 'node:fs'
-import { startServer, OWNER, type TestServer } from '../helpers/server'
+import { engineEnv, startServer, OWNER, type TestServer } from '../helpers/server'
 import { SVC, svc } from '../helpers/cli'
+import { redactUrl } from '../../src/db/pg/client'
 
 // Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
 setDefaultTimeout(30_000)
 
 let s: TestServer
 // Behind a "proxy", so each login below comes from its own address and the login limiter stays out of the way.
-beforeAll(async () => { s = await startServer({ SVC_TRUST_PROXY: '1' }) })
+// The commands reach the server's database: its data directory on SQLite, SVC_DATABASE_URL on Postgres.
+let cliEnv: Record<string, string>
+/** Where the commands say they looked: the SQLite file, or the database URL (password redacted). */
+let database: { dir: string; file: string }
+beforeAll(async () => {
+  s = await startServer({ SVC_TRUST_PROXY: '1' })
+  const engine = await engineEnv(s.dataDir)
+  cliEnv = { SVC_DATA_DIR: s.dataDir, SVC_SECRET: 'test-master-secret-0123456789abcdef', ...engine }
+  const url = engine.SVC_DATABASE_URL
+  database = url ? { dir: redactUrl(url), file: redactUrl(url) } : { dir: s.dataDir, file: `${s.dataDir}/svc.db` }
+})
 let nextIp = 1
 afterAll(() => s.destroy())
 
-const env = () => ({ SVC_DATA_DIR: s.dataDir, SVC_SECRET: 'test-master-secret-0123456789abcdef' })
+const env = () => cliEnv
 
 async function loginStatus(email: string, password: string): Promise<number> {
   const res = await fetch(`${s.base}/admin/api/login`, {
@@ -46,7 +57,7 @@ describe('svc user passwd', () => {
 
   test('an unknown email, an empty stdin and a short password change nothing', async () => {
     const unknown = svc(['user', 'passwd', '--email', 'nobody@example.com'], env(), { stdin: 'whatever-long\n' })
-    expect(unknown).toMatchObject({ code: 1, err: `error: no user with email nobody@example.com in ${s.dataDir}/svc.db\n` })
+    expect(unknown).toMatchObject({ code: 1, err: `error: no user with email nobody@example.com in ${database.file}\n` })
     const empty = svc(['user', 'passwd', '--email', OWNER.email], env(), { stdin: '' })
     expect(empty).toMatchObject({ code: 1, err: 'error: no password on stdin: pipe it in, or run in a terminal to be prompted\n' })
     const short = svc(['user', 'passwd', '--email', OWNER.email], env(), { stdin: 'short\n' })
@@ -90,7 +101,7 @@ describe('svc user add', () => {
   test('takes the password from stdin when --password is not given', async () => {
     const r = svc(['user', 'add', '--email', 'piped@example.com'], env(), { stdin: 'piped-password-1\n' })
     expect(r.code).toBe(0)
-    expect(r.out).toBe(`created user ${(r.out.match(/user (\d+)/) ?? [])[1]} piped@example.com in ${s.dataDir}\n`)
+    expect(r.out).toBe(`created user ${(r.out.match(/user (\d+)/) ?? [])[1]} piped@example.com in ${database.dir}\n`)
     expect(await loginStatus('piped@example.com', 'piped-password-1')).toBe(200)
   })
 

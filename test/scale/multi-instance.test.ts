@@ -74,6 +74,9 @@ describe.skipIf(!pg.ok)('two instances on one Postgres database', () => {
     source = startListener()
     env = {
       ...TEST_ENV, SVC_DATABASE_URL: url, SVC_OUTBOUND_ALLOW_PRIVATE: '1',
+      // The load tests spread their postbacks over many client addresses (X-Forwarded-For), so the
+      // per-IP postback limit (600 a minute, per instance) stays out of what they measure.
+      SVC_TRUST_PROXY: '1',
       // A job claimed by an instance that dies is claimed again once its lease ran out.
       // The lease outlasts an attempt (its timeout), so a live instance never loses a job mid-attempt.
       SVC_JOBS_TIMEOUT_MS: '1000', SVC_JOBS_LEASE_MS: '1500',
@@ -111,7 +114,40 @@ describe.skipIf(!pg.ok)('two instances on one Postgres database', () => {
     expect(Date.now() - started).toBeLessThan(1500) // campaign creation included
   })
 
+  test('a settings change made on A takes effect on B within a second', async () => {
+    const dead = await click(b.base, 'no-such-campaign')
+    expect(dead.status).toBe(404) // no fallback_url yet
+    const started = Date.now()
+    const put = await api(a, 'PUT', '/admin/api/settings', { fallback_url: 'https://fallback.example/lost' })
+    expect(put.status).toBe(200)
+    // B's cached settings follow: its dead links redirect to the new fallback, and it reads the new value.
+    const res = await eventually(async () => {
+      const r = await fetch(`${b.base}/c/no-such-campaign`, { redirect: 'manual', headers: UA })
+      await r.arrayBuffer()
+      return r.status === 302 ? r : null
+    }, 1000, 'B to use the new fallback_url')
+    expect(res.headers.get('location')).toBe('https://fallback.example/lost')
+    expect(Date.now() - started).toBeLessThan(1500)
+    expect((await api(b, 'GET', '/admin/api/settings')).body.fallback_url).toBe('https://fallback.example/lost')
+    // A traffic-quality setting made on A classifies B's clicks: B's own address becomes excluded.
+    const { slug } = await campaignOn(a)
+    await eventually(async () => (await click(b.base, slug)).status === 302, 1000, 'routing on B')
+    expect((await api(a, 'PUT', '/admin/api/settings', { excluded_ips: ['127.0.0.1', '::1'] })).status).toBe(200)
+    const excluded = await eventually(async () => {
+      const { clickId } = await click(b.base, slug)
+      const [row] = await db`SELECT excluded FROM clicks WHERE click_id = ${clickId}`
+      return row && Number(row.excluded) === 1 ? row : null
+    }, 1000, 'B to exclude clicks from 127.0.0.1')
+    expect(Number(excluded.excluded)).toBe(1)
+    // Back to the defaults, for the tests after this one (on both instances, as seen from B).
+    expect((await api(a, 'PUT', '/admin/api/settings', { fallback_url: null, excluded_ips: [] })).status).toBe(200)
+    await eventually(async () => (await click(b.base, 'no-such-campaign')).status === 404, 1000, 'B to drop the fallback_url')
+  })
+
   test('a click on A and its postback on B make exactly one conversion, seen from both', async () => {
+    // Deduplication by transaction id is off by default: turned on through A, B must apply it too.
+    expect((await api(a, 'PUT', '/admin/api/settings', { postback_dedup: true })).status).toBe(200)
+    await eventually(async () => (await api(b, 'GET', '/admin/api/settings')).body.postback_dedup === true, 1000, 'B to see postback_dedup')
     const { slug } = await campaignOn(a)
     await eventually(async () => (await click(b.base, slug)).status === 302, 1000, 'routing on B')
     const { status, clickId } = await click(a.base, slug)
@@ -141,7 +177,7 @@ describe.skipIf(!pg.ok)('two instances on one Postgres database', () => {
       await Promise.all(Array.from({ length: 20 }, async (_, k) => {
         const n = round * 20 + k
         const { clickId } = await click(n % 2 ? a.base : b.base, slug)
-        const res = await fetch(`${(n % 3 ? a : b).base}/postback?subid=${clickId}&payout=1`)
+        const res = await fetch(`${(n % 3 ? a : b).base}/postback?subid=${clickId}&payout=1`, { headers: { 'x-forwarded-for': `10.0.${n >> 8}.${n & 255}` } })
         expect(await res.text()).toBe('OK')
         ids.push(clickId!)
       }))

@@ -9,6 +9,12 @@ export interface PgDatabase {
   close(): Promise<void>
 }
 
+/**
+ * The database named by SVC_DATABASE_URL cannot be used (bad URL, refused, wrong credentials): an operator's
+ * problem, said by the CLI in one line (its message names the host, never the password), not a bug's stack.
+ */
+export class PgUnavailable extends Error {}
+
 /** The URL without its password, for messages and logs. */
 export function redactUrl(url: string): string {
   try {
@@ -36,13 +42,13 @@ export async function openPg(url: string, opts?: { max?: number }): Promise<PgDa
   try {
     sql = new SQL(url, { max: opts?.max ?? 10, idleTimeout: 60, connectionTimeout: 10 })
   } catch (err) {
-    throw new Error(`PostgreSQL: invalid database URL: ${reason(err, url)}`)
+    throw new PgUnavailable(`PostgreSQL: invalid database URL: ${reason(err, url)}`)
   }
   try {
     await sql`SELECT 1`
   } catch (err) {
     await sql.close({ timeout: 0 }).catch(() => {})
-    throw new Error(`PostgreSQL at ${where} unreachable: ${reason(err, url)}`)
+    throw new PgUnavailable(`PostgreSQL at ${where} unreachable: ${reason(err, url)}`)
   }
   return { engine: 'postgres', sql, url, close: () => sql.close({ timeout: 5 }) }
 }
