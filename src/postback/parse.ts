@@ -1,4 +1,5 @@
 // Pure parsing of postback values: alias resolution, click ids and free-format dates (payouts: payout.ts).
+import { withoutNul } from '../lib/nul'
 import { CANONICAL, type AliasMap, type Canonical } from './aliases'
 
 /** Raw received (URL-decoded) value of each parameter's winning alias; absent parameters are missing. */
@@ -14,7 +15,7 @@ export function pickParams(search: URLSearchParams, aliases: AliasMap): Postback
     for (const alias of aliases[name]) {
       const v = search.get(alias)
       if (v !== null && v !== '') {
-        out[name] = v
+        out[name] = withoutNul(v)
         break
       }
     }

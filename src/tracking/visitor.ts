@@ -1,6 +1,7 @@
 // What a visitor's request tells us, parsed defensively: any query string, header or cookie a stranger
 // can send must come out as bounded strings, never as an exception.
 import { cookieValue } from '../lib/cookies'
+import { withoutNul } from '../lib/nul'
 
 export const CLICK_COOKIE = '_svc_click'
 export const UA_MAX = 512
@@ -23,7 +24,7 @@ function decode(s: string): string {
   if (s.indexOf('+') !== -1) s = s.replace(/\+/g, ' ')
   if (s.indexOf('%') === -1) return s
   try {
-    return decodeURIComponent(s)
+    return withoutNul(decodeURIComponent(s))
   } catch {
     return s
   }

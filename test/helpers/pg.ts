@@ -86,7 +86,8 @@ async function start(): Promise<{ host: string; port: number; adminUrl: string }
   const host = '127.0.0.1'
   const port = await freePort()
   // fsync and friends off: a test cluster never has to survive a crash, and it makes CREATE DATABASE cheap.
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  // max_connections: a whole test:pg run keeps many servers open at once, each with a pool of up to 10 connections plus one LISTEN.
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=500`
   const started = pgRun(avail.bin, 'pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start'], user)
   if (started.status !== 0) {
     const log = existsSync(join(dir, 'log')) ? await Bun.file(join(dir, 'log')).text() : ''
