@@ -9,7 +9,7 @@ let s: TestServer
 beforeAll(async () => {
   s = await startServer()
   const c = catalog(s)
-  await addClick(s, { campaign: c.campaign({ offers: [c.offer()] }) })
+  await addClick(s, { campaign: await c.campaign({ offers: [await c.offer()] }) })
 })
 afterAll(() => s.destroy())
 
