@@ -6,7 +6,7 @@ import { testDb } from '../helpers/db'
 import { onPostgres } from '../helpers/pg'
 import { startServer, get, type TestServer } from '../helpers/server'
 import { cookieClickId } from '../tracking/seed'
-import { addClick, catalog, DAY, HOUR, iso, postback, report, settle, utcDay } from './seed'
+import { addClick, catalog, DAY, HOUR, iso, postback, report, settle, utcDay, SERVER_HOOK_MS } from './seed'
 
 const OWN_IP = '198.51.100.250'
 const HUMAN_UAS = [
@@ -53,7 +53,7 @@ beforeAll(async () => {
   await add('ex-a', s1, [o1!, o2!], [l1!, l2!], 'cpc', 0.02)
   await add('ex-b', s2, [o3!], [], 'param')
   await add('ex-c', null, [o3!, o4!], [l3!], 'none')
-})
+}, SERVER_HOOK_MS)
 afterAll(() => s.destroy())
 
 /** Clicks of the last days, written with SQL (so the days differ); rolled up by the next report's catch-up. */

@@ -3,14 +3,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'
 import { addUser, cookieFor } from '../admin/helpers'
-import { addClick, catalog, report } from './seed'
+import { addClick, catalog, report, SERVER_HOOK_MS } from './seed'
 
 let s: TestServer
 beforeAll(async () => {
   s = await startServer()
   const c = catalog(s)
   await addClick(s, { campaign: await c.campaign({ offers: [await c.offer()] }) })
-})
+}, SERVER_HOOK_MS)
 afterAll(() => s.destroy())
 
 const get = (path: string, cookie?: string) => s.api('GET', path, undefined, cookie)
@@ -104,9 +104,9 @@ describe('conversions export parameters', () => {
 
 describe('report permissions', () => {
   test('reports:read may read both endpoints; other sections get 403; no session gets 401', async () => {
-    const reader = cookieFor(s, await addUser(s, 'reader@example.com', { reports: { read: true, write: false } }))
-    const writerOnly = cookieFor(s, await addUser(s, 'writer@example.com', { reports: { read: false, write: true } }))
-    const other = cookieFor(s, await addUser(s, 'other@example.com', { campaigns: { read: true, write: true }, conversions: { read: true, write: true } }))
+    const reader = await cookieFor(s, await addUser(s, 'reader@example.com', { reports: { read: true, write: false } }))
+    const writerOnly = await cookieFor(s, await addUser(s, 'writer@example.com', { reports: { read: false, write: true } }))
+    const other = await cookieFor(s, await addUser(s, 'other@example.com', { campaigns: { read: true, write: true }, conversions: { read: true, write: true } }))
     for (const path of ['/admin/api/reports', '/admin/api/reports?format=csv', '/admin/api/reports/conversions?format=csv']) {
       expect({ path, status: (await get(path, reader)).status }).toEqual({ path, status: 200 })
       for (const cookie of [writerOnly, other]) {
@@ -119,7 +119,7 @@ describe('report permissions', () => {
   })
 
   test('a 403 is decided before the parameters are read (no 400 that describes them)', async () => {
-    const other = cookieFor(s, await addUser(s, 'other2@example.com', { campaigns: { read: true, write: false } }))
+    const other = await cookieFor(s, await addUser(s, 'other2@example.com', { campaigns: { read: true, write: false } }))
     expect((await get('/admin/api/reports?tz=X', other)).status).toBe(403)
     expect((await get('/admin/api/reports?tz=X', '')).status).toBe(401)
   })

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { Zone } from '../../src/reports/tz'
-import { addClick, catalog, postback, report, settle } from './seed'
+import { addClick, catalog, postback, report, settle, SERVER_HOOK_MS } from './seed'
 
 let s: TestServer
 let campaign = 0
@@ -18,7 +18,7 @@ beforeAll(async () => {
   const c = catalog(s)
   offer = await c.offer()
   campaign = await c.campaign({ offers: [offer] })
-})
+}, SERVER_HOOK_MS)
 afterAll(() => s.destroy())
 
 describe('days and hours in a time zone', () => {

@@ -29,8 +29,15 @@ async function serverWithCampaign(dataDir?: string): Promise<TestServer> {
   return s
 }
 
+/** The SQLite connection of a server (the click index's own tests run on SQLite only). */
+function sqliteOf(s: TestServer) {
+  const database = s.ctx.database
+  if (database.engine === 'postgres') throw new Error('the click index exists on SQLite only')
+  return database.raw
+}
+
 const indexedRows = (s: TestServer) =>
-  (s.ctx.database.raw.prepare('SELECT count(*) AS n FROM click_index').get() as { n: number }).n
+  (sqliteOf(s).prepare('SELECT count(*) AS n FROM click_index').get() as { n: number }).n
 
 describe('click lookup', () => {
   test('a click is found by the postback and the admin API right after its 302, before it is indexed', async () => {
@@ -95,7 +102,7 @@ describe.skipIf(onPostgres)('click index', () => {
   test('lookups reach clicks of earlier buckets, tell apart clicks sharing a key, and 404 an unknown id', async () => {
     const s = await serverWithCampaign()
     try {
-      const raw = s.ctx.database.raw
+      const raw = sqliteOf(s)
       const campaignId = (raw.prepare("SELECT id FROM campaigns WHERE slug = 'idx'").get() as { id: number }).id
       const at = Date.now() - 3 * 86_400_000
       const old = crypto.randomUUID()
@@ -131,7 +138,7 @@ describe.skipIf(onPostgres)('click index', () => {
   test('a full bucket is written in key order in slices, moves the watermark and leaves the tail', async () => {
     const s = await serverWithCampaign()
     try {
-      const raw = s.ctx.database.raw
+      const raw = sqliteOf(s)
       const index = new ClickIndex(raw, { bucketRows: 10_000 })
       const insert = raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($id, 1, $at)')
       const ids: string[] = []

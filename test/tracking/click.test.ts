@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickCount, clickRow, cookieClickId, seeder } from './seed'
+import { clickCount, clickRow, cookieClickId, seeder, SERVER_HOOK_MS } from './seed'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   )
   const campaign = await seed.campaign({ slug: 'direct', sourceId: source, externalId: 'ext/42 x', offers: [[offer, 1]] })
   ids = { source, offer, campaign }
-})
+}, SERVER_HOOK_MS)
 afterAll(() => s.destroy())
 
 describe('GET /c/:slug', () => {

@@ -12,6 +12,13 @@ export interface CampaignSeed {
   landings?: Array<[landingId: number, weight: number]>
 }
 
+/**
+ * Timeout for a beforeAll that starts a server. Hooks do not get bunfig's [test] timeout (bun 1.4 gives them
+ * 5 s unless --timeout is passed), and on Postgres the first server of a test process also starts the
+ * throwaway cluster (initdb), which takes longer than that on a loaded machine.
+ */
+export const SERVER_HOOK_MS = 60_000
+
 let n = 0
 const uniq = (p: string) => `${p}-${Date.now().toString(36)}-${++n}`
 
