@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { csvCell, csvLine } from '../../src/reports/csv'
-import { addClick, catalog, report, SERVER_HOOK_MS } from './seed'
+import { addClick, catalog, report, SERVER_TIMEOUT_MS } from './seed'
 
 /** RFC 4180 reader: rows of cells. */
 function parseCsv(text: string): string[][] {
@@ -95,7 +95,7 @@ beforeAll(async () => {
   ids.camp = await c.campaign({ name: 'Spring, sale', offers: [ids.o1, ids.o2] })
   const subs = ['=HYPERLINK("http://evil.example")', 'a,b', 'he said "hi"', 'line\nbreak', '-5', '@cmd', 'plain']
   for (const [i, sub1] of subs.entries()) await addClick(s, { campaign: ids.camp, offer: i % 2 ? ids.o2 : ids.o1, sub1, cost: 0.5 })
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('report CSV', () => {
@@ -158,7 +158,7 @@ describe('conversions export', () => {
         params,
       )
     }
-  }, SERVER_HOOK_MS)
+  }, SERVER_TIMEOUT_MS)
 
   test('streams every conversion of the range in date order, 12 columns, escaped', async () => {
     const res = await s.api('GET', '/admin/api/reports/conversions?format=csv&from=2026-03-01&to=2026-03-05')

@@ -6,7 +6,7 @@ import { testDb } from '../helpers/db'
 import { onPostgres } from '../helpers/pg'
 import { startServer, get, type TestServer } from '../helpers/server'
 import { cookieClickId } from '../tracking/seed'
-import { addClick, catalog, DAY, HOUR, iso, postback, report, settle, utcDay, SERVER_HOOK_MS } from './seed'
+import { addClick, catalog, DAY, HOUR, iso, postback, report, settle, utcDay, SERVER_TIMEOUT_MS } from './seed'
 
 const OWN_IP = '198.51.100.250'
 const HUMAN_UAS = [
@@ -53,7 +53,7 @@ beforeAll(async () => {
   await add('ex-a', s1, [o1!, o2!], [l1!, l2!], 'cpc', 0.02)
   await add('ex-b', s2, [o3!], [], 'param')
   await add('ex-c', null, [o3!, o4!], [l3!], 'none')
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 /** Clicks of the last days, written with SQL (so the days differ); rolled up by the next report's catch-up. */
@@ -217,14 +217,14 @@ describe('rollups against raw rows', () => {
     expect(t.types.trial).toBeGreaterThan(0)
     const excluded = await testDb(s).get<{ n: number }>('SELECT count(*) AS n FROM clicks WHERE excluded = 1')
     expect(excluded!.n).toBeGreaterThan(0)
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('after a conversion type flag change (trial counts in revenue)', async () => {
     const before = (await report(s, `from=${iso(FROM)}&to=${iso(TO)}`)).body.total.revenue
     expect((await s.api('PATCH', '/admin/api/conversion-types/trial', { include_in_revenue: true })).status).toBe(200)
     const after = (await compareAll()).total.revenue
     expect(after).not.toBe(before)
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('after a repoint: an offer leaves the rotation and one of its clicks is continued', async () => {
     const a = campaigns[0]!
@@ -245,7 +245,7 @@ describe('rollups against raw rows', () => {
     await liveClicks(30)
     await postbacks(20)
     await compareAll()
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('hourly and daily rollups agree: every UTC day equals the sum of its hours', async () => {
     const db = testDb(s)

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
-import { addClick, catalog, DAY, HOUR, postback, report, settle, SERVER_HOOK_MS } from './seed'
+import { addClick, catalog, DAY, HOUR, postback, report, settle, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 const ids: Record<string, number> = {}
@@ -51,7 +51,7 @@ beforeAll(async () => {
   await postback(s, { subid: oldBeta, payout: 8, status: 'approved' })
   await postback(s, { subid: desktop, payout: 10, status: 'approved' })
   await postback(s, { subid: ownDelta, payout: 50, status: 'approved' })
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 const row = (rows: Array<{ key: unknown }>, key: unknown) => rows.find((r) => r.key === key) as any

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { onPostgres } from '../helpers/pg'
 import { startServer, type TestServer } from '../helpers/server'
-import { addClick, catalog, DAY, postback, report, settle, SERVER_HOOK_MS } from './seed'
+import { addClick, catalog, DAY, postback, report, settle, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let campaign = 0
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await settle(s)
   await postback(s, { subid: old[0]!, payout: 10, date: new Date(at(10)).toISOString() })
   await postback(s, { subid: recent[0]!, payout: 5 })
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('raw click retention', () => {
@@ -110,5 +110,5 @@ describe('raw click retention', () => {
     s = await startServer({}, dir)
     await eventually(async () => (await count('SELECT count(*) AS n FROM clicks WHERE click_id = $id', { id: recent[4] })) === 0, 8000, 'pruned at start')
     expect(await count('SELECT count(*) AS n FROM clicks')).toBe(4)
-  })
+  }, SERVER_TIMEOUT_MS)
 })

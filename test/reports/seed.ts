@@ -8,7 +8,7 @@ import { testDb } from '../helpers/db'
 import type { TestServer } from '../helpers/server'
 import { newClick } from '../../src/tracking/store/click'
 
-export { SERVER_HOOK_MS } from '../tracking/seed'
+export { SERVER_TIMEOUT_MS } from '../tracking/seed'
 
 export const HOUR = 3_600_000
 export const DAY = 86_400_000

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { Zone } from '../../src/reports/tz'
-import { addClick, catalog, postback, report, settle, SERVER_HOOK_MS } from './seed'
+import { addClick, catalog, postback, report, settle, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let campaign = 0
@@ -18,7 +18,7 @@ beforeAll(async () => {
   const c = catalog(s)
   offer = await c.offer()
   campaign = await c.campaign({ offers: [offer] })
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('days and hours in a time zone', () => {
@@ -138,7 +138,7 @@ describe('local days from daily rollups', () => {
       expect({ tz, rows: got }).toEqual({ tz, rows: [...want].sort().map(([k, [c, v]]) => [k, c, v]) })
       expect(got.length).toBeGreaterThan(15)
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 })
 
 describe('Zone', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { cookieClickId, seeder, SERVER_HOOK_MS } from './seed'
+import { cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let click: string
@@ -16,7 +16,7 @@ beforeAll(async () => {
   ids = { source, offer, landing, campaign }
   const res = await get(`${s.base}/c/seen?sub1=a&sub10=z&utm_source=news&gclid=abc`, { 'user-agent': 'Agent/1.0', referer: 'https://ref.example/' })
   click = cookieClickId(res)!
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('GET /admin/api/clicks/:click_id', () => {

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { seeder, SERVER_HOOK_MS } from './seed'
+import { seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let seed: ReturnType<typeof seeder>
 beforeAll(async () => {
   s = await startServer()
   seed = seeder(s)
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('routing cache', () => {

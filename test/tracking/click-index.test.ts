@@ -13,7 +13,7 @@ import { ClickIndex, INDEX_SLICE, clickKey, readWatermark } from '../../src/trac
 import { openDatabase } from '../../src/db/client'
 import { testDb } from '../helpers/db'
 import { onPostgres } from '../helpers/pg'
-import { seeder, cookieClickId, clickCount } from './seed'
+import { seeder, cookieClickId, clickCount, SERVER_TIMEOUT_MS } from './seed'
 
 const dirs: string[] = []
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
@@ -55,7 +55,7 @@ describe('click lookup', () => {
     } finally {
       await s.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('after a restart the clicks of the unfinished bucket are reloaded and found', async () => {
     const s = await serverWithCampaign()
@@ -72,7 +72,7 @@ describe('click lookup', () => {
     } finally {
       await again.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('clicks committed behind the writer (a crash, a seed while stopped) are found after the next start', async () => {
     const s = await serverWithCampaign()
@@ -93,8 +93,31 @@ describe('click lookup', () => {
     } finally {
       await again.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
+  // The Postgres counterpart of the SQLite bucket test below: lookups go through the UNIQUE index on
+  // click_id, so an old click and one sharing its first 32 bits are both found, and a near miss is a 404.
+  test.skipIf(!onPostgres)('Postgres: old clicks are found by their whole click_id; a click_id sharing a prefix is a 404', async () => {
+    const s = await serverWithCampaign()
+    try {
+      const db = testDb(s)
+      const campaignId = (await db.get<{ id: number }>("SELECT id FROM campaigns WHERE slug = 'idx'"))!.id
+      const old = crypto.randomUUID()
+      const twin = old.slice(0, 9) + crypto.randomUUID().slice(9)
+      for (const id of [old, twin]) {
+        await db.run('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($id, $c, $at)', { id, c: campaignId, at: Date.now() - 3 * 86_400_000 })
+      }
+      const fresh = cookieClickId(await get(`${s.base}/c/idx`))!
+      const found = async (id: string) => (await s.api('GET', `/admin/api/clicks/${id}`)).body.click_id
+      expect(await found(old)).toBe(old)
+      expect(await found(twin)).toBe(twin)
+      expect(await found(fresh)).toBe(fresh)
+      expect((await s.api('GET', `/admin/api/clicks/${old.slice(0, 9)}${crypto.randomUUID().slice(9)}`)).status).toBe(404)
+      expect((await s.api('GET', `/admin/api/clicks/${crypto.randomUUID()}`)).status).toBe(404)
+    } finally {
+      await s.stop()
+    }
+  }, SERVER_TIMEOUT_MS)
 })
 
 // SQLite-only: click_index buckets, keys and the watermark do not exist on Postgres.
@@ -133,7 +156,7 @@ describe.skipIf(onPostgres)('click index', () => {
     } finally {
       await s.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('a full bucket is written in key order in slices, moves the watermark and leaves the tail', async () => {
     const s = await serverWithCampaign()
@@ -174,7 +197,7 @@ describe.skipIf(onPostgres)('click index', () => {
     } finally {
       await s.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 })
 
 // SQLite-only: a SQLite migration of the SQLite click index.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickCount, clickRow, cookieClickId, seeder, SERVER_HOOK_MS } from './seed'
+import { clickCount, clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   )
   const campaign = await seed.campaign({ slug: 'direct', sourceId: source, externalId: 'ext/42 x', offers: [[offer, 1]] })
   ids = { source, offer, campaign }
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('GET /c/:slug', () => {
@@ -178,7 +178,7 @@ describe('cookie Secure flag and public URL', () => {
     } finally {
       await t.destroy()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('behind a trusted proxy, X-Forwarded-Proto https makes the cookie Secure and X-Forwarded-For is the click ip', async () => {
     const t = await startServer({ SVC_TRUST_PROXY: '1' })
@@ -193,7 +193,7 @@ describe('cookie Secure flag and public URL', () => {
     } finally {
       await t.destroy()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('without trust proxy, X-Forwarded-* headers are ignored', async () => {
     const res = await get(`${s.base}/c/direct`, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickCount, clickRow, cookieClickId, seeder, SERVER_HOOK_MS } from './seed'
+import { clickCount, clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let seed: ReturnType<typeof seeder>
@@ -16,7 +16,7 @@ beforeAll(async () => {
   const otherOffer = await seed.offer('https://other.example/?c={click_id}')
   const other = await seed.campaign({ slug: 'other', offers: [[otherOffer, 1]] })
   c = { offer, landing, campaign, other }
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 async function newClick(slug = 'funnel', query = '?sub1=first'): Promise<string> {

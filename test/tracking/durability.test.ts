@@ -5,7 +5,7 @@ import { onPostgres } from '../helpers/pg'
 import { get, startServer, type TestServer } from '../helpers/server'
 import { newClick } from '../../src/tracking/store/click'
 import { WriterUnavailable } from '../../src/tracking/store/click-store'
-import { clickCount, clickRow, cookieClickId, seeder } from './seed'
+import { clickCount, clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 /** A trigger that makes every INSERT INTO clicks fail (a disk on fire), or drops it again. */
 async function refuseClicks(s: TestServer, refuse: boolean): Promise<void> {
@@ -65,7 +65,7 @@ describe('group commit durability', () => {
     } finally {
       await again.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('when the batch cannot be committed the visitor gets 503 JSON, never a 302, and nothing is stored', async () => {
     const s: TestServer = await startServer()
@@ -90,7 +90,7 @@ describe('group commit durability', () => {
     } finally {
       await s.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('stop() commits a batch still waiting for the end of the event-loop turn, then refuses new clicks', async () => {
     const s = await startServer()
@@ -107,5 +107,5 @@ describe('group commit durability', () => {
     } finally {
       await s.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 })

@@ -3,7 +3,7 @@
 // trailing-slash form of a link.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickCount, seeder, SERVER_HOOK_MS } from './seed'
+import { clickCount, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let seed: ReturnType<typeof seeder>
@@ -13,7 +13,7 @@ beforeAll(async () => {
   seed = seeder(s)
   offer = await seed.offer('https://offer.example/o?c={click_id}')
   await seed.campaign({ slug: 'spring', offers: [[offer, 1]] })
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 beforeEach(async () => {
   expect((await s.api('PUT', '/admin/api/settings', { fallback_url: null })).status).toBe(200)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickRow, cookieClickId, seeder, SERVER_HOOK_MS } from './seed'
+import { clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 beforeAll(async () => {
@@ -11,7 +11,7 @@ beforeAll(async () => {
   await seed.campaign({ slug: 'plain', offers: [[offer, 1]] })
   await seed.campaign({ slug: 'lp', offers: [[offer, 1]], landings: [[landing, 1]] })
   await seed.campaign({ slug: 'ünï-😀', offers: [[offer, 1]] })
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 const routes = ['/c/plain', '/r/plain', '/c/lp', '/r/lp']

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, get, type TestServer } from '../helpers/server'
 import { testDb } from '../helpers/db'
-import { seeder, clickCount, clickRow, cookieClickId, SERVER_HOOK_MS } from './seed'
+import { seeder, clickCount, clickRow, cookieClickId, SERVER_TIMEOUT_MS } from './seed'
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1'
@@ -30,7 +30,7 @@ beforeAll(async () => {
   await seed.exec("UPDATE campaigns SET cost_model = 'cpc', cpc = 0.05 WHERE id = $id", { id: cpc })
   const param = await seed.campaign({ slug: 'q-param', offers: [[offer, 100]] })
   await seed.exec("UPDATE campaigns SET cost_model = 'param' WHERE id = $id", { id: param })
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('traffic quality on /c', () => {
@@ -129,5 +129,5 @@ describe('click rollups', () => {
     } finally {
       await again.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 })

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickRow, cookieClickId, seeder, SERVER_HOOK_MS } from './seed'
+import { clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let seed: ReturnType<typeof seeder>
 beforeAll(async () => {
   s = await startServer()
   seed = seeder(s)
-}, SERVER_HOOK_MS)
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 /** Fires n clicks, 20 at a time, and tallies where they went. */

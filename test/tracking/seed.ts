@@ -13,11 +13,11 @@ export interface CampaignSeed {
 }
 
 /**
- * Timeout for a beforeAll that starts a server. Hooks do not get bunfig's [test] timeout (bun 1.4 gives them
- * 5 s unless --timeout is passed), and on Postgres the first server of a test process also starts the
- * throwaway cluster (initdb), which takes longer than that on a loaded machine.
+ * Timeout for a hook or test that starts a server. bun 1.4 ignores bunfig's [test] timeout (only --timeout
+ * counts), so hooks and tests get 5 s; on Postgres the first server of a test process also starts the
+ * throwaway cluster (initdb), and a restart opens a second server: more than 5 s on a loaded machine.
  */
-export const SERVER_HOOK_MS = 60_000
+export const SERVER_TIMEOUT_MS = 60_000
 
 let n = 0
 const uniq = (p: string) => `${p}-${Date.now().toString(36)}-${++n}`
