@@ -1,9 +1,10 @@
 // CSV: escaping (quotes, commas, line breaks), the spreadsheet formula defence, the report's CSV form
 // (one line per second-level row) and the streamed conversions export.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { csvCell, csvLine } from '../../src/reports/csv'
-import { addClick, catalog, report } from './seed'
+import { addClick, catalog, report, SERVER_TIMEOUT_MS } from './seed'
 
 /** RFC 4180 reader: rows of cells. */
 function parseCsv(text: string): string[][] {
@@ -89,12 +90,12 @@ const ids: Record<string, number> = {}
 beforeAll(async () => {
   s = await startServer()
   const c = catalog(s)
-  ids.o1 = c.offer('Offer "one", the first')
-  ids.o2 = c.offer('=cmd|calc')
-  ids.camp = c.campaign({ name: 'Spring, sale', offers: [ids.o1, ids.o2] })
+  ids.o1 = await c.offer('Offer "one", the first')
+  ids.o2 = await c.offer('=cmd|calc')
+  ids.camp = await c.campaign({ name: 'Spring, sale', offers: [ids.o1, ids.o2] })
   const subs = ['=HYPERLINK("http://evil.example")', 'a,b', 'he said "hi"', 'line\nbreak', '-5', '@cmd', 'plain']
   for (const [i, sub1] of subs.entries()) await addClick(s, { campaign: ids.camp, offer: i % 2 ? ids.o2 : ids.o1, sub1, cost: 0.5 })
-})
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('report CSV', () => {
@@ -136,23 +137,28 @@ describe('report CSV', () => {
 
 describe('conversions export', () => {
   const base = Date.UTC(2026, 2, 1)
-  beforeAll(() => {
-    const raw = s.ctx.database.raw
-    const ins = raw.prepare(
-      'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status, revenue, currency, transaction_id, date, created_at) ' +
-        'VALUES (1, $clickId, $campaign, NULL, $offer, NULL, $type, $status, $revenue, $cur, $tid, $date, $date)',
-    )
-    raw.transaction(() => {
-      // 2500 conversions; runs of equal dates straddle the 1000-row chunks, so the keyset must use (date, id).
-      for (let i = 0; i < 2500; i++) {
-        ins.run({
-          clickId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, campaign: i % 5 === 0 ? 999 : ids.camp, offer: ids.o1,
-          type: i % 10 === 0 ? 'chargeback' : 'sale', status: i === 7 ? 'weird, "status"' : i === 8 ? '=2+2' : 'approved',
-          revenue: i % 10 === 0 ? -1.5 : 2.25, cur: 'USD', tid: i === 9 ? '+tid' : `t${i}`, date: base + Math.floor(i / 7) * 60_000,
-        })
-      }
-    })()
-  })
+  beforeAll(async () => {
+    const rows = Array.from({ length: 2500 }, (_, i) => ({
+      clickId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, campaign: i % 5 === 0 ? 999 : ids.camp, offer: ids.o1,
+      type: i % 10 === 0 ? 'chargeback' : 'sale', status: i === 7 ? 'weird, "status"' : i === 8 ? '=2+2' : 'approved',
+      revenue: i % 10 === 0 ? -1.5 : 2.25, cur: 'USD', tid: i === 9 ? '+tid' : `t${i}`, date: base + Math.floor(i / 7) * 60_000,
+    }))
+    // 2500 conversions; runs of equal dates straddle the 1000-row chunks, so the keyset must use (date, id).
+    // Written 250 rows per INSERT (in id order), each row with its own numbered parameters.
+    const db = testDb(s)
+    for (let start = 0; start < rows.length; start += 250) {
+      const params: Record<string, unknown> = {}
+      const values = rows.slice(start, start + 250).map((r, j) => {
+        for (const [k, v] of Object.entries(r)) params[`${k}_${j}`] = v
+        return `(1, $clickId_${j}, $campaign_${j}, NULL, $offer_${j}, NULL, $type_${j}, $status_${j}, $revenue_${j}, $cur_${j}, $tid_${j}, $date_${j}, $date_${j})`
+      })
+      await db.run(
+        'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status, revenue, currency, transaction_id, date, created_at) ' +
+          `VALUES ${values.join(', ')}`,
+        params,
+      )
+    }
+  }, SERVER_TIMEOUT_MS)
 
   test('streams every conversion of the range in date order, 12 columns, escaped', async () => {
     const res = await s.api('GET', '/admin/api/reports/conversions?format=csv&from=2026-03-01&to=2026-03-05')

@@ -2,9 +2,11 @@
 // random postbacks (every type, both payout signs, back-dated), a type-flag change and a repoint, every
 // report number equals a direct SQL count over the raw clicks and conversions, computed here.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
+import { onPostgres } from '../helpers/pg'
 import { startServer, get, type TestServer } from '../helpers/server'
 import { cookieClickId } from '../tracking/seed'
-import { addClick, catalog, DAY, HOUR, iso, postback, report, settle, utcDay } from './seed'
+import { addClick, catalog, DAY, HOUR, iso, postback, report, settle, utcDay, SERVER_TIMEOUT_MS } from './seed'
 
 const OWN_IP = '198.51.100.250'
 const HUMAN_UAS = [
@@ -42,16 +44,16 @@ beforeAll(async () => {
   s = await startServer({ SVC_TRUST_PROXY: '1' })
   expect((await s.api('PUT', '/admin/api/settings', { excluded_ips: [OWN_IP] })).status).toBe(200)
   const c = catalog(s)
-  const [s1, s2] = [c.source(), c.source()]
-  const [o1, o2, o3, o4] = [c.offer('o1', 3), c.offer('o2', 7.5), c.offer('o3', 0), c.offer('o4', 12)]
-  const [l1, l2, l3] = [c.landing(), c.landing(), c.landing()]
-  const add = (slug: string, source: number | null, offers: number[], landings: number[], costModel: 'none' | 'cpc' | 'param', cpc = 0) => {
-    campaigns.push({ id: c.campaign({ slug, source, offers, landings, costModel, cpc }), slug, source, offers, landings })
+  const [s1, s2] = [await c.source(), await c.source()]
+  const [o1, o2, o3, o4] = [await c.offer('o1', 3), await c.offer('o2', 7.5), await c.offer('o3', 0), await c.offer('o4', 12)]
+  const [l1, l2, l3] = [await c.landing(), await c.landing(), await c.landing()]
+  const add = async (slug: string, source: number | null, offers: number[], landings: number[], costModel: 'none' | 'cpc' | 'param', cpc = 0) => {
+    campaigns.push({ id: await c.campaign({ slug, source, offers, landings, costModel, cpc }), slug, source, offers, landings })
   }
-  add('ex-a', s1, [o1!, o2!], [l1!, l2!], 'cpc', 0.02)
-  add('ex-b', s2, [o3!], [], 'param')
-  add('ex-c', null, [o3!, o4!], [l3!], 'none')
-})
+  await add('ex-a', s1, [o1!, o2!], [l1!, l2!], 'cpc', 0.02)
+  await add('ex-b', s2, [o3!], [], 'param')
+  await add('ex-c', null, [o3!, o4!], [l3!], 'none')
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 /** Clicks of the last days, written with SQL (so the days differ); rolled up by the next report's catch-up. */
@@ -105,12 +107,16 @@ interface Expected {
   types: Record<string, number>
 }
 
+/** The UTC date (YYYY-MM-DD) of an epoch-ms column, in either engine's SQL. */
+const utcDate = (col: string) =>
+  onPostgres ? `to_char(to_timestamp(${col} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : `date(${col} / 1000, 'unixepoch')`
+
 /**
  * The report numbers straight from the raw rows: clicks in range without excluded ones; conversions dated
  * in range whose click is not excluded, with the type flags applied in SQL.
  */
-function expected(clickKeys: string, convKeys: string): Map<string, Expected> {
-  const raw = s.ctx.database.raw
+async function expected(clickKeys: string, convKeys: string): Promise<Map<string, Expected>> {
+  const db = testDb(s)
   const out = new Map<string, Expected>()
   const at = (k: unknown[]) => {
     const key = JSON.stringify(k)
@@ -119,19 +125,23 @@ function expected(clickKeys: string, convKeys: string): Map<string, Expected> {
     return e
   }
   const range = { from: FROM, to: TO }
-  for (const r of raw.prepare(
-    `SELECT ${clickKeys}, count(*) AS clicks, sum(bot_reason IS NULL AND is_unique = 1) AS u, sum(bot_reason IS NOT NULL) AS b, total(cost) AS cost ` +
+  // Plain SQL both engines run: CASE instead of summed booleans, sum() over a group (never empty) for total().
+  for (const r of await db.all(
+    `SELECT ${clickKeys}, count(*) AS clicks, sum(CASE WHEN bot_reason IS NULL AND is_unique = 1 THEN 1 ELSE 0 END) AS u, ` +
+      'sum(CASE WHEN bot_reason IS NOT NULL THEN 1 ELSE 0 END) AS b, sum(cost) AS cost ' +
       'FROM clicks WHERE excluded = 0 AND created_at >= $from AND created_at < $to GROUP BY k1, k2',
-  ).all(range) as any[]) {
+    range,
+  )) {
     Object.assign(at([r.k1, r.k2]), { clicks: r.clicks, unique_clicks: r.u, bot_clicks: r.b, cost: r.cost })
   }
-  for (const r of raw.prepare(
+  for (const r of await db.all(
     `SELECT ${convKeys}, v.type AS type, count(*) AS n, ` +
-      'total(CASE WHEN t.include_in_conversions THEN (CASE WHEN t.negative THEN -1 ELSE 1 END) ELSE 0 END) AS conv, ' +
-      'total(CASE WHEN t.include_in_revenue THEN (CASE WHEN t.negative THEN -abs(v.revenue) ELSE v.revenue END) ELSE 0 END) AS rev ' +
+      'sum(CASE WHEN t.include_in_conversions = 1 THEN (CASE WHEN t.negative = 1 THEN -1 ELSE 1 END) ELSE 0 END) AS conv, ' +
+      'sum(CASE WHEN t.include_in_revenue = 1 THEN (CASE WHEN t.negative = 1 THEN -abs(v.revenue) ELSE v.revenue END) ELSE 0 END) AS rev ' +
       'FROM conversions v JOIN clicks c ON c.id = v.click_row_id JOIN conversion_types t ON t.slug = v.type ' +
       'WHERE c.excluded = 0 AND v.date >= $from AND v.date < $to GROUP BY k1, k2, v.type',
-  ).all(range) as any[]) {
+    range,
+  )) {
     const e = at([r.k1, r.k2])
     e.conversions += r.conv
     e.revenue += r.rev
@@ -177,7 +187,7 @@ async function compare(groupBy: string, clickKeys: string, convKeys: string, key
     if (r.children) for (const c of r.children) got.set(JSON.stringify([keyOf(r.key), keyOf(c.key)]), fromReport(c))
     else got.set(JSON.stringify([keyOf(r.key), null]), fromReport(r))
   }
-  const want = new Map([...expected(clickKeys, convKeys)].map(([k, e]) => [k, fromExpected(e)]))
+  const want = new Map([...(await expected(clickKeys, convKeys))].map(([k, e]) => [k, fromExpected(e)]))
   expect(snapRounding(Object.fromEntries([...got].sort()), Object.fromEntries([...want].sort()))).toEqual(Object.fromEntries([...want].sort()))
   expect(want.size).toBeGreaterThan(2)
   return body
@@ -187,7 +197,7 @@ async function compareAll() {
   const byCampaign = await compare('campaign', 'campaign_id AS k1, NULL AS k2', 'v.campaign_id AS k1, NULL AS k2')
   await compare('campaign,offer', 'campaign_id AS k1, coalesce(offer_id, 0) AS k2', 'v.campaign_id AS k1, coalesce(v.offer_id, 0) AS k2')
   await compare(
-    'day', "date(created_at / 1000, 'unixepoch') AS k1, NULL AS k2", "date(v.date / 1000, 'unixepoch') AS k1, NULL AS k2", (k) => k,
+    'day', `${utcDate('created_at')} AS k1, NULL AS k2`, `${utcDate('v.date')} AS k1, NULL AS k2`, (k) => k,
   )
   return byCampaign
 }
@@ -205,52 +215,59 @@ describe('rollups against raw rows', () => {
     expect(t.cost).toBeGreaterThan(0)
     expect(t.types.chargeback).toBeGreaterThan(0)
     expect(t.types.trial).toBeGreaterThan(0)
-    const excluded = s.ctx.database.raw.prepare('SELECT count(*) AS n FROM clicks WHERE excluded = 1').get() as { n: number }
-    expect(excluded.n).toBeGreaterThan(0)
-  })
+    const excluded = await testDb(s).get<{ n: number }>('SELECT count(*) AS n FROM clicks WHERE excluded = 1')
+    expect(excluded!.n).toBeGreaterThan(0)
+  }, SERVER_TIMEOUT_MS)
 
   test('after a conversion type flag change (trial counts in revenue)', async () => {
     const before = (await report(s, `from=${iso(FROM)}&to=${iso(TO)}`)).body.total.revenue
     expect((await s.api('PATCH', '/admin/api/conversion-types/trial', { include_in_revenue: true })).status).toBe(200)
     const after = (await compareAll()).total.revenue
     expect(after).not.toBe(before)
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('after a repoint: an offer leaves the rotation and one of its clicks is continued', async () => {
     const a = campaigns[0]!
-    const raw = s.ctx.database.raw
-    const victim = raw
-      .prepare('SELECT click_id FROM clicks WHERE campaign_id = $c AND offer_id = $o AND excluded = 0 AND created_at >= $from ORDER BY id LIMIT 1')
-      .get({ c: a.id, o: a.offers[1], from: FROM }) as { click_id: string }
+    const db = testDb(s)
+    const victim = (await db.get<{ click_id: string }>(
+      'SELECT click_id FROM clicks WHERE campaign_id = $c AND offer_id = $o AND excluded = 0 AND created_at >= $from ORDER BY id LIMIT 1',
+      { c: a.id, o: a.offers[1], from: FROM },
+    ))!
     expect(victim).toBeDefined()
     await settle(s) // the click is rolled up under its old offer before it moves
-    raw.prepare('DELETE FROM campaign_offers WHERE campaign_id = $c AND offer_id = $o').run({ c: a.id, o: a.offers[1] })
+    await db.run('DELETE FROM campaign_offers WHERE campaign_id = $c AND offer_id = $o', { c: a.id, o: a.offers[1] })
     s.ctx.events.committed('catalog.changed', { entity: 'campaign', id: 0, action: 'updated' })
     a.offers = [a.offers[0]!]
     const res = await get(`${s.base}/c/${a.slug}?click_id=${victim.click_id}`, { 'user-agent': HUMAN_UAS[0]!, 'x-forwarded-for': '203.0.113.77' })
     expect(res.status).toBe(302)
-    expect((raw.prepare('SELECT offer_id FROM clicks WHERE click_id = $id').get({ id: victim.click_id }) as { offer_id: number }).offer_id).toBe(a.offers[0]!)
+    expect((await db.get<{ offer_id: number }>('SELECT offer_id FROM clicks WHERE click_id = $id', { id: victim.click_id }))!.offer_id).toBe(a.offers[0]!)
     await postback(s, { subid: victim.click_id, payout: 9.99, status: 'approved' })
     await liveClicks(30)
     await postbacks(20)
     await compareAll()
-  })
+  }, SERVER_TIMEOUT_MS)
 
-  test('hourly and daily rollups agree: every UTC day equals the sum of its hours', () => {
-    const raw = s.ctx.database.raw
+  test('hourly and daily rollups agree: every UTC day equals the sum of its hours', async () => {
+    const db = testDb(s)
+    // Sums of money are rounded here (9 decimals), not in SQL: Postgres has no round() for double precision.
+    const r9 = (rows: Array<Record<string, number>>, money: string[]) =>
+      rows.map((r) => ({ ...r, ...Object.fromEntries(money.map((k) => [k, Math.round(r[k]! * 1e9) / 1e9])) }))
     for (const [daily, hourly, cols] of [
       ['click_stats_daily', 'click_stats_hourly', 'campaign_id, source_id, offer_id, landing_id'],
       ['conversion_stats_daily', 'conversion_stats_hourly', 'campaign_id, source_id, offer_id, landing_id, type'],
     ] as const) {
-      const sums = daily.startsWith('click') ? 'sum(clicks) AS a, sum(unique_clicks) AS b, sum(bot_clicks) AS c, round(total(cost), 9) AS d' : 'sum(conversions) AS a, round(total(revenue), 9) AS b, round(total(revenue_abs), 9) AS c'
-      const fromHours = raw.prepare(`SELECT hour - hour % ${DAY} AS day, ${cols}, ${sums} FROM ${hourly} GROUP BY 1, ${cols} HAVING a <> 0 ORDER BY 1, ${cols}`).all()
-      const days = raw.prepare(`SELECT day, ${cols}, ${sums} FROM ${daily} GROUP BY day, ${cols} HAVING a <> 0 ORDER BY day, ${cols}`).all()
+      const clicks = daily.startsWith('click')
+      const sums = clicks ? 'sum(clicks) AS a, sum(unique_clicks) AS b, sum(bot_clicks) AS c, sum(cost) AS d' : 'sum(conversions) AS a, sum(revenue) AS b, sum(revenue_abs) AS c'
+      const first = clicks ? 'sum(clicks)' : 'sum(conversions)'
+      const money = clicks ? ['d'] : ['b', 'c']
+      const fromHours = r9(await db.all(`SELECT hour - hour % ${DAY} AS day, ${cols}, ${sums} FROM ${hourly} GROUP BY 1, ${cols} HAVING ${first} <> 0 ORDER BY 1, ${cols}`), money)
+      const days = r9(await db.all(`SELECT day, ${cols}, ${sums} FROM ${daily} GROUP BY day, ${cols} HAVING ${first} <> 0 ORDER BY day, ${cols}`), money)
       expect(days).toEqual(fromHours)
       expect(days.length).toBeGreaterThan(0)
     }
     // Every hourly row sits on a whole UTC hour (what the day sums above rely on).
     for (const hourly of ['click_stats_hourly', 'conversion_stats_hourly']) {
-      expect(raw.prepare(`SELECT count(*) AS n FROM ${hourly} WHERE hour % ${HOUR} <> 0`).get()).toEqual({ n: 0 })
+      expect(await db.get(`SELECT count(*) AS n FROM ${hourly} WHERE hour % ${HOUR} <> 0`)).toEqual({ n: 0 })
     }
   })
 })

@@ -1,8 +1,9 @@
 // Report metrics over real postbacks: per-type counts, include flags applied at read time, negative types,
 // formulas and their nulls, labels, sorting, paging, filters and the raw-click groupings.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
-import { addClick, catalog, DAY, HOUR, postback, report, settle } from './seed'
+import { addClick, catalog, DAY, HOUR, postback, report, settle, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 const ids: Record<string, number> = {}
@@ -10,14 +11,14 @@ const ids: Record<string, number> = {}
 beforeAll(async () => {
   s = await startServer()
   const c = catalog(s)
-  ids.s1 = c.source('Source One')
-  ids.o1 = c.offer('Offer One', 2.5)
-  ids.o2 = c.offer('Offer Two')
-  ids.l1 = c.landing('Landing One')
-  ids.alpha = c.campaign({ name: 'Alpha', source: ids.s1, offers: [ids.o1], landings: [ids.l1] })
-  ids.beta = c.campaign({ name: 'Beta', offers: [ids.o2] })
-  ids.gamma = c.campaign({ name: 'Gamma', offers: [ids.o2] })
-  ids.delta = c.campaign({ name: 'Delta', offers: [ids.o2] })
+  ids.s1 = await c.source('Source One')
+  ids.o1 = await c.offer('Offer One', 2.5)
+  ids.o2 = await c.offer('Offer Two')
+  ids.l1 = await c.landing('Landing One')
+  ids.alpha = await c.campaign({ name: 'Alpha', source: ids.s1, offers: [ids.o1], landings: [ids.l1] })
+  ids.beta = await c.campaign({ name: 'Beta', offers: [ids.o2] })
+  ids.gamma = await c.campaign({ name: 'Gamma', offers: [ids.o2] })
+  ids.delta = await c.campaign({ name: 'Delta', offers: [ids.o2] })
 
   const at = Date.now() - HOUR
   const a = { campaign: ids.alpha, source: ids.s1, offer: ids.o1, landing: ids.l1, at }
@@ -50,7 +51,7 @@ beforeAll(async () => {
   await postback(s, { subid: oldBeta, payout: 8, status: 'approved' })
   await postback(s, { subid: desktop, payout: 10, status: 'approved' })
   await postback(s, { subid: ownDelta, payout: 50, status: 'approved' })
-})
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 const row = (rows: Array<{ key: unknown }>, key: unknown) => rows.find((r) => r.key === key) as any
@@ -90,7 +91,7 @@ describe('metrics of a campaign', () => {
   test('an operator-made type gets its own column in every row and in the total', async () => {
     const created = await s.api('POST', '/admin/api/conversion-types', { slug: 'upsell', name: 'Upsell', include_in_conversions: true, include_in_revenue: true })
     expect(created.status).toBe(201)
-    const gammaClick = s.ctx.database.raw.prepare('SELECT click_id FROM clicks WHERE campaign_id = $c LIMIT 1').get({ c: ids.gamma }) as { click_id: string }
+    const gammaClick = (await testDb(s).get<{ click_id: string }>('SELECT click_id FROM clicks WHERE campaign_id = $c ORDER BY id LIMIT 1', { c: ids.gamma }))!
     await postback(s, { subid: gammaClick.click_id, payout: 1.25, status: 'upsell' })
     const res = await report(s, '')
     expect(row(res.body.rows, ids.gamma)).toMatchObject({ conversions: 1, revenue: 1.25, types: { sale: 0, lead: 0, trial: 0, install: 0, reject: 0, chargeback: 0, upsell: 1 } })
@@ -107,10 +108,10 @@ describe('metrics of a campaign', () => {
 
 describe('labels, sorting and paging', () => {
   test('rows carry the catalog name as label; a deleted record keeps its key with a null label', async () => {
-    const gone = catalog(s).campaign({ name: 'Temporary', offers: [ids.o2] })
+    const gone = await catalog(s).campaign({ name: 'Temporary', offers: [ids.o2] })
     await addClick(s, { campaign: gone, offer: ids.o2 })
     await settle(s)
-    s.ctx.database.raw.prepare('DELETE FROM campaigns WHERE id = $id').run({ id: gone })
+    await testDb(s).run('DELETE FROM campaigns WHERE id = $id', { id: gone })
     const r = row((await report(s, '')).body.rows, gone)
     expect(r).toMatchObject({ key: gone, label: null, clicks: 1 })
   })

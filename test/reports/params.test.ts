@@ -3,14 +3,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'
 import { addUser, cookieFor } from '../admin/helpers'
-import { addClick, catalog, report } from './seed'
+import { addClick, catalog, report, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 beforeAll(async () => {
   s = await startServer()
   const c = catalog(s)
-  await addClick(s, { campaign: c.campaign({ offers: [c.offer()] }) })
-})
+  await addClick(s, { campaign: await c.campaign({ offers: [await c.offer()] }) })
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 const get = (path: string, cookie?: string) => s.api('GET', path, undefined, cookie)

@@ -1,11 +1,14 @@
-// Report test helpers: catalog rows and clicks written with SQL (clicks at any past time, with the traffic
+// Report test helpers (engine-neutral, async): catalog rows and clicks written with SQL (clicks at any past time, with the traffic
 // quality fields set explicitly), postbacks over HTTP, and report reads.
 //
 // Clicks come in through the click store's import(), which counts them in the rollups and makes them
 // findable, as it does for every committed click.
 import { randomUUID } from 'node:crypto'
+import { testDb } from '../helpers/db'
 import type { TestServer } from '../helpers/server'
 import { newClick } from '../../src/tracking/store/click'
+
+export { SERVER_TIMEOUT_MS } from '../tracking/seed'
 
 export const HOUR = 3_600_000
 export const DAY = 86_400_000
@@ -30,32 +33,32 @@ export interface ClickSeed {
 let seq = 0
 
 export function catalog(s: TestServer) {
-  const raw = s.ctx.database.raw
+  const db = testDb(s)
   const now = Date.now()
-  const insert = (sql: string, p: Record<string, unknown>) => Number(raw.prepare(sql).run({ ...p, now }).lastInsertRowid)
+  const insert = async (sql: string, p: Record<string, unknown>) => (await db.get<{ id: number }>(`${sql} RETURNING id`, { ...p, now }))!.id
   const done = <T>(v: T) => {
     s.ctx.events.committed('catalog.changed', { entity: 'campaign', id: 0, action: 'updated' })
     return v
   }
   return {
-    source: (name = `Source ${++seq}`) => done(insert('INSERT INTO sources (name, postback_url, created_at, updated_at) VALUES ($name, NULL, $now, $now)', { name })),
-    offer: (name = `Offer ${++seq}`, payout = 0) =>
-      done(insert(
+    source: async (name = `Source ${++seq}`) => done(await insert('INSERT INTO sources (name, postback_url, created_at, updated_at) VALUES ($name, NULL, $now, $now)', { name })),
+    offer: async (name = `Offer ${++seq}`, payout = 0) =>
+      done(await insert(
         'INSERT INTO offers (name, slug, url, payout, currency, created_at, updated_at) VALUES ($name, $slug, $url, $payout, $cur, $now, $now)',
         { name, slug: `offer-${++seq}-${now}`, url: 'https://adv.example/?c={click_id}', payout, cur: 'USD' },
       )),
-    landing: (name = `Landing ${++seq}`) =>
-      done(insert('INSERT INTO landings (name, slug, url, created_at, updated_at) VALUES ($name, $slug, $url, $now, $now)', {
+    landing: async (name = `Landing ${++seq}`) =>
+      done(await insert('INSERT INTO landings (name, slug, url, created_at, updated_at) VALUES ($name, $slug, $url, $now, $now)', {
         name, slug: `landing-${++seq}-${now}`, url: 'https://lp.example/?c={click_id}',
       })),
-    campaign: (c: { name?: string; slug?: string; source?: number | null; offers: number[]; landings?: number[]; costModel?: 'none' | 'cpc' | 'param'; cpc?: number }) => {
+    campaign: async (c: { name?: string; slug?: string; source?: number | null; offers: number[]; landings?: number[]; costModel?: 'none' | 'cpc' | 'param'; cpc?: number }) => {
       const slug = c.slug ?? `campaign-${++seq}-${now}`
-      const id = insert(
+      const id = await insert(
         'INSERT INTO campaigns (name, slug, source_id, active, cost_model, cpc, created_at, updated_at) VALUES ($name, $slug, $source, 1, $model, $cpc, $now, $now)',
         { name: c.name ?? slug, slug, source: c.source ?? null, model: c.costModel ?? 'none', cpc: c.cpc ?? 0 },
       )
-      for (const o of c.offers) raw.prepare('INSERT INTO campaign_offers (campaign_id, offer_id, weight) VALUES ($c, $o, 100)').run({ c: id, o })
-      for (const l of c.landings ?? []) raw.prepare('INSERT INTO campaign_landings (campaign_id, landing_id, weight) VALUES ($c, $l, 100)').run({ c: id, l })
+      for (const o of c.offers) await db.run('INSERT INTO campaign_offers (campaign_id, offer_id, weight) VALUES ($c, $o, 100)', { c: id, o })
+      for (const l of c.landings ?? []) await db.run('INSERT INTO campaign_landings (campaign_id, landing_id, weight) VALUES ($c, $l, 100)', { c: id, l })
       return done(id)
     },
   }

@@ -1,9 +1,10 @@
 // Time zones: local days and hours from UTC rollup hours (DST-correct), from/to read in the report's zone,
 // and the documented approximation for zones with half-hour offsets.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
 import { Zone } from '../../src/reports/tz'
-import { addClick, catalog, postback, report, settle } from './seed'
+import { addClick, catalog, postback, report, settle, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let campaign = 0
@@ -15,9 +16,9 @@ const days = async (q: string) => (await report(s, `group_by=day&${q}`)).body.ro
 beforeAll(async () => {
   s = await startServer()
   const c = catalog(s)
-  offer = c.offer()
-  campaign = c.campaign({ offers: [offer] })
-})
+  offer = await c.offer()
+  campaign = await c.campaign({ offers: [offer] })
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('days and hours in a time zone', () => {
@@ -104,7 +105,7 @@ describe('days and hours in a time zone', () => {
 
 describe('local days from daily rollups', () => {
   test('equal grouping every UTC hour by the local day of its start, in zones with DST, half and three-quarter hours', async () => {
-    const own = catalog(s).campaign({ offers: [offer] })
+    const own = await catalog(s).campaign({ offers: [offer] })
     const base = utc(2026, 9, 17)
     const clickIds: string[] = []
     for (let i = 0; i < 400; i++) clickIds.push(await addClick(s, { campaign: own, offer, at: base + ((i * 7_919_993) % (26 * 86_400_000)) }))
@@ -115,7 +116,7 @@ describe('local days from daily rollups', () => {
       convDates.push(date)
       await postback(s, { subid: clickIds[i]!, payout: 1, date: new Date(date).toISOString() })
     }
-    const clickTimes = s.ctx.database.raw.prepare('SELECT created_at FROM clicks WHERE campaign_id = $c').all({ c: own }).map((r: any) => r.created_at as number)
+    const clickTimes = (await testDb(s).all<{ created_at: number }>('SELECT created_at FROM clicks WHERE campaign_id = $c', { c: own })).map((r) => r.created_at)
     // Chatham (+12:45 → +13:45) and Lord Howe (+10:30 → +11, a half-hour DST) change inside the range.
     for (const tz of ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Pacific/Kiritimati', 'America/St_Johns', 'Pacific/Pago_Pago']) {
       const res = (await report(s, `group_by=day&campaign_id=${own}&from=2026-09-20&to=2026-10-10&tz=${tz}`)).body
@@ -137,7 +138,7 @@ describe('local days from daily rollups', () => {
       expect({ tz, rows: got }).toEqual({ tz, rows: [...want].sort().map(([k, [c, v]]) => [k, c, v]) })
       expect(got.length).toBeGreaterThan(15)
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 })
 
 describe('Zone', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { cookieClickId, seeder } from './seed'
+import { cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let click: string
@@ -9,14 +9,14 @@ let ids: { source: number; offer: number; landing: number; campaign: number }
 beforeAll(async () => {
   s = await startServer()
   const seed = seeder(s)
-  const source = seed.source()
-  const offer = seed.offer('https://offer.example/')
-  const landing = seed.landing({ url: 'https://lp.example/' })
-  const campaign = seed.campaign({ slug: 'seen', sourceId: source, offers: [[offer, 1]], landings: [[landing, 1]] })
+  const source = await seed.source()
+  const offer = await seed.offer('https://offer.example/')
+  const landing = await seed.landing({ url: 'https://lp.example/' })
+  const campaign = await seed.campaign({ slug: 'seen', sourceId: source, offers: [[offer, 1]], landings: [[landing, 1]] })
   ids = { source, offer, landing, campaign }
   const res = await get(`${s.base}/c/seen?sub1=a&sub10=z&utm_source=news&gclid=abc`, { 'user-agent': 'Agent/1.0', referer: 'https://ref.example/' })
   click = cookieClickId(res)!
-})
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('GET /admin/api/clicks/:click_id', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickCount, clickRow, cookieClickId, seeder } from './seed'
+import { clickCount, clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -11,14 +11,14 @@ let ids: { source: number; offer: number; campaign: number }
 beforeAll(async () => {
   s = await startServer()
   seed = seeder(s)
-  const source = seed.source()
-  const offer = seed.offer(
+  const source = await seed.source()
+  const offer = await seed.offer(
     'https://offer.example/go?cid={click_id}&camp={campaign_id}&src={source_id}&o={offer_id}&l={landing_id}&ext={external_id}' +
       '&s1={sub1}&s2={sub2}&s3={sub3}&s4={sub4}&s5={sub5}&s6={sub6}&s7={sub7}&s8={sub8}&s9={sub9}&s10={sub10}&keep={payout}',
   )
-  const campaign = seed.campaign({ slug: 'direct', sourceId: source, externalId: 'ext/42 x', offers: [[offer, 1]] })
+  const campaign = await seed.campaign({ slug: 'direct', sourceId: source, externalId: 'ext/42 x', offers: [[offer, 1]] })
   ids = { source, offer, campaign }
-})
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('GET /c/:slug', () => {
@@ -59,7 +59,7 @@ describe('GET /c/:slug', () => {
       referer: longRef,
     })
     const id = cookieClickId(res)!
-    const row = clickRow(s, id)!
+    const row = (await clickRow(s, id))!
     expect(row).toBeDefined()
     expect(row.campaign_id).toBe(ids.campaign)
     expect(row.source_id).toBe(ids.source)
@@ -77,40 +77,40 @@ describe('GET /c/:slug', () => {
 
   test('a visit without extra parameters stores params as null', async () => {
     const id = cookieClickId(await get(`${s.base}/c/direct?sub1=a`))!
-    expect(clickRow(s, id)!.params).toBeNull()
+    expect((await clickRow(s, id))!.params).toBeNull()
   })
 
   test('every visit is a new click with a new UUID v4', async () => {
-    const before = clickCount(s)
+    const before = await clickCount(s)
     const a = cookieClickId(await get(`${s.base}/c/direct`))
     const b = cookieClickId(await get(`${s.base}/c/direct`))
     expect(a).not.toBe(b)
-    expect(clickCount(s)).toBe(before + 2)
+    expect(await clickCount(s)).toBe(before + 2)
   })
 
   test('an unknown slug is a JSON 404 and records nothing', async () => {
-    const before = clickCount(s)
+    const before = await clickCount(s)
     const res = await get(`${s.base}/c/no-such-campaign`)
     expect(res.status).toBe(404)
     expect(res.headers.get('content-type')).toContain('application/json')
     expect(await res.json()).toEqual({ error: 'campaign not found' })
-    expect(clickCount(s)).toBe(before)
+    expect(await clickCount(s)).toBe(before)
   })
 
   test('an inactive campaign answers 404 like an unknown one', async () => {
-    const offer = seed.offer('https://offer.example/inactive')
-    seed.campaign({ slug: 'paused', active: false, offers: [[offer, 1]] })
+    const offer = await seed.offer('https://offer.example/inactive')
+    await seed.campaign({ slug: 'paused', active: false, offers: [[offer, 1]] })
     const res = await get(`${s.base}/c/paused`)
     expect(res.status).toBe(404)
     expect(await res.json()).toEqual({ error: 'campaign not found' })
   })
 
   test('a campaign without an offer, or only with weight-0 or unusable offers, answers 404', async () => {
-    seed.campaign({ slug: 'no-offer' })
-    const zero = seed.offer('https://offer.example/zero')
-    seed.campaign({ slug: 'zero-offer', offers: [[zero, 0]] })
-    const bad = seed.offer('javascript:alert(1)')
-    seed.campaign({ slug: 'bad-offer', offers: [[bad, 100]] })
+    await seed.campaign({ slug: 'no-offer' })
+    const zero = await seed.offer('https://offer.example/zero')
+    await seed.campaign({ slug: 'zero-offer', offers: [[zero, 0]] })
+    const bad = await seed.offer('javascript:alert(1)')
+    await seed.campaign({ slug: 'bad-offer', offers: [[bad, 100]] })
     for (const slug of ['no-offer', 'zero-offer', 'bad-offer']) {
       const res = await get(`${s.base}/c/${slug}`)
       expect(res.status).toBe(404)
@@ -119,9 +119,9 @@ describe('GET /c/:slug', () => {
   })
 
   test('an offer with an unusable URL is skipped in rotation instead of failing', async () => {
-    const bad = seed.offer('not a url {click_id}')
-    const good = seed.offer('https://offer.example/good')
-    seed.campaign({ slug: 'half-bad', offers: [[bad, 1000], [good, 1]] })
+    const bad = await seed.offer('not a url {click_id}')
+    const good = await seed.offer('https://offer.example/good')
+    await seed.campaign({ slug: 'half-bad', offers: [[bad, 1000], [good, 1]] })
     for (let i = 0; i < 10; i++) {
       const res = await get(`${s.base}/c/half-bad`)
       expect(res.status).toBe(302)
@@ -132,35 +132,35 @@ describe('GET /c/:slug', () => {
 
 describe('GET /c/:slug with landings', () => {
   test('goes to the landing first, with the macros filled in, and records both landing and offer', async () => {
-    const offer = seed.offer('https://offer.example/after-landing?c={click_id}')
-    const landing = seed.landing({ url: 'https://lp.example/page?c={click_id}&l={landing_id}&o={offer_id}&s={sub1}' })
-    const campaign = seed.campaign({ slug: 'with-lp', offers: [[offer, 1]], landings: [[landing, 1]] })
+    const offer = await seed.offer('https://offer.example/after-landing?c={click_id}')
+    const landing = await seed.landing({ url: 'https://lp.example/page?c={click_id}&l={landing_id}&o={offer_id}&s={sub1}' })
+    const campaign = await seed.campaign({ slug: 'with-lp', offers: [[offer, 1]], landings: [[landing, 1]] })
     const res = await get(`${s.base}/c/with-lp?sub1=hi%20there`)
     expect(res.status).toBe(302)
     const id = cookieClickId(res)!
     expect(res.headers.get('location')).toBe(`https://lp.example/page?c=${id}&l=${landing}&o=${offer}&s=hi%20there`)
-    const row = clickRow(s, id)!
+    const row = (await clickRow(s, id))!
     expect(row.campaign_id).toBe(campaign)
     expect(row.landing_id).toBe(landing)
     expect(row.offer_id).toBe(offer)
   })
 
   test('a click on a campaign with an html-only landing redirects to /lp/<slug> (relative without SVC_PUBLIC_URL)', async () => {
-    const offer = seed.offer('https://offer.example/o')
-    const landing = seed.landing({ html: '<h1>hi</h1>' }, 'hosted-page')
-    seed.campaign({ slug: 'hosted', offers: [[offer, 1]], landings: [[landing, 1]] })
+    const offer = await seed.offer('https://offer.example/o')
+    const landing = await seed.landing({ html: '<h1>hi</h1>' }, 'hosted-page')
+    await seed.campaign({ slug: 'hosted', offers: [[offer, 1]], landings: [[landing, 1]] })
     const res = await get(`${s.base}/c/hosted`)
     expect(res.status).toBe(302)
     expect(res.headers.get('location')).toBe('/lp/hosted-page')
   })
 
   test('a landing that is neither a usable URL nor html is skipped; with none left the visitor goes to the offer', async () => {
-    const offer = seed.offer('https://offer.example/fallback')
-    const broken = seed.landing({ url: 'ftp://lp.example/' })
-    seed.campaign({ slug: 'broken-lp', offers: [[offer, 1]], landings: [[broken, 1]] })
+    const offer = await seed.offer('https://offer.example/fallback')
+    const broken = await seed.landing({ url: 'ftp://lp.example/' })
+    await seed.campaign({ slug: 'broken-lp', offers: [[offer, 1]], landings: [[broken, 1]] })
     const res = await get(`${s.base}/c/broken-lp`)
     expect(res.headers.get('location')).toBe('https://offer.example/fallback')
-    expect(clickRow(s, cookieClickId(res)!)!.landing_id).toBeNull()
+    expect((await clickRow(s, cookieClickId(res)!))!.landing_id).toBeNull()
   })
 })
 
@@ -169,35 +169,35 @@ describe('cookie Secure flag and public URL', () => {
     const t = await startServer({ SVC_PUBLIC_URL: 'https://track.example/' })
     try {
       const sd = seeder(t)
-      const offer = sd.offer('https://offer.example/o')
-      const landing = sd.landing({ html: '<p>x</p>' }, 'abs-page')
-      sd.campaign({ slug: 'abs', offers: [[offer, 1]], landings: [[landing, 1]] })
+      const offer = await sd.offer('https://offer.example/o')
+      const landing = await sd.landing({ html: '<p>x</p>' }, 'abs-page')
+      await sd.campaign({ slug: 'abs', offers: [[offer, 1]], landings: [[landing, 1]] })
       const res = await get(`${t.base}/c/abs`)
       expect(res.headers.get('location')).toBe('https://track.example/lp/abs-page')
       expect(res.headers.get('set-cookie')).toBe(`_svc_click=${cookieClickId(res)}; Path=/; Max-Age=2592000; SameSite=Lax; Secure`)
     } finally {
       await t.destroy()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('behind a trusted proxy, X-Forwarded-Proto https makes the cookie Secure and X-Forwarded-For is the click ip', async () => {
     const t = await startServer({ SVC_TRUST_PROXY: '1' })
     try {
       const sd = seeder(t)
-      sd.campaign({ slug: 'proxied', offers: [[sd.offer('https://offer.example/o'), 1]] })
+      await sd.campaign({ slug: 'proxied', offers: [[await sd.offer('https://offer.example/o'), 1]] })
       const res = await get(`${t.base}/c/proxied`, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' })
       expect(res.headers.get('set-cookie')).toEndWith('; SameSite=Lax; Secure')
-      expect(clickRow(t, cookieClickId(res)!)!.ip).toBe('198.51.100.7')
+      expect((await clickRow(t, cookieClickId(res)!))!.ip).toBe('198.51.100.7')
       const plain = await get(`${t.base}/c/proxied`, { 'x-forwarded-proto': 'http' })
       expect(plain.headers.get('set-cookie')).toEndWith('; SameSite=Lax')
     } finally {
       await t.destroy()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('without trust proxy, X-Forwarded-* headers are ignored', async () => {
     const res = await get(`${s.base}/c/direct`, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' })
     expect(res.headers.get('set-cookie')).toEndWith('; SameSite=Lax')
-    expect(clickRow(s, cookieClickId(res)!)!.ip).toBe('127.0.0.1')
+    expect((await clickRow(s, cookieClickId(res)!))!.ip).toBe('127.0.0.1')
   })
 })

@@ -1,9 +1,27 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { testDb } from '../helpers/db'
+import { onPostgres } from '../helpers/pg'
 import { get, startServer, type TestServer } from '../helpers/server'
 import { newClick } from '../../src/tracking/store/click'
 import { WriterUnavailable } from '../../src/tracking/store/click-store'
-import { clickCount, clickRow, cookieClickId, seeder } from './seed'
+import { clickCount, clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
+
+/** A trigger that makes every INSERT INTO clicks fail (a disk on fire), or drops it again. */
+async function refuseClicks(s: TestServer, refuse: boolean): Promise<void> {
+  const db = testDb(s)
+  if (!onPostgres) {
+    await db.run(refuse
+      ? "CREATE TRIGGER clicks_refuse BEFORE INSERT ON clicks BEGIN SELECT RAISE(ABORT, 'disk on fire'); END"
+      : 'DROP TRIGGER clicks_refuse')
+  } else if (refuse) {
+    await db.run("CREATE FUNCTION clicks_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$")
+    await db.run('CREATE TRIGGER clicks_refuse BEFORE INSERT ON clicks FOR EACH ROW EXECUTE FUNCTION clicks_refuse()')
+  } else {
+    await db.run('DROP TRIGGER clicks_refuse ON clicks')
+    await db.run('DROP FUNCTION clicks_refuse()')
+  }
+}
 
 const dirs: string[] = []
 afterAll(() => {
@@ -15,7 +33,7 @@ describe('group commit durability', () => {
     const s = await startServer()
     dirs.push(s.dataDir)
     const seed = seeder(s)
-    seed.campaign({ slug: 'burst', offers: [[seed.offer('https://offer.example/?c={click_id}'), 1]] })
+    await seed.campaign({ slug: 'burst', offers: [[await seed.offer('https://offer.example/?c={click_id}'), 1]] })
 
     const firstAnswer = Promise.withResolvers<void>()
     let answered = 0
@@ -40,39 +58,39 @@ describe('group commit durability', () => {
 
     const again = await startServer({}, s.dataDir)
     try {
-      const missing = handedOut.filter((id) => !clickRow(again, id))
+      const missing: string[] = []
+      for (const id of handedOut) if (!(await clickRow(again, id))) missing.push(id)
       expect(missing).toEqual([])
-      expect(clickCount(again)).toBeGreaterThanOrEqual(handedOut.length)
+      expect(await clickCount(again)).toBeGreaterThanOrEqual(handedOut.length)
     } finally {
       await again.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('when the batch cannot be committed the visitor gets 503 JSON, never a 302, and nothing is stored', async () => {
     const s: TestServer = await startServer()
     dirs.push(s.dataDir)
     try {
       const seed = seeder(s)
-      seed.campaign({ slug: 'fail', offers: [[seed.offer('https://offer.example/'), 1]] })
-      const raw = s.ctx.database.raw
-      raw.exec("CREATE TRIGGER clicks_refuse BEFORE INSERT ON clicks BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
-      const before = clickCount(s)
+      await seed.campaign({ slug: 'fail', offers: [[await seed.offer('https://offer.example/'), 1]] })
+      await refuseClicks(s, true)
+      const before = await clickCount(s)
       const results = await Promise.all(Array.from({ length: 5 }, () => get(`${s.base}/c/fail`)))
       for (const res of results) {
         expect(res.status).toBe(503)
         expect(await res.json()).toEqual({ error: 'temporarily unavailable' })
         expect(res.headers.get('set-cookie')).toBeNull()
       }
-      expect(clickCount(s)).toBe(before)
+      expect(await clickCount(s)).toBe(before)
 
-      raw.exec('DROP TRIGGER clicks_refuse')
+      await refuseClicks(s, false)
       const ok = await get(`${s.base}/c/fail`)
       expect(ok.status).toBe(302)
-      expect(clickRow(s, cookieClickId(ok)!)).toBeDefined()
+      expect(await clickRow(s, cookieClickId(ok)!)).toBeDefined()
     } finally {
       await s.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 
   test('stop() commits a batch still waiting for the end of the event-loop turn, then refuses new clicks', async () => {
     const s = await startServer()
@@ -84,10 +102,10 @@ describe('group commit durability', () => {
       const committed = store.append(click)
       await store.stop() // same turn: the setImmediate flush has not run yet
       await committed
-      expect(clickRow(s, id)).toBeDefined()
+      expect(await clickRow(s, id)).toBeDefined()
       await expect(store.append({ ...click, clickId: crypto.randomUUID() })).rejects.toThrow(WriterUnavailable)
     } finally {
       await s.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 })

@@ -3,7 +3,7 @@
 // trailing-slash form of a link.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickCount, seeder } from './seed'
+import { clickCount, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 let seed: ReturnType<typeof seeder>
@@ -11,9 +11,9 @@ let offer: number
 beforeAll(async () => {
   s = await startServer()
   seed = seeder(s)
-  offer = seed.offer('https://offer.example/o?c={click_id}')
-  seed.campaign({ slug: 'spring', offers: [[offer, 1]] })
-})
+  offer = await seed.offer('https://offer.example/o?c={click_id}')
+  await seed.campaign({ slug: 'spring', offers: [[offer, 1]] })
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 beforeEach(async () => {
   expect((await s.api('PUT', '/admin/api/settings', { fallback_url: null })).status).toBe(200)
@@ -29,24 +29,24 @@ async function expectJson404(res: Response) {
 
 /** A 302 to `location` that recorded no click and set no cookie. */
 async function expectFallback(path: string, location: string, method = 'GET') {
-  const before = clickCount(s)
+  const before = await clickCount(s)
   const res = await fetch(`${s.base}${path}`, { method, redirect: 'manual', headers: HTML })
   expect(res.status).toBe(302)
   expect(res.headers.get('location')).toBe(location)
   expect(res.headers.get('cache-control')).toBe('no-store')
   expect(res.headers.getSetCookie()).toEqual([])
-  expect(clickCount(s)).toBe(before)
+  expect(await clickCount(s)).toBe(before)
 }
 
 describe('a link with a trailing slash', () => {
   test('/c/spring/ and /r/spring/ redirect like /c/spring and /r/spring, query included', async () => {
     for (const path of ['/c/spring/', '/r/spring/', '/c/spring/?sub1=zone-7']) {
-      const before = clickCount(s)
+      const before = await clickCount(s)
       const res = await get(`${s.base}${path}`)
       expect(res.status).toBe(302)
       const clickId = res.headers.get('set-cookie')!.match(/^_svc_click=([0-9a-f-]{36});/)![1]
       expect(res.headers.get('location')).toBe(`https://offer.example/o?c=${clickId}`)
-      expect(clickCount(s)).toBe(before + 1)
+      expect(await clickCount(s)).toBe(before + 1)
     }
   })
 
@@ -192,9 +192,9 @@ describe("a campaign's own fallback_url", () => {
   })
 
   test('an active campaign without a usable offer counts as unknown and uses its own fallback', async () => {
-    const broken = seed.offer('not a url')
-    const id = seed.campaign({ slug: 'fb-no-offer', offers: [[broken, 1]] })
-    seed.exec("UPDATE campaigns SET fallback_url = 'https://camp.example/no-offer' WHERE id = $id", { id })
+    const broken = await seed.offer('not a url')
+    const id = await seed.campaign({ slug: 'fb-no-offer', offers: [[broken, 1]] })
+    await seed.exec("UPDATE campaigns SET fallback_url = 'https://camp.example/no-offer' WHERE id = $id", { id })
     s.ctx.events.committed('catalog.changed', { entity: 'campaign', id, action: 'updated' })
     await s.api('PUT', '/admin/api/settings', { fallback_url: 'https://global.example/' })
     await expectFallback('/c/fb-no-offer', 'https://camp.example/no-offer')

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { get, startServer, type TestServer } from '../helpers/server'
-import { clickRow, cookieClickId, seeder } from './seed'
+import { clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
 let s: TestServer
 beforeAll(async () => {
   s = await startServer()
   const seed = seeder(s)
-  const offer = seed.offer('https://offer.example/go?c={click_id}&s1={sub1}&s2={sub2}')
-  const landing = seed.landing({ url: 'https://lp.example/?s1={sub1}' })
-  seed.campaign({ slug: 'plain', offers: [[offer, 1]] })
-  seed.campaign({ slug: 'lp', offers: [[offer, 1]], landings: [[landing, 1]] })
-  seed.campaign({ slug: 'ünï-😀', offers: [[offer, 1]] })
-})
+  const offer = await seed.offer('https://offer.example/go?c={click_id}&s1={sub1}&s2={sub2}')
+  const landing = await seed.landing({ url: 'https://lp.example/?s1={sub1}' })
+  await seed.campaign({ slug: 'plain', offers: [[offer, 1]] })
+  await seed.campaign({ slug: 'lp', offers: [[offer, 1]], landings: [[landing, 1]] })
+  await seed.campaign({ slug: 'ünï-😀', offers: [[offer, 1]] })
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 const routes = ['/c/plain', '/r/plain', '/c/lp', '/r/lp']
@@ -35,7 +35,7 @@ describe('hostile input never produces a 500', () => {
         expect(res.status).toBe(302)
         const location = res.headers.get('location')!
         expect(location).toMatch(/^https:\/\/[\x21-\x7e]+$/)
-        expect(clickRow(s, cookieClickId(res)!)).toBeDefined()
+        expect(await clickRow(s, cookieClickId(res)!)).toBeDefined()
       })
     }
   }
@@ -48,7 +48,7 @@ describe('hostile input never produces a 500', () => {
 
   test('params stay capped at 50 keys even for a 10 KB query', async () => {
     const res = await get(`${s.base}/c/plain?${Array.from({ length: 400 }, (_, i) => `k${i}=v`).join('&')}`)
-    const row = clickRow(s, cookieClickId(res)!)!
+    const row = (await clickRow(s, cookieClickId(res)!))!
     expect(Object.keys(JSON.parse(row.params)).length).toBe(50)
   })
 

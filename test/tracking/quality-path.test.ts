@@ -2,7 +2,8 @@
 // click_id, and the flags, unique windows, costs and device fields land on the click row.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, get, type TestServer } from '../helpers/server'
-import { seeder, clickRow, cookieClickId } from './seed'
+import { testDb } from '../helpers/db'
+import { seeder, clickCount, clickRow, cookieClickId, SERVER_TIMEOUT_MS } from './seed'
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1'
@@ -15,21 +16,21 @@ const ip = () => `198.51.100.${++n}`
 async function visit(path: string, headers: Record<string, string> = {}) {
   const res = await get(`${s.base}${path}`, { 'user-agent': CHROME, 'x-forwarded-for': ip(), ...headers })
   const id = cookieClickId(res)
-  return { res, location: res.headers.get('location'), row: id ? clickRow(s, id)! : undefined }
+  return { res, location: res.headers.get('location'), row: id ? (await clickRow(s, id))! : undefined }
 }
 
 beforeAll(async () => {
   s = await startServer({ SVC_TRUST_PROXY: '1' })
   const seed = seeder(s)
-  const offer = seed.offer('https://offer.example/?c={click_id}')
-  seed.campaign({ slug: 'q', offers: [[offer, 100]] })
-  const withBotUrl = seed.campaign({ slug: 'q-bot', offers: [[offer, 100]] })
-  seed.exec("UPDATE campaigns SET bot_url = 'https://safe.example/page?c={click_id}' WHERE id = $id", { id: withBotUrl })
-  const cpc = seed.campaign({ slug: 'q-cpc', offers: [[offer, 100]] })
-  seed.exec("UPDATE campaigns SET cost_model = 'cpc', cpc = 0.05 WHERE id = $id", { id: cpc })
-  const param = seed.campaign({ slug: 'q-param', offers: [[offer, 100]] })
-  seed.exec("UPDATE campaigns SET cost_model = 'param' WHERE id = $id", { id: param })
-})
+  const offer = await seed.offer('https://offer.example/?c={click_id}')
+  await seed.campaign({ slug: 'q', offers: [[offer, 100]] })
+  const withBotUrl = await seed.campaign({ slug: 'q-bot', offers: [[offer, 100]] })
+  await seed.exec("UPDATE campaigns SET bot_url = 'https://safe.example/page?c={click_id}' WHERE id = $id", { id: withBotUrl })
+  const cpc = await seed.campaign({ slug: 'q-cpc', offers: [[offer, 100]] })
+  await seed.exec("UPDATE campaigns SET cost_model = 'cpc', cpc = 0.05 WHERE id = $id", { id: cpc })
+  const param = await seed.campaign({ slug: 'q-param', offers: [[offer, 100]] })
+  await seed.exec("UPDATE campaigns SET cost_model = 'param' WHERE id = $id", { id: param })
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 describe('traffic quality on /c', () => {
@@ -100,10 +101,10 @@ describe('traffic quality on /c', () => {
   })
 
   test('HEAD requests redirect without recording a click', async () => {
-    const before = (s.ctx.database.raw.prepare('SELECT count(*) AS n FROM clicks').get() as { n: number }).n
+    const before = await clickCount(s)
     const res = await fetch(`${s.base}/c/q`, { method: 'HEAD', redirect: 'manual' })
     expect(res.status).toBe(302)
-    const after = (s.ctx.database.raw.prepare('SELECT count(*) AS n FROM clicks').get() as { n: number }).n
+    const after = await clickCount(s)
     expect(after).toBe(before)
   })
 })
@@ -113,17 +114,20 @@ describe('click rollups', () => {
     await s.stop() // a graceful stop indexes and rolls up everything committed
     const again = await startServer({ SVC_TRUST_PROXY: '1' }, s.dataDir)
     try {
-      const raw = again.ctx.database.raw
-      const direct = raw.prepare(
-        "SELECT campaign_id, count(*) AS clicks, sum(bot_reason IS NULL AND is_unique = 1) AS uniq, sum(bot_reason IS NOT NULL) AS bots, round(sum(cost), 6) AS cost FROM clicks WHERE excluded = 0 GROUP BY campaign_id ORDER BY campaign_id",
-      ).all()
-      const rolled = raw.prepare(
-        'SELECT campaign_id, sum(clicks) AS clicks, sum(unique_clicks) AS uniq, sum(bot_clicks) AS bots, round(sum(cost), 6) AS cost FROM click_stats_hourly GROUP BY campaign_id ORDER BY campaign_id',
-      ).all()
+      const db = testDb(again)
+      // Costs are rounded here, not in SQL: Postgres has no round() for double precision.
+      const rounded = (rows: Array<Record<string, number>>) => rows.map((r) => ({ ...r, cost: Math.round(r.cost! * 1e6) / 1e6 }))
+      const direct = rounded(await db.all(
+        'SELECT campaign_id, count(*) AS clicks, sum(CASE WHEN bot_reason IS NULL AND is_unique = 1 THEN 1 ELSE 0 END) AS uniq, ' +
+          'sum(CASE WHEN bot_reason IS NOT NULL THEN 1 ELSE 0 END) AS bots, sum(cost) AS cost FROM clicks WHERE excluded = 0 GROUP BY campaign_id ORDER BY campaign_id',
+      ))
+      const rolled = rounded(await db.all(
+        'SELECT campaign_id, sum(clicks) AS clicks, sum(unique_clicks) AS uniq, sum(bot_clicks) AS bots, sum(cost) AS cost FROM click_stats_hourly GROUP BY campaign_id ORDER BY campaign_id',
+      ))
       expect(rolled).toEqual(direct)
       expect(direct.length).toBeGreaterThan(2)
     } finally {
       await again.stop()
     }
-  })
+  }, SERVER_TIMEOUT_MS)
 })

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { trafficConfig } from '../../../src/tracking/quality/classify'
 import { startServer, type TestServer } from '../../helpers/server'
+import { SERVER_TIMEOUT_MS } from '../seed'
 
 let s: TestServer
 beforeAll(async () => {
   s = await startServer()
-})
+}, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
 const KEYS = ['bot_ip_ranges', 'excluded_ips', 'bot_clicks_per_minute', 'unique_window_hours', 'raw_click_retention_days']
