@@ -46,7 +46,7 @@ export function testDb(s: Pick<TestServer, 'ctx'>): TestDb {
   const url = database.url!
   let client = pgClients.get(url)
   // A client of the test's own with exact int8s (BigInt), so numbers convert without guessing at strings.
-  if (!client) pgClients.set(url, (client = new SQL(url, { max: 2, bigint: true })))
+  if (!client) pgClients.set(url, (client = new SQL(url, { max: 2, bigint: true, idleTimeout: 2 })))
   const all = async <T>(sql: string, p: Params = {}) => {
     const { text, values } = positional(sql, p)
     const rows = (await client!.unsafe(text, values)) as Array<Record<string, unknown>>

@@ -36,22 +36,14 @@ const ROLLUP_SQL =
   'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
   'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost'
 
-/**
- * Postgres text cannot hold U+0000 (SQLite's can): a visitor's `?sub2=%00` would fail the whole batch, and
- * every click of it would get a 503. NULs are dropped from text values instead; the 302 itself is built from
- * the visitor's values, so it still carries them, as on SQLite.
- */
-const noNul = (v: unknown): unknown => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '') : v)
-
-/** One array per column, flags as 0/1, text without NULs. */
+/** One array per column, flags as 0/1. (Visitor values arrive without NULs: see lib/nul.ts.) */
 function columnArrays(clicks: readonly Click[]): unknown[][] {
   return CLICK_FIELDS.map((f) => {
     const flag = f === 'excluded' || f === 'isUnique'
-    const text = PG_TYPE[f] === undefined
     const out = new Array<unknown>(clicks.length)
     for (let i = 0; i < clicks.length; i++) {
       const v = clicks[i]![f]
-      out[i] = flag ? (v ? 1 : 0) : text ? noNul(v) : v
+      out[i] = flag ? (v ? 1 : 0) : v
     }
     return out
   })
