@@ -18,6 +18,9 @@
 // unfinished bucket in its tail); conversions go through the server's ConversionRollup hook (daily
 // tables follow by trigger, as in production).
 //
+// BENCH_REPORT_ENGINE=postgres (or `npm run bench:reports:pg`): the same seed is then copied into a throwaway
+// PostgreSQL cluster (fsync on) with `svc migrate --to`'s code, and the server and the baseline run on it.
+//
 // Knobs: BENCH_REPORT_CLICKS (10000000), BENCH_REPORT_CONVERSIONS (200000), BENCH_REPORT_DAYS (90),
 // BENCH_REPORT_RUNS (20), BENCH_REPORT_BASELINE_RUNS (3), BENCH_KEEP=1 keeps the temp database.
 // Writes .bench/reports.json.
@@ -34,6 +37,11 @@ import { ReportService } from '../src/reports/service'
 import { newClick, type Click } from '../src/tracking/store/click'
 import { ClickBulkLoad } from '../src/tracking/store/bulk-load'
 import { freePort, killAll, spawn, stopGracefully, svcCommand, waitHttp } from './bench/lib'
+import { startBenchCluster, type BenchCluster } from './bench/pg-cluster'
+import { moveToPg } from '../src/db/move-to-pg'
+import { openPg } from '../src/db/pg/client'
+import { PgReportQueries } from '../src/reports/pg-queries'
+import type { ReportQueries } from '../src/reports/queries'
 
 const ROOT = resolve(import.meta.dir, '..')
 const HOUR_MS = 3_600_000
@@ -48,6 +56,8 @@ export interface ReportsBenchOptions {
   runs?: number
   baselineRuns?: number
   keep?: boolean
+  /** Where the server reads: the seeded SQLite file, or a copy of it in PostgreSQL. */
+  engine?: 'sqlite' | 'postgres'
   log?: (line: string) => void
 }
 
@@ -68,6 +78,9 @@ export interface ReportsBenchResult {
   date: string
   cpus: number
   bun: string
+  engine: 'sqlite' | 'postgres'
+  /** Postgres: seconds the copy from SQLite took (svc migrate --to). */
+  copy_seconds: number | null
   svc: string
   pinned: boolean
   seed: { clicks: number; conversions: number; days: number; campaigns: number; seconds: { clicks: number; conversions: number; total: number }; db_mb: number }
@@ -294,6 +307,7 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
     runs: opts.runs ?? Number(process.env.BENCH_REPORT_RUNS ?? 20),
     baselineRuns: opts.baselineRuns ?? Number(process.env.BENCH_REPORT_BASELINE_RUNS ?? 3),
     keep: opts.keep ?? process.env.BENCH_KEEP === '1',
+    engine: opts.engine ?? (process.env.BENCH_REPORT_ENGINE === 'postgres' ? 'postgres' as const : 'sqlite' as const),
   }
   const log = opts.log ?? ((s: string) => console.log(s))
   const canPin = !!Bun.which('taskset') && cpus().length >= 2
@@ -303,6 +317,7 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
   const dbPath = join(dataDir, 'svc.db')
   if (!o.keep) liveDirs.add(dataDir)
   let server: ReturnType<typeof spawn> | null = null
+  let cluster: BenchCluster | null = null
   try {
     log(`reports bench: seeding ${o.clicks.toLocaleString('en')} clicks and ${o.conversions.toLocaleString('en')} conversions over ${o.days} days into ${dataDir}`)
     const tSeed = performance.now()
@@ -314,9 +329,21 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
     const dbMb = Math.round(statSync(dbPath).size / 1e6)
     log(`  clicks ${seeded.clickSeconds.toFixed(1)} s, conversions ${seeded.convSeconds.toFixed(1)} s, total ${seedSeconds.toFixed(1)} s; database ${dbMb} MB`)
 
+    // Postgres: the same data, copied the way an operator moves (svc migrate --to); Postgres on core 1.
+    let url: string | null = null
+    let copySeconds: number | null = null
+    if (o.engine === 'postgres') {
+      cluster = await startBenchCluster(canPin ? ['taskset', '-c', '1'] : [])
+      url = await cluster.createDatabase('svc_reports')
+      const tCopy = performance.now()
+      await moveToPg({ dataDir, dbPath, url, env: { SVC_SECRET: SECRET }, out: (line) => log(`  ${line}`) })
+      copySeconds = (performance.now() - tCopy) / 1000
+      log(`  copied into PostgreSQL ${cluster.version} (fsync=${cluster.settings.fsync}) in ${copySeconds.toFixed(1)} s`)
+    }
+
     // The timed requests go through a real server (pinned to core 0 when possible; this client runs elsewhere).
     const port = await freePort()
-    const env = { SVC_DATA_DIR: dataDir, SVC_SECRET: SECRET, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', SVC_ADMIN_EMAIL: OWNER.email, SVC_ADMIN_PASSWORD: OWNER.password }
+    const env = { ...(url ? { SVC_DATABASE_URL: url } : {}), SVC_DATA_DIR: dataDir, SVC_SECRET: SECRET, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', SVC_ADMIN_EMAIL: OWNER.email, SVC_ADMIN_PASSWORD: OWNER.password }
     server = spawn([...pinServer, ...svc.cmd, 'serve'], env)
     const running = server
     const base = `http://127.0.0.1:${port}`
@@ -366,8 +393,10 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
     await stopGracefully(running)
 
     // Baseline: the same 30-day campaign report, from raw clicks versus from rollups, in this process.
-    const db = new Database(dbPath, { readonly: true, strict: true })
-    const service = new ReportService(new SqliteReportQueries(wrapBunDatabase(db)))
+    const pgdb = url ? await openPg(url) : null
+    const db = pgdb ? null : new Database(dbPath, { readonly: true, strict: true })
+    const queries: ReportQueries = pgdb ? new PgReportQueries(pgdb.sql) : new SqliteReportQueries(wrapBunDatabase(db!))
+    const service = new ReportService(queries)
     const req = parseReportRequest({ group_by: 'campaign' })
     const time = async (raw: boolean, n: number) => {
       await service.run(req, { raw })
@@ -381,12 +410,15 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
     }
     const rollupMs = await time(false, o.runs)
     const rawMs = await time(true, o.baselineRuns)
-    db.close()
+    db?.close()
+    await pgdb?.close()
 
     const result: ReportsBenchResult = {
       date: new Date().toISOString(),
       cpus: cpus().length,
       bun: Bun.version,
+      engine: o.engine,
+      copy_seconds: copySeconds === null ? null : round(copySeconds),
       svc: svc.label,
       pinned: canPin,
       seed: {
@@ -399,12 +431,14 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
     }
     printResult(result, log)
     mkdirSync(join(ROOT, '.bench'), { recursive: true })
-    writeFileSync(join(ROOT, '.bench', 'reports.json'), JSON.stringify(result, null, 2) + '\n')
-    log('results written to .bench/reports.json')
+    const file = o.engine === 'postgres' ? 'reports-pg.json' : 'reports.json'
+    writeFileSync(join(ROOT, '.bench', file), JSON.stringify(result, null, 2) + '\n')
+    log(`results written to .bench/${file}`)
     return result
   } finally {
     // Only this run's server: a caller (scripts/bench.ts) may have children of its own.
     if (server && server.exitCode === null && server.signalCode === null) await stopGracefully(server, 5000)
+    cluster?.stop()
     if (o.keep) log(`kept ${dataDir}`)
     else rmSync(dataDir, { recursive: true, force: true })
     liveDirs.delete(dataDir)
@@ -412,7 +446,7 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
 }
 
 function printResult(r: ReportsBenchResult, log: (s: string) => void): void {
-  log(`\nGET /admin/api/reports over HTTP, ${r.seed.clicks.toLocaleString('en')} clicks / ${r.seed.conversions.toLocaleString('en')} conversions / ${r.seed.days} days; ` +
+  log(`\nGET /admin/api/reports over HTTP on ${r.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${r.seed.clicks.toLocaleString('en')} clicks / ${r.seed.conversions.toLocaleString('en')} conversions / ${r.seed.days} days; ` +
     `server ${r.pinned ? 'on core 0' : 'not pinned'}; bun ${r.bun}; svc: ${r.svc}\n`)
   log(`${'case'.padEnd(32)} ${'median'.padStart(8)} ${'p95'.padStart(8)} ${'min'.padStart(8)} ${'target'.padStart(7)} ${'ratio'.padStart(6)}  rows`)
   for (const t of r.cases) {
