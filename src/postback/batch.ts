@@ -12,11 +12,27 @@ export interface Transactor {
   transaction<T>(fn: () => T): T
 }
 
-interface Pending {
+export interface Pending {
   rawQuery: string
   ip: string
   resolve: (o: PostbackOutcome) => void
   reject: (e: unknown) => void
+}
+
+/** One postback of a committed batch: its outcome and unit, or the error that rolled its savepoint back. */
+export type Settled = { ok: true; outcome: PostbackOutcome; unit: Unit } | { ok: false; error: unknown }
+
+/**
+ * After the batch committed (both engines): after-commit subscribers first (the job loop wakes), then the
+ * answers; a postback whose savepoint rolled back gets its own 500.
+ */
+export function settle(batch: readonly Pending[], settled: readonly Settled[]): void {
+  for (const s of settled) if (s.ok) s.unit.commit()
+  batch.forEach((p, i) => {
+    const s = settled[i]!
+    if (s.ok) p.resolve(s.outcome)
+    else p.reject(s.error)
+  })
 }
 
 export class PostbackBatcher {
@@ -35,7 +51,7 @@ export class PostbackBatcher {
   private readonly flush = (): void => {
     const batch = this.pending
     this.pending = []
-    const outcomes: Array<{ ok: true; outcome: PostbackOutcome; unit: Unit } | { ok: false; error: unknown }> = []
+    const outcomes: Settled[] = []
     try {
       this.db.transaction(() => {
         for (const p of batch) {
@@ -53,11 +69,6 @@ export class PostbackBatcher {
       for (const p of batch) p.reject(error)
       return
     }
-    for (const o of outcomes) if (o.ok) o.unit.commit()
-    batch.forEach((p, i) => {
-      const o = outcomes[i]!
-      if (o.ok) p.resolve(o.outcome)
-      else p.reject(o.error)
-    })
+    settle(batch, outcomes)
   }
 }

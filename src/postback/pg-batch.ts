@@ -7,15 +7,8 @@ import type { EventBus, Unit } from '../lib/event-bus'
 import type { PgPostbackStore } from './pg-store'
 import type { PostbackOutcome, PostbackReceiver } from './receive'
 import { runAsync } from './steps'
+import { settle, type Pending, type Settled } from './batch'
 
-interface Pending {
-  rawQuery: string
-  ip: string
-  resolve: (o: PostbackOutcome) => void
-  reject: (e: unknown) => void
-}
-
-type Settled = { ok: true; outcome: PostbackOutcome; unit: Unit } | { ok: false; error: unknown }
 
 /**
  * Postbacks per transaction. Each one costs several round trips in turn (its savepoint, lookups, insert),
@@ -72,11 +65,6 @@ export class PgPostbackBatcher {
       for (const p of batch) p.reject(error)
       return
     }
-    for (const s of settled) if (s.ok) s.unit.commit()
-    batch.forEach((p, i) => {
-      const s = settled[i]!
-      if (s.ok) p.resolve(s.outcome)
-      else p.reject(s.error)
-    })
+    settle(batch, settled)
   }
 }
