@@ -13,7 +13,8 @@ import { WriterUnavailable } from './types'
 
 export { WriterUnavailable }
 
-interface Batch {
+/** The clicks and repoints of one commit, and the promise their 302s wait on (both engines' writers). */
+export interface Batch {
   clicks: Click[]
   repoints: Repoint[]
   promise: Promise<void>
@@ -21,7 +22,7 @@ interface Batch {
   reject: (e: unknown) => void
 }
 
-function newBatch(): Batch {
+export function newBatch(): Batch {
   const { promise, resolve, reject } = Promise.withResolvers<void>()
   // Waiters await this promise; the no-op handler only keeps a rejection with no waiter quiet.
   promise.catch(() => {})

@@ -10,7 +10,7 @@ import { num, numCols } from '../../db/pg/client'
 import type { EventBus } from '../../lib/event-bus'
 import { errorFields, log } from '../../lib/log'
 import { CLICK_COLUMNS, CONTINUE_FIELDS, CLICK_FIELDS, type Click, type ClickField, type ContinuableClick, type StoredClick } from './click'
-import type { Repoint } from './commit'
+import { newBatch, type Batch } from './group-commit'
 import { commitPg } from './pg-commit'
 import { WriterUnavailable, type ClickStore, type UniqueClick } from './types'
 
@@ -20,20 +20,6 @@ const pgSelectList = (fields: readonly ClickField[]) => fields.map((f) => `${COL
 const FIND_SQL = `SELECT id AS "row", ${pgSelectList(CONTINUE_FIELDS)} FROM clicks WHERE click_id = $1`
 const RECORD_SQL = `SELECT id AS "row", ${pgSelectList(CLICK_FIELDS)} FROM clicks WHERE click_id = $1`
 
-interface Batch {
-  clicks: Click[]
-  repoints: Repoint[]
-  promise: Promise<void>
-  resolve: () => void
-  reject: (e: unknown) => void
-}
-
-function newBatch(): Batch {
-  const { promise, resolve, reject } = Promise.withResolvers<void>()
-  // Waiters await this promise; the no-op handler only keeps a rejection with no waiter quiet.
-  promise.catch(() => {})
-  return { clicks: [], repoints: [], promise, resolve, reject }
-}
 
 export interface PgClickStoreOptions {
   /** Clicks allowed to wait for a commit; beyond that appends are refused (503) and memory stays bounded. */
