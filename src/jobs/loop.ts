@@ -3,10 +3,9 @@
 // The loop works over the JobStore interface: on Postgres several instances run a loop on one table,
 // each claiming jobs under a lease (see pg-store.ts).
 import { abortable } from '../lib/abortable'
-import type { RawDb } from '../db/client'
 import type { AnyDatabase, Tx } from '../db/engine'
 import type { Config } from '../config'
-import { createJobStore, SqliteJobStore, type JobRecord, type JobStore } from './store'
+import { createJobStore, type JobRecord, type JobStore } from './store'
 import { errorFields, log } from '../lib/log'
 import { isRetryable, type JobHandler, type JobQueue, type JobTarget } from './types'
 
@@ -31,7 +30,6 @@ export function createJobLoop(db: AnyDatabase, opts: JobLoopOptions): JobLoop {
 }
 
 export class JobLoop implements JobQueue {
-  private readonly q: JobStore
   private readonly leaseMs: number
   private readonly handlers = new Map<string, JobHandler>()
   private readonly targets = new Map<string, JobTarget>()
@@ -43,9 +41,7 @@ export class JobLoop implements JobQueue {
   private ticking: Promise<void> | null = null
   private tickAgain = false
 
-  /** `store`: a JobStore, or (until the server context calls createJobLoop) the SQLite connection. */
-  constructor(store: JobStore | RawDb, private readonly opts: JobLoopOptions) {
-    this.q = 'prepare' in store ? new SqliteJobStore(store) : store
+  constructor(private readonly q: JobStore, private readonly opts: JobLoopOptions) {
     this.leaseMs = opts.leaseMs ?? opts.timeoutMs + LEASE_MARGIN_MS
   }
 

@@ -1,9 +1,8 @@
-import type { RawDb } from '../db/client'
 import { invalid } from '../lib/errors'
 import type { SecretBox } from '../lib/crypto'
 import { SETTINGS, isSettingKey, type SettingKey, type SettingValue } from './registry'
 import { log } from '../lib/log'
-import { SqliteSettingsBackend, type SettingsBackend, type SettingWrite, type StoredSetting } from './backend'
+import { type SettingsBackend, type SettingWrite, type StoredSetting } from './backend'
 
 /** What a masked secret reads as; writing it back leaves the stored secret unchanged. */
 export const MASK = '********'
@@ -19,20 +18,15 @@ export const MASK = '********'
  */
 export class SettingsStore {
   private cache = new Map<string, unknown>()
-  private readonly backend: SettingsBackend
   /**
    * Async backends: reloads and writes run one at a time, so the cache ends up as the database was last
    * seen by this instance (a reload that read before a write committed cannot overwrite that write).
    */
   private queue: Promise<unknown> = Promise.resolve()
 
-  /**
-   * A SQLite backend (or, transitionally for src/server.ts, the raw SQLite handle) is read here at once;
-   * an async backend starts empty until reload() (createSettingsStore awaits it).
-   */
-  constructor(source: SettingsBackend | RawDb, private readonly box: SecretBox) {
-    this.backend = 'prepare' in source ? new SqliteSettingsBackend(source) : source
-    if (this.backend.sync) this.cache = this.decode(this.backend.loadAll())
+  /** A SQLite backend is read here at once; an async one starts empty until reload() (createSettingsStore awaits it). */
+  constructor(private readonly backend: SettingsBackend, private readonly box: SecretBox) {
+    if (backend.sync) this.cache = this.decode(backend.loadAll())
   }
 
   /** Re-reads every row (another instance changed settings). SQLite completes before returning. */

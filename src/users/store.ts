@@ -163,9 +163,3 @@ export class SqliteUserStore implements UserStore {
     return (this.owners.get() as { n: number }).n
   }
 }
-
-/**
- * Transitional, for src/server.ts until the integrator switches it to createUserStore(database):
- * `new UserStore(database.raw)` keeps building the SQLite store.
- */
-export const UserStore = SqliteUserStore
