@@ -24,6 +24,8 @@ interface Engine {
   store: Store
   /** Records a click of the campaign straight in the clicks table (what tracking would write). */
   addClick(campaignId: number): Promise<void>
+  /** Runs one SQL statement straight on the database (what an operator's SQL or a table rewrite would do). */
+  exec(sql: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -36,6 +38,9 @@ async function sqliteEngine(): Promise<Engine> {
     addClick: async (campaignId) => {
       database.raw.prepare('INSERT INTO clicks (click_id, campaign_id, created_at) VALUES ($clickId, $campaignId, $now)')
         .run({ clickId: crypto.randomUUID(), campaignId, now: Date.now() })
+    },
+    exec: async (sql) => {
+      database.raw.exec(sql)
     },
     close: async () => {
       database.close()
@@ -51,6 +56,9 @@ async function pgEngine(): Promise<Engine> {
     store: catalogStore(db),
     addClick: async (campaignId) => {
       await db.sql`INSERT INTO clicks (click_id, campaign_id, created_at) VALUES (${crypto.randomUUID()}, ${campaignId}, ${Date.now()})`
+    },
+    exec: async (sql) => {
+      await db.sql.unsafe(sql)
     },
     close: () => db.close(),
   }
@@ -175,6 +183,34 @@ for (const [name, open, available] of engines) {
       expect(listed.map((x) => x.row.slug)).toEqual(['camp-a', 'camp-b'])
       expect(listed[1]).toEqual(d)
       expect((await store.listCampaigns(page(5, c.row.id))).map((x) => x.row.id)).toEqual([d.row.id])
+    })
+
+    test('campaigns: the given rotation order is stored, not inferred from where rows sit on disk', async () => {
+      const [a, b, c] = await Promise.all(['p-a', 'p-b', 'p-c'].map((slug, i) =>
+        store.createOffer({ name: slug, slug, url: `https://p.example/${i}`, payout: 0, currency: 'USD' })))
+      const [l1, l2] = await Promise.all(['p-l1', 'p-l2'].map((slug) => store.createLanding({ name: slug, slug, html: 'x', url: null, emailListId: null })))
+      const camp = await store.createCampaign(campaignValues('p-camp'),
+        { offers: [ref(c.id, 'o', 1), ref(a.id, 'o', 2), ref(b.id, 'o', 3)], landings: [ref(l2.id, 'l', 4), ref(l1.id, 'l', 5)] })
+      // The first link of each list is rewritten (delete + insert of the same values), so it now sits
+      // physically last: insertion order (rowid, ctid) no longer matches the given order.
+      const id = camp.row.id
+      await e.exec(`DELETE FROM campaign_offers WHERE campaign_id = ${id} AND offer_id = ${c.id}`)
+      await e.exec(`INSERT INTO campaign_offers (campaign_id, offer_id, weight, position) VALUES (${id}, ${c.id}, 1, 0)`)
+      await e.exec(`DELETE FROM campaign_landings WHERE campaign_id = ${id} AND landing_id = ${l2.id}`)
+      await e.exec(`INSERT INTO campaign_landings (campaign_id, landing_id, weight, position) VALUES (${id}, ${l2.id}, 4, 0)`)
+      const expected = {
+        offers: [{ offerId: c.id, weight: 1 }, { offerId: a.id, weight: 2 }, { offerId: b.id, weight: 3 }],
+        landings: [{ landingId: l2.id, weight: 4 }, { landingId: l1.id, weight: 5 }],
+      }
+      expect((await store.findCampaign(id))!.links).toEqual(expected)
+      expect((await store.listCampaigns(page(100))).find((x) => x.row.id === id)!.links).toEqual(expected)
+      // The routing table reads the rotation in the same order.
+      const rows = await store.routingRows()
+      expect(rows.offers.filter((o) => o.campaignId === id).map((o) => o.offerId)).toEqual([c.id, a.id, b.id])
+      expect(rows.landings.filter((l) => l.campaignId === id).map((l) => l.landingId)).toEqual([l2.id, l1.id])
+      // A replaced rotation takes the new order.
+      const swapped = await store.updateCampaign(id, {}, { offers: [ref(b.id, 'o', 3), ref(c.id, 'o', 1)] })
+      expect(swapped.links.offers).toEqual([{ offerId: b.id, weight: 3 }, { offerId: c.id, weight: 1 }])
     })
 
     test('campaigns: unknown references are invalid naming the field; slugs conflict; unknown ids are not found', async () => {

@@ -57,8 +57,12 @@ export function catalog(s: TestServer) {
         'INSERT INTO campaigns (name, slug, source_id, active, cost_model, cpc, created_at, updated_at) VALUES ($name, $slug, $source, 1, $model, $cpc, $now, $now)',
         { name: c.name ?? slug, slug, source: c.source ?? null, model: c.costModel ?? 'none', cpc: c.cpc ?? 0 },
       )
-      for (const o of c.offers) await db.run('INSERT INTO campaign_offers (campaign_id, offer_id, weight) VALUES ($c, $o, 100)', { c: id, o })
-      for (const l of c.landings ?? []) await db.run('INSERT INTO campaign_landings (campaign_id, landing_id, weight) VALUES ($c, $l, 100)', { c: id, l })
+      for (const [p, o] of c.offers.entries()) {
+        await db.run('INSERT INTO campaign_offers (campaign_id, offer_id, weight, position) VALUES ($c, $o, 100, $p)', { c: id, o, p })
+      }
+      for (const [p, l] of (c.landings ?? []).entries()) {
+        await db.run('INSERT INTO campaign_landings (campaign_id, landing_id, weight, position) VALUES ($c, $l, 100, $p)', { c: id, l, p })
+      }
       return done(id)
     },
   }

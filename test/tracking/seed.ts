@@ -59,11 +59,11 @@ export function seeder(s: TestServer) {
           'VALUES ($slug, $slug, $source, $ext, $active, $now, $now)',
         { slug: c.slug, source: c.sourceId ?? null, ext: c.externalId ?? null, active: c.active === false ? 0 : 1 },
       )
-      for (const [offerId, weight] of c.offers ?? []) {
-        await db.run('INSERT INTO campaign_offers (campaign_id, offer_id, weight) VALUES ($c, $o, $w)', { c: id, o: offerId, w: weight })
+      for (const [p, [offerId, weight]] of (c.offers ?? []).entries()) {
+        await db.run('INSERT INTO campaign_offers (campaign_id, offer_id, weight, position) VALUES ($c, $o, $w, $p)', { c: id, o: offerId, w: weight, p })
       }
-      for (const [landingId, weight] of c.landings ?? []) {
-        await db.run('INSERT INTO campaign_landings (campaign_id, landing_id, weight) VALUES ($c, $l, $w)', { c: id, l: landingId, w: weight })
+      for (const [p, [landingId, weight]] of (c.landings ?? []).entries()) {
+        await db.run('INSERT INTO campaign_landings (campaign_id, landing_id, weight, position) VALUES ($c, $l, $w, $p)', { c: id, l: landingId, w: weight, p })
       }
       changed()
       return id

@@ -72,9 +72,10 @@ export class PgCatalogStore implements CatalogStore, RoutingSource {
       const campaigns = await tx`SELECT id, slug, source_id AS "sourceId", external_id AS "externalId", active, bot_url AS "botUrl",
         fallback_url AS "fallbackUrl", cost_model AS "costModel", cpc FROM campaigns WHERE active = 1 OR fallback_url IS NOT NULL`
       const offers = await tx`SELECT co.campaign_id AS "campaignId", co.offer_id AS "offerId", co.weight, o.url
-        FROM campaign_offers co JOIN offers o ON o.id = co.offer_id`
+        FROM campaign_offers co JOIN offers o ON o.id = co.offer_id ORDER BY co.campaign_id, co.position`
       const landings = await tx`SELECT cl.campaign_id AS "campaignId", cl.landing_id AS "landingId", cl.weight, l.slug, l.url,
-        (l.html IS NOT NULL AND l.html <> '')::int AS "hasHtml" FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id`
+        (l.html IS NOT NULL AND l.html <> '')::int AS "hasHtml" FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id
+        ORDER BY cl.campaign_id, cl.position`
       return { campaigns: [...campaigns], offers: [...offers], landings: [...landings] } as RoutingRows
     })
   }
@@ -286,19 +287,15 @@ async function campaignOf(q: Q, cols: SQL.Query<unknown>, id: number): Promise<C
   return { row: campaignRow(raw), links: (await linksOf(q, [id])).get(id)! }
 }
 
-/**
- * Offers and landings of each campaign in the order they were given. Postgres has no rowid and the link
- * tables no position column, so physical order (ctid) stands in for insertion order: the links of a
- * campaign are always written together by one replaceLinks, and are never updated in place.
- */
+/** Offers and landings of each campaign in the order they were given (their position column). */
 async function linksOf(q: Q, ids: number[]): Promise<Map<number, CampaignLinks>> {
   const out = new Map<number, CampaignLinks>(ids.map((id) => [id, { offers: [], landings: [] }]))
   if (ids.length === 0) return out
   const os = await q`SELECT campaign_id AS "campaignId", offer_id AS "offerId", weight FROM campaign_offers
-    WHERE campaign_id = ANY(${ids}::int[]) ORDER BY ctid`
+    WHERE campaign_id = ANY(${ids}::int[]) ORDER BY campaign_id, position, offer_id`
   for (const o of os) out.get(o.campaignId)!.offers.push({ offerId: o.offerId, weight: o.weight })
   const ls = await q`SELECT campaign_id AS "campaignId", landing_id AS "landingId", weight FROM campaign_landings
-    WHERE campaign_id = ANY(${ids}::int[]) ORDER BY ctid`
+    WHERE campaign_id = ANY(${ids}::int[]) ORDER BY campaign_id, position, landing_id`
   for (const l of ls) out.get(l.campaignId)!.landings.push({ landingId: l.landingId, weight: l.weight })
   return out
 }
@@ -322,18 +319,18 @@ async function checkReferences(tx: TransactionSQL, sourceId: number | null | und
   }
 }
 
-/** A given rotation replaces the old one; one multi-row INSERT in the given order (see linksOf). */
+/** A given rotation replaces the old one; one multi-row INSERT, each link with its position in the given order. */
 async function replaceLinks(tx: TransactionSQL, campaignId: number, links: LinkChanges): Promise<void> {
   if (links.offers) {
     await tx`DELETE FROM campaign_offers WHERE campaign_id = ${campaignId}`
     if (links.offers.length) {
-      await tx`INSERT INTO campaign_offers ${tx(links.offers.map((l) => ({ campaign_id: campaignId, offer_id: l.id, weight: l.weight })))}`
+      await tx`INSERT INTO campaign_offers ${tx(links.offers.map((l, position) => ({ campaign_id: campaignId, offer_id: l.id, weight: l.weight, position })))}`
     }
   }
   if (links.landings) {
     await tx`DELETE FROM campaign_landings WHERE campaign_id = ${campaignId}`
     if (links.landings.length) {
-      await tx`INSERT INTO campaign_landings ${tx(links.landings.map((l) => ({ campaign_id: campaignId, landing_id: l.id, weight: l.weight })))}`
+      await tx`INSERT INTO campaign_landings ${tx(links.landings.map((l, position) => ({ campaign_id: campaignId, landing_id: l.id, weight: l.weight, position })))}`
     }
   }
 }

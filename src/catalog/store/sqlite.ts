@@ -37,11 +37,12 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
           'fallback_url AS fallbackUrl, cost_model AS costModel, cpc FROM campaigns WHERE active = 1 OR fallback_url IS NOT NULL',
       ),
       offers: this.raw.prepare(
-        'SELECT co.campaign_id AS campaignId, co.offer_id AS offerId, co.weight, o.url FROM campaign_offers co JOIN offers o ON o.id = co.offer_id',
+        'SELECT co.campaign_id AS campaignId, co.offer_id AS offerId, co.weight, o.url FROM campaign_offers co JOIN offers o ON o.id = co.offer_id ORDER BY co.campaign_id, co.position',
       ),
       landings: this.raw.prepare(
         'SELECT cl.campaign_id AS campaignId, cl.landing_id AS landingId, cl.weight, l.slug, l.url, ' +
-          "(l.html IS NOT NULL AND l.html <> '') AS hasHtml FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id",
+          "(l.html IS NOT NULL AND l.html <> '') AS hasHtml FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id " +
+          'ORDER BY cl.campaign_id, cl.position',
       ),
     }
   }
@@ -236,13 +237,13 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
     return this.db.select({ id: campaigns.id }).from(campaigns).where(and(eq(campaigns.slug, slug), ne(campaigns.id, exceptId))).get() !== undefined
   }
 
-  /** Offers and landings of each campaign, in the order they were given (rowid = insertion order). */
+  /** Offers and landings of each campaign, in the order they were given (position; rowid breaks ties of seeded rows). */
   private linksOf(ids: number[]): Map<number, CampaignLinks> {
     const out = new Map<number, CampaignLinks>(ids.map((id) => [id, { offers: [], landings: [] }]))
     if (ids.length === 0) return out
-    const os = this.db.select().from(campaignOffers).where(inArray(campaignOffers.campaignId, ids)).orderBy(sql`rowid`).all()
+    const os = this.db.select().from(campaignOffers).where(inArray(campaignOffers.campaignId, ids)).orderBy(campaignOffers.campaignId, campaignOffers.position, sql`rowid`).all()
     for (const o of os) out.get(o.campaignId)!.offers.push({ offerId: o.offerId, weight: o.weight })
-    const ls = this.db.select().from(campaignLandings).where(inArray(campaignLandings.campaignId, ids)).orderBy(sql`rowid`).all()
+    const ls = this.db.select().from(campaignLandings).where(inArray(campaignLandings.campaignId, ids)).orderBy(campaignLandings.campaignId, campaignLandings.position, sql`rowid`).all()
     for (const l of ls) out.get(l.campaignId)!.landings.push({ landingId: l.landingId, weight: l.weight })
     return out
   }
@@ -265,11 +266,11 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
   private replaceLinks(campaignId: number, links: LinkChanges): void {
     if (links.offers) {
       this.db.delete(campaignOffers).where(eq(campaignOffers.campaignId, campaignId)).run()
-      if (links.offers.length) this.db.insert(campaignOffers).values(links.offers.map((l) => ({ campaignId, offerId: l.id, weight: l.weight }))).run()
+      if (links.offers.length) this.db.insert(campaignOffers).values(links.offers.map((l, position) => ({ campaignId, offerId: l.id, weight: l.weight, position }))).run()
     }
     if (links.landings) {
       this.db.delete(campaignLandings).where(eq(campaignLandings.campaignId, campaignId)).run()
-      if (links.landings.length) this.db.insert(campaignLandings).values(links.landings.map((l) => ({ campaignId, landingId: l.id, weight: l.weight }))).run()
+      if (links.landings.length) this.db.insert(campaignLandings).values(links.landings.map((l, position) => ({ campaignId, landingId: l.id, weight: l.weight, position }))).run()
     }
   }
 }

@@ -55,10 +55,14 @@ export const campaignOffers = sqliteTable('campaign_offers', {
   campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
   offerId: integer('offer_id').notNull().references(() => offers.id),
   weight: integer('weight').notNull().default(100),
+  /** Order of the link within its campaign's rotation, as it was given (0, 1, …). */
+  position: integer('position').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.campaignId, t.offerId] }), index('campaign_offers_offer_idx').on(t.offerId)])
 
 export const campaignLandings = sqliteTable('campaign_landings', {
   campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
   landingId: integer('landing_id').notNull().references(() => landings.id),
   weight: integer('weight').notNull().default(100),
+  /** Order of the link within its campaign's rotation, as it was given (0, 1, …). */
+  position: integer('position').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.campaignId, t.landingId] }), index('campaign_landings_landing_idx').on(t.landingId)])
