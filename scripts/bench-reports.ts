@@ -267,11 +267,11 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
     convs.forEach((v, i) => {
       const c = v.click
       insertConv.run(c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, v.type, v.status, v.revenue, `tx-${i}`, v.date, v.date)
-      hook.add({
-        campaignId: c.campaign_id, sourceId: c.source_id, offerId: c.offer_id, landingId: c.landing_id,
-        type: { slug: v.type }, revenue: v.revenue, date: v.date, excluded: c.excluded === 1,
-      })
     })
+    hook.addAll(convs.map(({ click: c, ...v }) => ({
+      campaignId: c.campaign_id, sourceId: c.source_id, offerId: c.offer_id, landingId: c.landing_id,
+      type: { slug: v.type }, revenue: v.revenue, date: v.date, excluded: c.excluded === 1,
+    })))
   })()
   const convSeconds = (performance.now() - t1) / 1000
   db.run('PRAGMA journal_mode = WAL')

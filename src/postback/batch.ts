@@ -3,7 +3,8 @@
 // One transaction per postback wrote the same pages (conversion rows, rollups, indexes) again and again:
 // its COMMIT was most of the cost of a postback (profiled).
 // Each postback has its own event unit: its in-transaction subscribers run inside its savepoint (and roll
-// back with it), its after-commit subscribers run once the whole batch committed, before the answers leave.
+// back with it), the before-commit subscribers run once for the units the batch keeps, just before COMMIT,
+// and the after-commit subscribers run once the whole batch committed, before the answers leave.
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { PostbackOutcome, PostbackReceiver } from './receive'
 
@@ -35,6 +36,13 @@ export function settle(batch: readonly Pending[], settled: readonly Settled[]): 
   })
 }
 
+/** The units of the postbacks whose savepoints the batch keeps (both engines). */
+export function kept(settled: readonly Settled[]): Unit[] {
+  const units: Unit[] = []
+  for (const s of settled) if (s.ok) units.push(s.unit)
+  return units
+}
+
 export class PostbackBatcher {
   private pending: Pending[] = []
 
@@ -63,6 +71,8 @@ export class PostbackBatcher {
             outcomes.push({ ok: false, error })
           }
         }
+        // Last, once for the batch (the conversion rollup); throwing rolls the whole batch back.
+        this.events.beforeCommit(kept(outcomes), null)
       })
     } catch (error) {
       // The commit itself failed: nothing of this batch is stored, so nobody may be told OK.

@@ -1,13 +1,14 @@
 // Group commit for postbacks on Postgres, with the contract of PostbackBatcher (batch.ts): the postbacks of
-// one event-loop turn share one transaction, each inside its own savepoint with its own event unit, and
-// each answer is released after the commit. The rules are the receiver's steps(), driven asynchronously.
+// one event-loop turn share one transaction, each with its own event unit, and each answer is released
+// after the commit; a postback whose statement fails gets its own 500 (savepoints, see run()). The rules are the receiver's steps(), driven asynchronously.
 // While one batch awaits its statements, the next turn's postbacks form the next batch, on another pooled
 // connection.
+import type { TransactionSQL } from 'bun'
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { PgPostbackStore } from './pg-store'
 import type { PostbackOutcome, PostbackReceiver } from './receive'
 import { runAsync } from './steps'
-import { settle, type Pending, type Settled } from './batch'
+import { kept, settle, type Pending, type Settled } from './batch'
 
 
 /**
@@ -16,6 +17,8 @@ import { settle, type Pending, type Settled } from './batch'
  * connections instead (bench: 438 → see docs/performance.md).
  */
 export const MAX_PG_BATCH = 8
+
+const STEP_FAILED = Symbol('a postback statement failed')
 
 export class PgPostbackBatcher {
   private pending: Pending[] = []
@@ -40,31 +43,61 @@ export class PgPostbackBatcher {
     for (let i = 0; i < all.length; i += MAX_PG_BATCH) void this.run(all.slice(i, i + MAX_PG_BATCH))
   }
 
+  /**
+   * First without savepoints: they cost two of a postback's four round trips, and a postback's statement
+   * fails only on a real database error. When one does, its error aborted the whole transaction, which
+   * rolls back with nothing committed, and the batch runs again, each postback in its own savepoint so the
+   * failing one alone gets a 500. A failed COMMIT (or before-commit phase) is never retried: a commit whose
+   * answer was lost may have happened, and a second run would record the conversions twice.
+   */
   private async run(batch: Pending[]): Promise<void> {
+    let settled = await this.attempt(batch, false)
+    if (settled === STEP_FAILED) settled = await this.attempt(batch, true)
+    if (settled !== STEP_FAILED && settled !== null) settle(batch, settled)
+  }
+
+  /**
+   * One transaction over the batch: what each postback came to; STEP_FAILED (only without savepoints) when
+   * a postback's statement failed and nothing was committed; null when the commit failed (all rejected).
+   */
+  private async attempt(batch: Pending[], savepoints: boolean): Promise<Settled[] | typeof STEP_FAILED | null> {
     const settled: Settled[] = []
+    let stepFailed = false
     try {
       await this.store.begin(async (tx) => {
-        // One savepoint after another (never in parallel): a savepoint holds every statement its connection
-        // runs while it is open, so overlapping ones would roll back each other's rows.
+        // One postback after another (never in parallel): a transaction runs one statement at a time, and a
+        // savepoint holds every statement its connection runs while it is open.
         for (const p of batch) {
           let unit: Unit | undefined
+          const steps = (q: TransactionSQL) => {
+            unit = this.events.unit(q)
+            return runAsync(this.receiver.steps(p.rawQuery, p.ip, unit, this.store.in(q)))
+          }
+          if (!savepoints) {
+            try {
+              settled.push({ ok: true, outcome: await steps(tx), unit: unit! })
+            } catch (error) {
+              stepFailed = true
+              throw error
+            }
+            continue
+          }
           try {
-            const outcome = (await tx.savepoint((sp) => {
-              unit = this.events.unit(sp)
-              return runAsync(this.receiver.steps(p.rawQuery, p.ip, unit, this.store.in(sp)))
-            })) as PostbackOutcome
-            settled.push({ ok: true, outcome, unit: unit! })
+            settled.push({ ok: true, outcome: (await tx.savepoint(steps)) as PostbackOutcome, unit: unit! })
           } catch (error) {
             // Rolled back to its savepoint: this postback alone gets a 500, and its unit is dropped.
             settled.push({ ok: false, error })
           }
         }
+        // Last: the shared rows (the rollup of a hot campaign) are locked only for the COMMIT that follows.
+        await this.events.beforeCommit(kept(settled), tx)
       })
     } catch (error) {
+      if (stepFailed) return STEP_FAILED
       // The commit itself failed: nothing of this batch is stored, so nobody may be told OK.
       for (const p of batch) p.reject(error)
-      return
+      return null
     }
-    settle(batch, settled)
+    return settled
   }
 }

@@ -1,6 +1,6 @@
-// Records one conversion for a matched click. The row and everything subscribed in-transaction to
-// `conversion.recorded` (the reports rollup, the forward job) commit together or not at all; after-commit
-// subscribers (waking the job loop) hear of it once it is durable.
+// Records one conversion for a matched click. The row and everything subscribed in-transaction or
+// before-commit to `conversion.recorded` (the forward job, the reports rollup) commit together or not at
+// all; after-commit subscribers (waking the job loop) hear of it once it is durable.
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { ConversionType } from './conversion-types'
 import type { Attribution, ClickForConversion, ConversionFacts, PostbackStore, RecordingQueries } from './store'
@@ -63,7 +63,12 @@ export class ConversionRecorder {
   /** Synchronous on SQLite, a Promise on Postgres; after-commit subscribers hear of it once committed. */
   record(input: ConversionInput): MaybeAsync<RecordResult> {
     let unit: Unit | undefined
-    const result = this.store.atomically((q, tx) => recordSteps(q, (unit = this.events.unit(tx)), input))
+    const events = this.events
+    const result = this.store.atomically(function* (q, tx) {
+      const r: RecordResult = yield* recordSteps(q, (unit = events.unit(tx)), input)
+      yield events.beforeCommit([unit], tx)
+      return r
+    })
     const committed = (r: RecordResult) => {
       unit!.commit()
       return r

@@ -1,6 +1,6 @@
 // Reports feature: GET /admin/api/reports (rollups for campaign/source/offer/landing/day/hour, raw clicks for
 // device, os, browser, referrer and sub1..sub10), its CSV form, the conversions export, and the conversion
-// rollups it reads (kept in each conversion's transaction: an in-transaction subscriber of conversion.recorded).
+// rollups it reads (kept in the conversions' transaction: a before-commit subscriber of conversion.recorded).
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
 import { PgReportQueries } from './pg-queries'
@@ -16,11 +16,11 @@ export function reportsFeature(ctx: AppContext): Feature {
   const database = ctx.database as AnyDatabase
   let queries: ReportQueries
   if (database.engine === 'postgres') {
-    // Async subscriber writing through the conversion's transaction (the emitter awaits unit.emit()).
-    ctx.events.on('conversion.recorded', 'in-transaction', 'reports.conversion-rollup', new PgConversionRollup().add)
+    // Async subscriber writing through the conversions' transaction (the emitter awaits bus.beforeCommit()).
+    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', new PgConversionRollup().addAll)
     queries = new PgReportQueries(database.sql)
   } else {
-    ctx.events.on('conversion.recorded', 'in-transaction', 'reports.conversion-rollup', new ConversionRollup(database.raw).add)
+    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', new ConversionRollup(database.raw).addAll)
     queries = new SqliteReportQueries(database.raw)
   }
   const verbs = reportsVerbs({ service: new ReportService(queries), queries })

@@ -1,22 +1,33 @@
-// Postgres conversion rollups: the same upsert as rollup-store.ts, written through the conversion's own
-// transaction handle (the unit's `tx`), so the rollup row commits or rolls back with the conversion. The
-// plpgsql trigger of drizzle-pg/0001 keeps conversion_stats_daily in step, in the same transaction.
+// Postgres conversion rollups: the rows of rollup-store.ts's rollupSums(), written in ONE statement through
+// the conversions' own transaction handle, last before its COMMIT (a before-commit subscriber), so the
+// rollup rows commit or roll back with the conversions and a hot campaign's row is locked only for the
+// commit. The plpgsql trigger of drizzle-pg/0001 keeps conversion_stats_daily in step, in the same
+// transaction, and in the same (day-first) order.
 import type { Tx } from '../db/engine'
-import { rollupDelta, type RollupConversion } from './rollup-store'
+import { rollupSums, type RollupConversion } from './rollup-store'
+
+// Rows bound as one array per column (one prepared statement whatever the count); ORDER BY WITH
+// ORDINALITY keeps rollupSums()'s lock order through the insert.
+const UPSERT_SQL =
+  'INSERT INTO conversion_stats_hourly AS s (hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs) ' +
+  'SELECT d.hour, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.type, d.conversions, d.revenue, d.revenue_abs ' +
+  'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::text[], $7::int4[], $8::float8[], $9::float8[]) ' +
+  'WITH ORDINALITY AS d(hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs, n) ORDER BY d.n ' +
+  'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type) DO UPDATE SET ' +
+  'conversions = s.conversions + excluded.conversions, revenue = s.revenue + excluded.revenue, revenue_abs = s.revenue_abs + excluded.revenue_abs'
 
 export class PgConversionRollup {
-  /** The in-transaction subscriber of conversion.recorded: `(c, tx)`, awaited by the emitter before it commits. */
-  readonly add = async (c: RollupConversion, tx: Tx): Promise<void> => {
-    const d = rollupDelta(c)
-    if (!d) return
-    // Writing outside the conversion's transaction would count a conversion that may yet roll back.
-    if (!tx) throw new Error('reports: the Postgres conversion rollup needs the conversion transaction (events.unit(tx))')
-    // Casts: Bun types a JS number parameter by its value (integer, bigint or double); the columns decide here.
-    await tx`
-      INSERT INTO conversion_stats_hourly AS s (hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs)
-      VALUES (${d.hour}::bigint, ${d.campaign}::int, ${d.source}::int, ${d.offer}::int, ${d.landing}::int, ${d.type}, 1,
-              ${d.revenue}::float8, ${d.abs}::float8)
-      ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type) DO UPDATE SET
-        conversions = s.conversions + 1, revenue = s.revenue + excluded.revenue, revenue_abs = s.revenue_abs + excluded.revenue_abs`
+  /** The before-commit subscriber of conversion.recorded: `(cs, tx)`, awaited by the emitter before it commits. */
+  readonly addAll = async (cs: readonly RollupConversion[], tx: Tx): Promise<void> => {
+    const rows = rollupSums(cs)
+    if (rows.length === 0) return
+    // Writing outside the conversions' transaction would count conversions that may yet roll back.
+    if (!tx) throw new Error('reports: the Postgres conversion rollup needs the conversions\' transaction (events.unit(tx))')
+    const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
+    for (const r of rows) {
+      const row = [r.hour, r.campaign, r.source, r.offer, r.landing, r.type, r.conversions, r.revenue, r.abs]
+      for (let j = 0; j < 9; j++) cols[j]!.push(row[j])
+    }
+    await tx.unsafe(UPSERT_SQL, cols)
   }
 }

@@ -1,7 +1,9 @@
-// Conversion rollups: one upsert into conversion_stats_hourly inside each conversion's own transaction
-// (an in-transaction subscriber of `conversion.recorded`), so a recorded conversion is counted exactly
-// once or not at all. The daily table follows by trigger. Raw count and revenue are stored; include flags
-// and the sign of negative types are applied when a report reads them.
+// Conversion rollups: upserts into conversion_stats_hourly inside the conversions' own transaction (a
+// before-commit subscriber of `conversion.recorded`), so a recorded conversion is counted exactly once or
+// not at all. The conversions of one group commit are summed per row first: one upsert per row touched,
+// not per conversion, and it runs last, so a hot campaign's row is locked only for the COMMIT (Postgres).
+// The daily table follows by trigger. Raw count and revenue are stored; include flags and the sign of
+// negative types are applied when a report reads them.
 // This file: the row a conversion adds (both engines) and the SQLite writer; pg-rollup-store.ts: Postgres.
 import type { RawDb, RawStatement } from '../db/client'
 import type { RecordedConversion } from '../postback'
@@ -40,21 +42,53 @@ export function rollupDelta(c: RollupConversion): RollupDelta | null {
   }
 }
 
+/** The increments of one hourly row, summed over the conversions of a transaction. */
+export type RollupSum = RollupDelta & { conversions: number }
+
+const DAY_MS = 86_400_000
+
+/**
+ * The conversions of one transaction summed per hourly row, in lock order: day, campaign, source, offer,
+ * landing, hour, type. Day first, so that the daily rows the trigger then updates are locked in order too
+ * (the click rollup's order, tracking/store/pg-commit.ts): two transactions never wait on each other in a cycle.
+ */
+export function rollupSums(cs: readonly RollupConversion[]): RollupSum[] {
+  const rows = new Map<string, RollupSum>()
+  for (const c of cs) {
+    const d = rollupDelta(c)
+    if (!d) continue
+    const key = `${d.hour}|${d.campaign}|${d.source}|${d.offer}|${d.landing}|${d.type}`
+    const row = rows.get(key)
+    if (row) {
+      row.conversions++
+      row.revenue += d.revenue
+      row.abs += d.abs
+    } else rows.set(key, { ...d, conversions: 1 })
+  }
+  const sums = [...rows.values()]
+  if (sums.length > 1) sums.sort(lockOrder)
+  return sums
+}
+
+function lockOrder(a: RollupSum, b: RollupSum): number {
+  return (a.hour - (a.hour % DAY_MS)) - (b.hour - (b.hour % DAY_MS)) || a.campaign - b.campaign || a.source - b.source ||
+    a.offer - b.offer || a.landing - b.landing || a.hour - b.hour || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)
+}
+
 export class ConversionRollup {
   private readonly upsert: RawStatement
 
   constructor(raw: RawDb) {
     this.upsert = raw.prepare(
       'INSERT INTO conversion_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs) ' +
-        'VALUES ($hour, $campaign, $source, $offer, $landing, $type, 1, $revenue, $abs) ' +
+        'VALUES ($hour, $campaign, $source, $offer, $landing, $type, $conversions, $revenue, $abs) ' +
         'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type) DO UPDATE SET ' +
-        'conversions = conversions + 1, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
+        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
     )
   }
 
-  /** Must run inside the conversion's transaction (on SQLite the shared connection already is). */
-  readonly add = (c: RollupConversion): void => {
-    const d = rollupDelta(c)
-    if (d) this.upsert.run(d)
+  /** The before-commit subscriber: runs inside the conversions' transaction (on SQLite the shared connection already is). */
+  readonly addAll = (cs: readonly RollupConversion[]): void => {
+    for (const row of rollupSums(cs)) this.upsert.run(row)
   }
 }

@@ -1,4 +1,5 @@
-// The event bus's contract: phases, order, a unit's after-commit delivery, and failure isolation.
+// The event bus's contract: phases, order, a unit's after-commit delivery, the before-commit phase of a
+// transaction's units, and failure isolation.
 import { describe, expect, spyOn, test } from 'bun:test'
 import { EventBus } from '../../src/lib/event-bus'
 
@@ -70,6 +71,72 @@ describe('EventBus', () => {
     bus.committed('settings.changed', { keys: ['x'] })
     expect(ran).toBe(1)
     expect(String(errors.mock.calls[0]?.[0])).toContain('broken failed on settings.changed')
+    errors.mockRestore()
+  })
+
+  test('before-commit: each subscriber once per transaction, with the payloads of the units it keeps, in order', () => {
+    const bus = new EventBus()
+    const calls: Array<{ name: string; ids: number[]; tx: unknown }> = []
+    bus.on('catalog.changed', 'before-commit', 'sum', (ps, tx) => { calls.push({ name: 'sum', ids: ps.map((p) => p.id), tx }) })
+    bus.on('catalog.changed', 'before-commit', 'second', (ps) => { calls.push({ name: 'second', ids: ps.map((p) => p.id), tx: null }) })
+    bus.on('settings.changed', 'before-commit', 'other-event', () => { calls.push({ name: 'other-event', ids: [], tx: null }) })
+    const units = [1, 2, 3].map((id) => {
+      const u = bus.unit()
+      u.emit('catalog.changed', { ...change, id })
+      return u
+    })
+    // Unit 2 was rolled back to its savepoint: the emitter leaves it out. No settings.changed was emitted.
+    expect(bus.beforeCommit([units[0]!, units[2]!], null)).toBeUndefined()
+    expect(calls).toEqual([{ name: 'sum', ids: [1, 3], tx: null }, { name: 'second', ids: [1, 3], tx: null }])
+    // Nothing emitted: no call at all.
+    calls.length = 0
+    bus.beforeCommit([bus.unit()], null)
+    expect(calls).toEqual([])
+    expect(bus.subscribers('catalog.changed', 'before-commit')).toEqual(['sum', 'second'])
+  })
+
+  test('async before-commit subscribers (Postgres) run one after another with the tx; a rejection reaches the emitter', async () => {
+    const bus = new EventBus()
+    const seen: string[] = []
+    const tx = { marker: 'tx' } as never
+    bus.on('catalog.changed', 'before-commit', 'slow', async (ps, t) => {
+      await Bun.sleep(5)
+      seen.push(`slow:${ps.length}:${t === tx}`)
+    })
+    bus.on('catalog.changed', 'before-commit', 'then', (ps) => { seen.push(`then:${ps.length}`) })
+    const u = bus.unit(tx)
+    u.emit('catalog.changed', change)
+    const done = bus.beforeCommit([u], tx)
+    expect(done).toBeInstanceOf(Promise)
+    expect(seen).toEqual([])
+    await done
+    expect(seen).toEqual(['slow:1:true', 'then:1'])
+
+    const failing = new EventBus()
+    failing.on('catalog.changed', 'before-commit', 'boom', async () => { throw new Error('deadlock detected') })
+    const f = failing.unit(tx)
+    f.emit('catalog.changed', change)
+    await expect(failing.beforeCommit([f], tx) as Promise<void>).rejects.toThrow('deadlock detected')
+  })
+
+  test('a unit committed without the before-commit phase its events need is logged as an error (and still delivered)', () => {
+    const bus = new EventBus()
+    const errors = spyOn(console, 'error').mockImplementation(() => {})
+    let after = 0
+    bus.on('catalog.changed', 'before-commit', 'rollup', () => {})
+    bus.on('catalog.changed', 'after-commit', 'count', () => { after++ })
+    const skipped = bus.unit()
+    skipped.emit('catalog.changed', change)
+    skipped.commit()
+    expect(after).toBe(1)
+    expect(String(errors.mock.calls[0]?.[0])).toContain('catalog.changed was committed without its before-commit phase')
+    errors.mockClear()
+    const prepared = bus.unit()
+    prepared.emit('catalog.changed', change)
+    bus.beforeCommit([prepared], null)
+    prepared.commit()
+    expect(after).toBe(2)
+    expect(errors.mock.calls).toHaveLength(0)
     errors.mockRestore()
   })
 })

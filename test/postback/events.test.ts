@@ -1,5 +1,5 @@
-// conversion.recorded: who subscribes in which phase, what a failing in-transaction subscriber takes down
-// with it, when after-commit subscribers run, and the conversions.record verb on the same path.
+// conversion.recorded: who subscribes in which phase, what a failing in-transaction or before-commit
+// subscriber takes down with it, when after-commit subscribers run, and the conversions.record verb on the same path.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { startServer, type TestServer } from '../helpers/server'
@@ -35,6 +35,9 @@ beforeAll(async () => {
   s.ctx.events.on('conversion.recorded', 'in-transaction', 'test.refuse-boom', (conv) => {
     if (conv.transactionId === 'boom') throw new Error('subscriber failed')
   })
+  s.ctx.events.on('conversion.recorded', 'before-commit', 'test.refuse-batch-boom', (convs) => {
+    if (convs.some((conv) => conv.transactionId === 'batch-boom')) throw new Error('before-commit subscriber failed')
+  })
   s.ctx.events.on('conversion.recorded', 'after-commit', 'test.reader', (conv: RecordedConversion) => {
     seen.push({ id: conv.id, readable: readable(conv.id) })
   })
@@ -49,11 +52,26 @@ const rollupOf = async (campaignId: number) =>
   (await testDb(s).get<{ n: number }>('SELECT CAST(coalesce(sum(conversions), 0) AS INTEGER) AS n FROM conversion_stats_hourly WHERE campaign_id = $campaignId', { campaignId }))!
 
 describe('conversion.recorded', () => {
-  test('rollups and forwarding subscribe in the transaction; waking the job loop after the commit', () => {
-    expect(s.ctx.events.subscribers('conversion.recorded', 'in-transaction')).toEqual(
-      expect.arrayContaining(['postback.forward', 'reports.conversion-rollup']),
-    )
+  test('forwarding subscribes in the transaction, the rollup just before the commit, waking the job loop after it', () => {
+    expect(s.ctx.events.subscribers('conversion.recorded', 'in-transaction')).toContain('postback.forward')
+    expect(s.ctx.events.subscribers('conversion.recorded', 'before-commit')).toContain('reports.conversion-rollup')
     expect(s.ctx.events.subscribers('conversion.recorded', 'after-commit')).toContain('postback.wake-job-loop')
+  })
+
+  test('a before-commit subscriber that throws rolls its whole batch back: every postback of it gets a 500 and leaves nothing', async () => {
+    const clicks = await Promise.all(Array.from({ length: 6 }, () => addClick(s, c)))
+    const rollupBefore = (await rollupOf(c.campaignId)).n
+    const answers = await Promise.all(clicks.map((id, i) => postback(s, `subid=${id}&tid=${i === 3 ? 'batch-boom' : `b-${i}`}`)))
+    expect(answers[3]!.status).toBe(500)
+    expect(await answers[3]!.json()).toEqual({ error: 'internal error' })
+    // The others shared its batch (500, nothing stored) or had one of their own (200, stored and counted).
+    let ok = 0
+    for (const [i, r] of answers.entries()) {
+      expect([200, 500]).toContain(r.status)
+      expect(await conversionsOf(s, clicks[i]!)).toHaveLength(r.status === 200 ? 1 : 0)
+      if (r.status === 200) ok++
+    }
+    expect((await rollupOf(c.campaignId)).n - rollupBefore).toBe(ok)
   })
 
   test('an in-transaction subscriber that throws rolls its conversion back (no row, no rollup, no job): that postback alone gets a 500', async () => {

@@ -1,6 +1,7 @@
-// Conversion rollups on Postgres: the in-transaction subscriber of conversion.recorded writes through the
-// conversion's transaction (the unit's tx), so its hourly row (and the trigger's daily row) commits or
-// rolls back with the conversion; and reportsFeature wires the engine's rollup and queries.
+// Conversion rollups on Postgres: the before-commit subscriber of conversion.recorded writes through the
+// conversions' transaction (the units' tx), so its hourly rows (and the trigger's daily rows) commit or
+// roll back with the conversions; the conversions of one transaction are summed into one upsert; and
+// reportsFeature wires the engine's rollup and queries.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -23,7 +24,7 @@ const HOUR = 3_600_000
 const T = Date.UTC(2025, 10, 3, 14, 25)
 
 /** A recorded conversion as the postback feature announces it (only what the rollup reads is real). */
-function recorded(c: Partial<RollupConversion> & { type?: string } = {}): DomainEvents['conversion.recorded'] {
+function recorded(c: Partial<Omit<RollupConversion, 'type'>> & { type?: string } = {}): DomainEvents['conversion.recorded'] {
   return {
     id: 1, campaignId: 4, sourceId: null, offerId: 2, landingId: null, revenue: 10, date: T, excluded: false, ...c,
     type: { slug: c.type ?? 'sale' },
@@ -39,7 +40,7 @@ describe.skipIf(!avail.ok)('Postgres conversion rollup', () => {
   beforeAll(async () => {
     pg = await openPg(await freshPgUrl())
     await migratePg(pg)
-    events.on('conversion.recorded', 'in-transaction', 'reports.conversion-rollup', new PgConversionRollup().add)
+    events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', new PgConversionRollup().addAll)
   }, 60_000)
   afterAll(async () => {
     await pg?.close()
@@ -50,24 +51,32 @@ describe.skipIf(!avail.ok)('Postgres conversion rollup', () => {
   const daily = async (sql = pg.sql): Promise<Sums[]> =>
     (await sql`SELECT day::float8 AS hour, conversions, revenue, revenue_abs FROM conversion_stats_daily ORDER BY day, type`) as never
 
-  /** One conversion's transaction: the emitter awaits unit.emit() before it commits, then runs unit.commit(). */
-  async function record(payloads: DomainEvents['conversion.recorded'][], fail = false): Promise<{ inside: Sums[]; insideDaily: Sums[] }> {
+  /**
+   * One transaction of conversions, as the postback batch runs it: a unit per conversion, then the
+   * before-commit phase for the units it keeps (`dropped`: indexes of units rolled back to their savepoint),
+   * then COMMIT and each unit's commit().
+   */
+  async function record(payloads: DomainEvents['conversion.recorded'][], fail = false, dropped: number[] = []): Promise<{ inside: Sums[]; insideDaily: Sums[] }> {
     let seen = { inside: [] as Sums[], insideDaily: [] as Sums[] }
-    const unit = await pg.sql.begin(async (tx) => {
-      const unit = events.unit(tx)
-      for (const p of payloads) {
-        const r = unit.emit('conversion.recorded', p)
-        expect(r).toBeInstanceOf(Promise)
-        await r
-      }
+    const units = await pg.sql.begin(async (tx) => {
+      const units = payloads.map((p) => {
+        const unit = events.unit(tx)
+        // The rollup is not an in-transaction subscriber: nothing to await at emit().
+        expect(unit.emit('conversion.recorded', p)).toBeUndefined()
+        return unit
+      })
+      const keptUnits = units.filter((_, i) => !dropped.includes(i))
+      const r = events.beforeCommit(keptUnits, tx)
+      expect(r).toBeInstanceOf(Promise)
+      await r
       seen = { inside: await hourly(tx), insideDaily: await daily(tx) }
       if (fail) throw new Error('conversion insert failed')
-      return unit
+      return keptUnits
     }).catch((err: Error) => {
       if (!fail || err.message !== 'conversion insert failed') throw err
-      return null
+      return []
     })
-    unit?.commit()
+    for (const u of units) u.commit()
     return seen
   }
 
@@ -93,9 +102,61 @@ describe.skipIf(!avail.ok)('Postgres conversion rollup', () => {
     expect(key).toEqual({ campaign_id: 4, source_id: 0, offer_id: 2, landing_id: 0, type: 'sale' })
   })
 
+  test('the conversions of one transaction are summed per row; a unit rolled back to its savepoint is not counted', async () => {
+    await pg.sql`DELETE FROM conversion_stats_hourly`
+    await pg.sql`DELETE FROM conversion_stats_daily`
+    const hot = Array.from({ length: 8 }, (_, i) => recorded({ revenue: i + 1, date: T + i * 60_000 }))
+    // The 4th (revenue 4) was rolled back to its savepoint; another campaign and a negative type ride along.
+    await record([...hot, recorded({ campaignId: 9, revenue: 3 }), recorded({ type: 'refund', revenue: -2 })], false, [3])
+    const h = T - (T % HOUR)
+    const rows = await pg.sql`SELECT campaign_id, type, conversions, revenue, revenue_abs FROM conversion_stats_hourly WHERE hour = ${h} ORDER BY campaign_id, type`
+    expect([...rows]).toEqual([
+      { campaign_id: 4, type: 'refund', conversions: 1, revenue: -2, revenue_abs: 2 },
+      { campaign_id: 4, type: 'sale', conversions: 7, revenue: 36 - 4, revenue_abs: 32 },
+      { campaign_id: 9, type: 'sale', conversions: 1, revenue: 3, revenue_abs: 3 },
+    ])
+    // The daily rows (trigger) say the same: all of it fell on one day.
+    const days = await pg.sql`SELECT day::float8 AS day, campaign_id, type, conversions, revenue FROM conversion_stats_daily ORDER BY campaign_id, type`
+    expect([...days]).toEqual([
+      { day: Date.UTC(2025, 10, 3), campaign_id: 4, type: 'refund', conversions: 1, revenue: -2 },
+      { day: Date.UTC(2025, 10, 3), campaign_id: 4, type: 'sale', conversions: 7, revenue: 32 },
+      { day: Date.UTC(2025, 10, 3), campaign_id: 9, type: 'sale', conversions: 1, revenue: 3 },
+    ])
+  })
+
+  test('transactions of two pools adding to the same rows at once neither deadlock nor lose a count', async () => {
+    await pg.sql`DELETE FROM conversion_stats_hourly`
+    await pg.sql`DELETE FROM conversion_stats_daily`
+    const other = await openPg(pg.url)
+    try {
+      // Each transaction touches the same two days and two campaigns, listed in a different order each time.
+      const day2 = T + 24 * HOUR
+      const batch = (i: number) => {
+        const xs = [recorded({ date: T }), recorded({ date: day2, campaignId: 9 }), recorded({ date: T + HOUR, campaignId: 9 }), recorded({ date: day2 })]
+        return i % 2 ? xs.reverse() : xs
+      }
+      const run = (db: PgDatabase, i: number) => db.sql.begin(async (tx) => {
+        const units = batch(i).map((p) => {
+          const u = events.unit(tx)
+          u.emit('conversion.recorded', p)
+          return u
+        })
+        await events.beforeCommit(units, tx)
+        await Bun.sleep(1) // hold the locks a moment, so the transactions overlap
+      })
+      await Promise.all(Array.from({ length: 40 }, (_, i) => run(i % 2 ? other : pg, i)))
+      const [sum] = await pg.sql`SELECT sum(conversions)::int AS n, count(*)::int AS rows FROM conversion_stats_hourly`
+      expect(sum).toEqual({ n: 160, rows: 4 })
+      const [daySum] = await pg.sql`SELECT sum(conversions)::int AS n FROM conversion_stats_daily`
+      expect(daySum.n).toBe(160)
+    } finally {
+      await other.close()
+    }
+  })
+
   test('without the conversion transaction it refuses to write', async () => {
     const before = await hourly()
-    await expect(new PgConversionRollup().add(recorded(), null) as Promise<void>).rejects.toThrow(/conversion transaction/)
+    await expect(new PgConversionRollup().addAll([recorded()], null)).rejects.toThrow(/conversions' transaction/)
     expect(await hourly()).toEqual(before)
   })
 })
@@ -124,9 +185,11 @@ describe.skipIf(!avail.ok)('reportsFeature picks the engine', () => {
   test('Postgres: an async rollup subscriber and reports read from Postgres', async () => {
     const events = new EventBus()
     const feature = reportsFeature({ database: pg, events } as never)
-    expect(events.subscribers('conversion.recorded', 'in-transaction')).toEqual(['reports.conversion-rollup'])
+    expect(events.subscribers('conversion.recorded', 'before-commit')).toEqual(['reports.conversion-rollup'])
     await pg.sql.begin(async (tx) => {
-      await events.unit(tx).emit('conversion.recorded', recorded({ revenue: 3 }))
+      const unit = events.unit(tx)
+      unit.emit('conversion.recorded', recorded({ revenue: 3 }))
+      await events.beforeCommit([unit], tx)
     })
     const out = (await (feature.verbs as never as { run: { run: (a: unknown, q: unknown) => Promise<{ rows: unknown[]; total: { conversions: number; revenue: number } }> } })
       .run.run(actor, query))
@@ -137,9 +200,12 @@ describe.skipIf(!avail.ok)('reportsFeature picks the engine', () => {
   test('SQLite: the synchronous rollup on the shared connection, as before', async () => {
     const events = new EventBus()
     const feature = reportsFeature({ database: lite, events } as never)
+    expect(events.subscribers('conversion.recorded', 'before-commit')).toEqual(['reports.conversion-rollup'])
     lite.raw.transaction(() => {
+      const unit = events.unit()
+      unit.emit('conversion.recorded', recorded({ revenue: 3 }))
       // Synchronous: no Promise to await on SQLite.
-      expect(events.unit().emit('conversion.recorded', recorded({ revenue: 3 }))).toBeUndefined()
+      expect(events.beforeCommit([unit], null)).toBeUndefined()
     })()
     const out = await (feature.verbs as never as { run: { run: (a: unknown, q: unknown) => Promise<{ total: { conversions: number; revenue: number } }> } })
       .run.run(actor, query)

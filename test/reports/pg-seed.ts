@@ -178,10 +178,8 @@ export function seedSqlite(db: Database, seed: Seed): void {
         'transaction_id, date, created_at) VALUES ($id, $click_row_id, $click_id, $campaign_id, $source_id, $offer_id, $landing_id, $type, ' +
         '$status, $revenue, $currency, $transaction_id, $date, $created_at)',
     )
-    for (const v of seed.conversions) {
-      conv.run({ ...v })
-      rollup.add(rollupOf(v, clicksById))
-    }
+    for (const v of seed.conversions) conv.run({ ...v })
+    rollup.addAll(seed.conversions.map((v) => rollupOf(v, clicksById)))
     raw.prepare(CLICK_ROLLUP_SQL).run()
   })()
 }
@@ -199,7 +197,7 @@ export async function seedPg(db: PgDatabase, seed: Seed): Promise<void> {
     await tx`INSERT INTO conversion_types ${sql(EXTRA_TYPES.map((t) => ({ ...t, send_postback: 0, builtin: 0, created_at: now, updated_at: now })))}`
     for (let i = 0; i < seed.clicks.length; i += 200) await tx`INSERT INTO clicks ${sql(seed.clicks.slice(i, i + 200))}`
     await tx`INSERT INTO conversions ${sql(seed.conversions)}`
-    for (const v of seed.conversions) await rollup.add(rollupOf(v, clicksById), tx)
+    await rollup.addAll(seed.conversions.map((v) => rollupOf(v, clicksById)), tx)
     await tx.unsafe(CLICK_ROLLUP_SQL)
   })
 }
