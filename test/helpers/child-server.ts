@@ -2,6 +2,7 @@
 // of what an operator sees in the log (the in-process servers of helpers/server.ts share the test's console).
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { reapWithTestProcess } from './reaper'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -27,6 +28,7 @@ export async function startChild(env: Record<string, string>): Promise<ChildServ
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  reapWithTestProcess(proc.pid) // a killed test run leaves no server behind
   const lines: ChildServer['lines'] = []
   const waiters = new Set<() => void>()
   const pump = async (stream: ReadableStream<Uint8Array>, name: 'stdout' | 'stderr') => {

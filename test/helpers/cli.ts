@@ -3,6 +3,7 @@ import { mkdtempSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { reapWithTestProcess } from './reaper'
 
 export const ROOT = join(import.meta.dir, '..', '..')
 export const SVC = [process.execPath, join(ROOT, 'src/index.ts')]
@@ -48,6 +49,7 @@ export async function serveChild(env: Record<string, string>, cwd?: string): Pro
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  reapWithTestProcess(proc.pid) // a killed test run leaves no server behind
   const reader = proc.stdout.getReader()
   const decoder = new TextDecoder()
   let out = ''

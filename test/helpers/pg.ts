@@ -1,11 +1,12 @@
 // Throwaway PostgreSQL for tests (issue 8): one cluster per test process under a temp dir, fsync off,
 // trust auth on 127.0.0.1 only, stopped and deleted when the process exits.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
+import { afterTestProcess, shQuote } from './reaper'
 
 /** True when the tests are asked to run on Postgres (SVC_TEST_ENGINE=postgres). */
 export const onPostgres: boolean = process.env.SVC_TEST_ENGINE === 'postgres'
@@ -100,11 +101,9 @@ async function start(): Promise<{ host: string; port: number; adminUrl: string }
     cleanup()
   })
   // ...but `bun test` (1.4) never emits 'exit' (nor 'beforeExit'), and a crashed or killed run would not
-  // either: a detached watchdog waits for this process to end, then stops the cluster and deletes the dir.
+  // either: a watchdog stops the cluster and deletes the dir once this process has ended.
   const stop = [...(user ? ['runuser', '-u', user, '--'] : []), join(avail.bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']
-  const q = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.2; done; ${stop.map(q).join(' ')} >/dev/null 2>&1; rm -rf ${q(dir)}`
-  spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref()
+  afterTestProcess(`${stop.map(shQuote).join(' ')} >/dev/null 2>&1; rm -rf ${shQuote(dir)}`)
   return { host, port, adminUrl: `postgres://svc@${host}:${port}/postgres` }
 }
 
