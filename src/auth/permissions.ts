@@ -24,6 +24,18 @@ export function can(user: AdminUser, section: Section, action: Action): boolean 
   return user.permissions[section]?.[action] === true
 }
 
+/**
+ * For records that carry their own section (jobs): may the user `action` in some section at all? The
+ * record's section is checked when it is read; this is the door before it.
+ */
+export function canSome(user: AdminUser, action: Action): boolean {
+  return SECTIONS.some((section) => can(user, section, action))
+}
+
+/** The 403 text when canSome() says no. */
+export const missingSomeSection = (action: Action): string =>
+  `missing permission <section>:${action} (a job belongs to the section of its kind, e.g. conversions)`
+
 /** Parses stored or submitted permissions; unknown sections and non-boolean flags are rejected. */
 export function parsePermissions(value: unknown): Permissions | string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'permissions must be an object'

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { invalid, forbidden, unauthorized } from '../lib/errors'
-import { can, SECTIONS, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
+import { can, canSome, missingSomeSection, SECTIONS, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
 import { SESSION_COOKIE } from '../auth/session'
 import { cookieValue } from '../lib/cookies'
 
@@ -77,7 +77,8 @@ export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promi
 
 /**
  * Admin auth as Elysia macros (spec §5): `{ admin: true }` needs a valid session cookie (401 otherwise);
- * `{ permission: 'campaigns:write' }` also needs that section permission (403 otherwise).
+ * `{ permission: 'campaigns:write' }` also needs that section permission (403 otherwise);
+ * `{ someSection: 'write' }` needs that action in some section, for records that carry their own (jobs).
  * Both resolve `admin` (the signed-in AdminUser) into the handler context.
  *
  * The check runs before body parsing and schema validation (earlyCheck), so a stranger or an
@@ -97,6 +98,13 @@ export function adminGuard(ctx: AppContext) {
     return admin
   }
 
+  /** For records that carry their own section (jobs): a permission in some section lets the request in. */
+  const authorizeSome = async (request: Request, action: Action): Promise<AdminUser> => {
+    const admin = await authenticate(request)
+    if (!canSome(admin, action)) throw forbidden(missingSomeSection(action))
+    return admin
+  }
+
   return new Elysia({ name: 'admin-guard' }).macro({
     admin: {
       ...earlyCheck(async ({ request }, phase) => {
@@ -105,6 +113,14 @@ export function adminGuard(ctx: AppContext) {
       }),
       resolve: async ({ request }) => ({ admin: await authenticate(request) }),
     },
+    /** `{ someSection: 'read' }`: the verb then checks the section of the record itself. */
+    someSection: (action: Action) => ({
+      ...earlyCheck(async ({ request }, phase) => {
+        await authorizeSome(request, action)
+        if (phase === 'parse') requireJsonBody(request)
+      }),
+      resolve: async ({ request }: { request: Request }) => ({ admin: await authorizeSome(request, action) }),
+    }),
     permission: (ref: PermissionRef) => {
       const [section, action] = parseRef(ref)
       return {

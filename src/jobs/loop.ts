@@ -7,12 +7,14 @@ import type { AnyDatabase, Tx } from '../db/engine'
 import type { Config } from '../config'
 import { createJobStore, type JobRecord, type JobStore } from './store'
 import { errorFields, log } from '../lib/log'
-import { isRetryable, type JobHandler, type JobQueue, type JobTarget } from './types'
+import { isRetryable, type EnqueueOptions, type JobHandler, type JobKindPolicy, type JobQueue, type JobTarget } from './types'
+
+type Policy = Required<Omit<JobKindPolicy, 'target'>>
 
 type Outcome = { ok: true; result: string | null } | { ok: false; error: string; retryable: boolean }
 
 const MAX_TEXT = 1000
-/** Done jobs are history; keep a month of it. Failed and pending jobs are never pruned. */
+/** Done and cancelled jobs are history; keep a month of it. Failed and pending jobs are never pruned. */
 const DONE_RETENTION_MS = 30 * 24 * 3600 * 1000
 const PRUNE_EVERY_MS = 3600 * 1000
 /** Lease beyond the attempt timeout: covers recording the outcome on a slow database. */
@@ -33,6 +35,7 @@ export class JobLoop implements JobQueue {
   private readonly leaseMs: number
   private readonly handlers = new Map<string, JobHandler>()
   private readonly targets = new Map<string, JobTarget>()
+  private readonly policies = new Map<string, Policy>()
   private readonly inflight = new Set<Promise<void>>()
   private timer: ReturnType<typeof setTimeout> | null = null
   private running = false
@@ -45,14 +48,38 @@ export class JobLoop implements JobQueue {
     this.leaseMs = opts.leaseMs ?? opts.timeoutMs + LEASE_MARGIN_MS
   }
 
-  register(kind: string, handler: JobHandler, target?: JobTarget): void {
+  register(kind: string, handler: JobHandler, policy: JobKindPolicy = {}): void {
     if (this.handlers.has(kind)) throw new Error(`job kind "${kind}" is already registered`)
+    const { target, ...rest } = policy
+    const filled: Policy = {
+      section: rest.section ?? 'conversions',
+      maxAttempts: rest.maxAttempts ?? this.opts.maxAttempts,
+      backoffBaseMs: rest.backoffBaseMs ?? this.opts.backoffBaseMs,
+      backoffMaxMs: rest.backoffMaxMs ?? this.opts.backoffMaxMs,
+    }
+    if (!(Number.isInteger(filled.maxAttempts) && filled.maxAttempts >= 1)) throw new Error(`job kind "${kind}": maxAttempts must be 1 or more`)
     this.handlers.set(kind, handler)
+    this.policies.set(kind, filled)
     if (target) this.targets.set(kind, target)
   }
 
-  enqueue(kind: string, payload: unknown, tx?: Tx): number | Promise<number> {
-    return this.q.insert(kind, payload, this.opts.maxAttempts, Date.now(), tx)
+  policyOf(kind: string): Policy | null {
+    return this.policies.get(kind) ?? null
+  }
+
+  enqueue(kind: string, payload: unknown, opts: EnqueueOptions = {}): number | Promise<number> {
+    const policy = this.policies.get(kind)
+    // A programming error (every instance runs the same binary, so every kind is registered everywhere).
+    if (!policy) throw new Error(`job kind "${kind}" is not registered`)
+    const now = Date.now()
+    return this.q.insert(
+      { kind, payload, maxAttempts: policy.maxAttempts, section: policy.section, ref: opts.ref ?? null, runAt: Math.max(opts.runAt ?? now, 0), now },
+      opts.tx,
+    )
+  }
+
+  cancelRef(ref: string, opts: { tx?: Tx } = {}): number | Promise<number> {
+    return this.q.cancelRef(ref, Date.now(), opts.tx)
   }
 
   kick(): void {
@@ -143,7 +170,7 @@ export class JobLoop implements JobQueue {
         if (await this.q.fail(job, `${outcome.error} (${of}; not retryable)`, now)) this.logFailure(job, outcome.error, 'failed, not retryable')
         else this.logLate(job, 'failed')
       } else if (job.attempts < job.max_attempts) {
-        const delay = this.backoff(job.attempts)
+        const delay = this.backoff(job.kind, job.attempts)
         if (await this.q.reschedule(job, `${outcome.error} (${of}; will retry)`, now + delay, now)) {
           this.logFailure(job, outcome.error, 'will retry', Math.ceil(delay / 1000))
         } else this.logLate(job, 'failed')
@@ -210,9 +237,13 @@ export class JobLoop implements JobQueue {
     }
   }
 
-  /** min(base · 2^(attempts−1), max) plus up to 10 % jitter, so a burst of failures does not retry in lockstep. */
-  private backoff(attempts: number): number {
-    const exp = Math.min(this.opts.backoffBaseMs * 2 ** Math.min(attempts - 1, 40), this.opts.backoffMaxMs)
+  /**
+   * The kind's min(base · 2^(attempts−1), max) plus up to 10 % jitter, so a burst of failures does not retry
+   * in lockstep. (A kind no longer registered reaches here only with no handler, which fails for good.)
+   */
+  private backoff(kind: string, attempts: number): number {
+    const { backoffBaseMs, backoffMaxMs } = this.policies.get(kind) ?? this.opts
+    const exp = Math.min(backoffBaseMs * 2 ** Math.min(attempts - 1, 40), backoffMaxMs)
     return Math.round(exp * (1 + Math.random() * 0.1))
   }
 

@@ -7,7 +7,7 @@
 import type { SQL } from 'bun'
 import type { Tx } from '../db/engine'
 import { numCols, type PgDatabase } from '../db/pg/client'
-import { INTERRUPTED, type JobFilter, type JobRecord, type JobStore } from './store'
+import { INTERRUPTED, type JobFilter, type JobRecord, type JobStore, type NewJob } from './store'
 
 /** int8 columns of a jobs row: Bun returns them as strings. */
 const INT8 = ['id', 'next_run_at', 'created_at', 'updated_at'] as const
@@ -22,13 +22,26 @@ export class PgJobStore implements JobStore {
   }
 
   /** Through `tx` when given, so the job commits with the caller's change or not at all. */
-  async insert(kind: string, payload: unknown, maxAttempts: number, now: number, tx?: Tx): Promise<number> {
+  async insert(job: NewJob, tx?: Tx): Promise<number> {
     const q = tx ?? this.sql
     const [row] = await q`
-      INSERT INTO jobs (kind, payload, status, attempts, max_attempts, next_run_at, created_at, updated_at)
-      VALUES (${kind}, ${JSON.stringify(payload ?? null)}, 'pending', 0, ${maxAttempts}, ${now}, ${now}, ${now})
+      INSERT INTO jobs (kind, payload, status, attempts, max_attempts, section, ref, next_run_at, created_at, updated_at)
+      VALUES (${job.kind}, ${JSON.stringify(job.payload ?? null)}, 'pending', 0, ${job.maxAttempts}, ${job.section}, ${job.ref},
+        ${job.runAt}, ${job.now}, ${job.now})
       RETURNING id`
     return Number(row.id)
+  }
+
+  /** A claimed job is locked by its claim's UPDATE until it commits; only a pending row is cancelled. */
+  async cancel(id: number, now: number): Promise<boolean> {
+    const r = await this.sql`UPDATE jobs SET status = 'cancelled', updated_at = ${now} WHERE id = ${id} AND status = 'pending'`
+    return r.count > 0
+  }
+
+  /** Through `tx` when given (e.g. the unsubscribe's transaction). */
+  async cancelRef(ref: string, now: number, tx?: Tx): Promise<number> {
+    const r = await (tx ?? this.sql)`UPDATE jobs SET status = 'cancelled', updated_at = ${now} WHERE ref = ${ref} AND status = 'pending'`
+    return r.count
   }
 
   /**
@@ -91,7 +104,7 @@ export class PgJobStore implements JobStore {
   async recoverInterrupted(_now: number): Promise<void> {}
 
   async pruneDone(before: number): Promise<void> {
-    await this.sql`DELETE FROM jobs WHERE status = 'done' AND updated_at < ${before}`
+    await this.sql`DELETE FROM jobs WHERE status IN ('done', 'cancelled') AND updated_at < ${before}`
   }
 
   async get(id: number): Promise<JobRecord | null> {
@@ -112,6 +125,7 @@ export class PgJobStore implements JobStore {
       filter.status === undefined ? null : sql`AND status = ${filter.status}`,
       filter.kind === undefined ? null : sql`AND kind = ${filter.kind}`,
       filter.before === undefined ? null : sql`AND id < ${filter.before}`,
+      filter.sections === undefined ? null : sql`AND section = ANY(${filter.sections as string[]}::text[])`,
     ].filter((c) => c !== null)
     const rows = await sql`SELECT * FROM jobs WHERE TRUE ${conds.length ? conds : sql``} ORDER BY id DESC LIMIT ${filter.limit}`
     return toRecords(rows)

@@ -1,10 +1,12 @@
-// Admin view of the job queue: thin routes over the jobs verbs.
+// Admin view of the job queue: thin routes over the jobs verbs. The guard lets in whoever holds the action
+// in some section; each verb then checks the section of the jobs themselves (conversions, email…).
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { docQuery } from '../http/api-docs'
 import { pageQuery, parseId } from '../http/collection'
 import { adminActor, invoke } from '../lib/verb'
+import { SECTIONS } from '../auth/permissions'
 import { JOB_STATUSES } from './types'
 import type { JobsVerbs } from './verbs'
 
@@ -12,6 +14,7 @@ import type { JobsVerbs } from './verbs'
 const jobsQuery = docQuery({
   status: `one of ${JOB_STATUSES.join(', ')}`,
   kind: 'job kind, e.g. source_postback',
+  section: `only the jobs of this permission section (${SECTIONS.join(', ')}); default: every section you may read`,
   limit: pageQuery.properties.limit.description!,
   cursor: pageQuery.properties.cursor.description!,
 })
@@ -31,16 +34,21 @@ export function jobsRoutes(ctx: AppContext, verbs: JobsVerbs) {
       '/admin/api/jobs',
       ({ admin, query }) =>
         invoke(verbs.list, adminActor(admin), {
-          status: first(query.status), kind: first(query.kind), limit: first(query.limit), cursor: first(query.cursor),
+          status: first(query.status), kind: first(query.kind), section: first(query.section), limit: first(query.limit),
+          cursor: first(query.cursor),
         }),
-      { permission: 'conversions:read', query: jobsQuery, detail: { tags: ['jobs'], summary: verbs.list.summary } },
+      { someSection: 'read', query: jobsQuery, detail: { tags: ['jobs'], summary: verbs.list.summary } },
     )
     .get('/admin/api/jobs/:id', ({ admin, params }) => invoke(verbs.get, adminActor(admin), { id: jobId(params.id) }), {
-      permission: 'conversions:read',
+      someSection: 'read',
       detail: { tags: ['jobs'], summary: verbs.get.summary },
     })
     .post('/admin/api/jobs/:id/retry', ({ admin, params }) => invoke(verbs.retry, adminActor(admin), { id: jobId(params.id) }), {
-      permission: 'conversions:write',
+      someSection: 'write',
       detail: { tags: ['jobs'], summary: verbs.retry.summary },
+    })
+    .post('/admin/api/jobs/:id/cancel', ({ admin, params }) => invoke(verbs.cancel, adminActor(admin), { id: jobId(params.id) }), {
+      someSection: 'write',
+      detail: { tags: ['jobs'], summary: verbs.cancel.summary },
     })
 }

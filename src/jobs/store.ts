@@ -15,11 +15,25 @@ export interface JobRecord {
   status: JobStatus
   attempts: number
   max_attempts: number
+  section: string
+  ref: string | null
   last_error: string | null
   result: string | null
   next_run_at: number
   created_at: number
   updated_at: number
+}
+
+/** A job as a producer creates it. */
+export interface NewJob {
+  kind: string
+  payload: unknown
+  maxAttempts: number
+  section: string
+  ref: string | null
+  /** Due time (epoch ms): now, or later for a delayed job. */
+  runAt: number
+  now: number
 }
 
 function parsePayload(text: string): unknown {
@@ -38,6 +52,8 @@ export function toJobRow(r: JobRecord): JobRow {
     status: r.status,
     attempts: r.attempts,
     max_attempts: r.max_attempts,
+    section: r.section,
+    ref: r.ref,
     last_error: r.last_error,
     result: r.result,
     next_run_at: iso(r.next_run_at),
@@ -49,6 +65,8 @@ export function toJobRow(r: JobRecord): JobRow {
 export interface JobFilter {
   status?: string
   kind?: string
+  /** Only jobs of these sections (the ones the reader may see); all when left out. */
+  sections?: readonly string[]
   /** Cursor: ids below this one. */
   before?: number
   limit: number
@@ -64,7 +82,11 @@ export interface JobStore {
    * SQLite: synchronous insert on the shared connection (an open transaction there includes it), `tx`
    * unused. Postgres: a Promise; through `tx` (the caller's transaction) when given, else on its own.
    */
-  insert(kind: string, payload: unknown, maxAttempts: number, now: number, tx?: Tx): number | Promise<number>
+  insert(job: NewJob, tx?: Tx): number | Promise<number>
+  /** Pending → cancelled; false when the job is not pending (or unknown). */
+  cancel(id: number, now: number): Promise<boolean>
+  /** Every pending job with this ref → cancelled; how many. Same engine rules as insert(). */
+  cancelRef(ref: string, now: number, tx?: Tx): number | Promise<number>
   /**
    * Due jobs become running with the attempt counted. `leaseMs`: how long a claimed job stays running
    * before another instance may claim it again (Postgres; SQLite has one instance and ignores it).
@@ -75,6 +97,7 @@ export interface JobStore {
   fail(job: JobRecord, error: string, now: number): Promise<boolean>
   /** At start: what a stopped or crashed server left running (SQLite; a no-op on Postgres, see there). */
   recoverInterrupted(now: number): Promise<void>
+  /** Done and cancelled jobs last updated before `before`. */
   pruneDone(before: number): Promise<void>
   get(id: number): Promise<JobRecord | null>
   /** Failed → pending, due now, with `budget` more attempts; false when the job is not failed (or unknown). */
@@ -103,11 +126,13 @@ export class SqliteJobStore implements JobStore {
   private readonly recoverRetryable: RawStatement
   private readonly recoverExhausted: RawStatement
   private readonly pruneDoneJobs: RawStatement
+  private readonly cancelJob: RawStatement
+  private readonly cancelByRef: RawStatement
 
   constructor(private readonly raw: RawDb) {
     this.insertJob = raw.prepare(
-      'INSERT INTO jobs (kind, payload, status, attempts, max_attempts, next_run_at, created_at, updated_at) ' +
-        "VALUES ($kind, $payload, 'pending', 0, $maxAttempts, $now, $now, $now)",
+      'INSERT INTO jobs (kind, payload, status, attempts, max_attempts, section, ref, next_run_at, created_at, updated_at) ' +
+        "VALUES ($kind, $payload, 'pending', 0, $maxAttempts, $section, $ref, $runAt, $now, $now)",
     )
     this.claimDue = raw.prepare(
       "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = $now WHERE id IN (" +
@@ -135,12 +160,24 @@ export class SqliteJobStore implements JobStore {
         `last_error = 'attempt ' || attempts || ' of ' || max_attempts || ' ${INTERRUPTED}; no attempts left' ` +
         "WHERE status = 'running' AND attempts >= max_attempts",
     )
-    this.pruneDoneJobs = raw.prepare("DELETE FROM jobs WHERE status = 'done' AND updated_at < $before")
+    this.pruneDoneJobs = raw.prepare("DELETE FROM jobs WHERE status IN ('done', 'cancelled') AND updated_at < $before")
+    this.cancelJob = raw.prepare("UPDATE jobs SET status = 'cancelled', updated_at = $now WHERE id = $id AND status = 'pending'")
+    this.cancelByRef = raw.prepare("UPDATE jobs SET status = 'cancelled', updated_at = $now WHERE ref = $ref AND status = 'pending'")
   }
 
   /** Synchronous, on the shared connection: an open transaction there includes the insert. */
-  insert(kind: string, payload: unknown, maxAttempts: number, now: number): number {
-    return Number(this.insertJob.run({ kind, payload: JSON.stringify(payload ?? null), maxAttempts, now }).lastInsertRowid)
+  insert(job: NewJob): number {
+    const { kind, maxAttempts, section, ref, runAt, now } = job
+    return Number(this.insertJob.run({ kind, payload: JSON.stringify(job.payload ?? null), maxAttempts, section, ref, runAt, now }).lastInsertRowid)
+  }
+
+  async cancel(id: number, now: number): Promise<boolean> {
+    return this.cancelJob.run({ id, now }).changes > 0
+  }
+
+  /** Synchronous, like insert(). */
+  cancelRef(ref: string, now: number): number {
+    return this.cancelByRef.run({ ref, now }).changes
   }
 
   async claim(now: number, limit: number, _leaseMs: number): Promise<JobRecord[]> {
@@ -185,6 +222,8 @@ export class SqliteJobStore implements JobStore {
       ['status = $status', 'status', filter.status],
       ['kind = $kind', 'kind', filter.kind],
       ['id < $before', 'before', filter.before],
+      // Bound as one JSON array: the same statement text for any set of sections.
+      ['section IN (SELECT value FROM json_each($sections))', 'sections', filter.sections && JSON.stringify(filter.sections)],
     ])
     return this.raw.prepare(`SELECT * FROM jobs ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit: filter.limit }) as JobRecord[]
   }

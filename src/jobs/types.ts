@@ -1,3 +1,4 @@
+import type { Section } from '../auth/permissions'
 import type { Tx } from '../db/engine'
 
 /**
@@ -25,7 +26,7 @@ export function isRetryable(err: unknown): boolean {
   return typeof r === 'boolean' ? r : true
 }
 
-export const JOB_STATUSES = ['pending', 'running', 'done', 'failed'] as const
+export const JOB_STATUSES = ['pending', 'running', 'done', 'failed', 'cancelled'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]
 
 /** A job as the admin API shows it (timestamps ISO 8601, payload parsed). */
@@ -36,6 +37,8 @@ export interface JobRow {
   status: JobStatus
   attempts: number
   max_attempts: number
+  section: string
+  ref: string | null
   last_error: string | null
   result: string | null
   next_run_at: string
@@ -43,16 +46,50 @@ export interface JobRow {
   updated_at: string
 }
 
-/** What producers (forwarding, later email) and the server see of the loop. */
+/**
+ * How one kind of job is run, declared once at register(): what its jobs are about (log lines), who may see
+ * them, and its retry policy. Left out: the SVC_JOBS_* defaults and the `conversions` section.
+ */
+export interface JobKindPolicy {
+  target?: JobTarget
+  /** Permission section of its jobs: the admin job list shows a person only the sections they may read. */
+  section?: Section
+  /** Attempts in all (the first one included). */
+  maxAttempts?: number
+  /** Delay before retry n: min(backoffBaseMs · 2^(n−1), backoffMaxMs), plus up to 10 % jitter. */
+  backoffBaseMs?: number
+  backoffMaxMs?: number
+}
+
+export interface EnqueueOptions {
+  /**
+   * The transaction that creates the reason for the job, so the job commits with it or not at all
+   * (Postgres; on SQLite the shared connection's open transaction includes the insert, leave it out).
+   */
+  tx?: Tx
+  /** Not before this time (epoch ms): a delayed job, e.g. the third message of an automation. */
+  runAt?: number
+  /** What the job is about, so that cancelRef() can cancel its pending jobs together (e.g. "subscriber:42"). */
+  ref?: string
+}
+
+/** What producers (forwarding, email) and the server see of the loop. */
 export interface JobQueue {
-  register(kind: string, handler: JobHandler, target?: JobTarget): void
+  register(kind: string, handler: JobHandler, policy?: JobKindPolicy): void
   /**
    * Call it inside the transaction that creates the reason for the job (an in-transaction subscriber),
-   * so the job commits with it or not at all. SQLite: a synchronous insert on the one shared connection
-   * (`tx` is null there), returns the id. Postgres: inserts through `tx`, the caller's transaction (on
-   * its own connection without one) and returns a Promise of the id, which the caller must await.
+   * so the job commits with it or not at all. SQLite: a synchronous insert on the one shared connection,
+   * returns the id. Postgres: inserts through `opts.tx` (on its own connection without one) and returns a
+   * Promise of the id, which the caller must await. The kind must be registered (its policy is stored).
    */
-  enqueue(kind: string, payload: unknown, tx?: Tx): number | Promise<number>
+  enqueue(kind: string, payload: unknown, opts?: EnqueueOptions): number | Promise<number>
+  /**
+   * Cancels every pending job with this ref (a running attempt finishes; its handler re-checks what it
+   * needs). Same engine rules as enqueue(): synchronous on SQLite, a Promise on Postgres. Returns how many.
+   */
+  cancelRef(ref: string, opts?: { tx?: Tx }): number | Promise<number>
+  /** The registered policy of a kind, defaults filled in; null for a kind this binary does not know. */
+  policyOf(kind: string): Required<Omit<JobKindPolicy, 'target'>> | null
   /** Wakes the loop; call it after the enqueuing transaction committed (an after-commit subscriber). */
   kick(): void
   start(): void

@@ -63,7 +63,7 @@ export const forwardTarget = (p: unknown): string | null => {
 
 export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; allowPrivate: boolean }): void {
   const { events, jobs } = deps
-  jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate), forwardTarget)
+  jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate), { target: forwardTarget, section: 'conversions' })
   // Conversions whose forward job is in their (not yet committed) transaction. A rolled-back one is never
   // committed, so it is never looked up again and simply collected.
   const enqueued = new WeakSet<RecordedConversion>()
@@ -76,7 +76,7 @@ export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; al
       url: buildForwardUrl(c.sourcePostbackUrl, { clickId: c.clickId, payout: c.revenue, externalId: c.campaignExternalId, status: c.type.slug }),
     }
     enqueued.add(c)
-    const id = jobs.enqueue(FORWARD_JOB, payload, tx)
+    const id = jobs.enqueue(FORWARD_JOB, payload, { tx })
     if (id instanceof Promise) return id.then(() => {})
   })
   events.on('conversion.recorded', 'after-commit', 'postback.wake-job-loop', (c) => {

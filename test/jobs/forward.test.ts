@@ -182,7 +182,7 @@ describe('/admin/api/jobs', () => {
     const item = res.body.items.find((j: { id: number }) => j.id === failed.id)
     expect(item).toEqual({
       id: failed.id, kind: 'source_postback', payload: JSON.parse(failed.payload), status: 'failed', attempts: 1, max_attempts: 3,
-      last_error: failed.last_error, result: null, next_run_at: expect.any(String), created_at: expect.any(String), updated_at: expect.any(String),
+      section: 'conversions', ref: null, last_error: failed.last_error, result: null, next_run_at: expect.any(String), created_at: expect.any(String), updated_at: expect.any(String),
     })
     expect(res.body.items.every((j: { status: string }) => j.status === 'failed')).toBe(true)
     expect((await s.api('GET', '/admin/api/jobs?kind=nope', undefined, cookie)).body.items).toEqual([])

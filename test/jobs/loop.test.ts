@@ -152,8 +152,15 @@ describe('the loop', () => {
     return id
   }
 
-  test('an unknown kind fails at once with a clear error', async () => {
-    const job = await settled(s, await run('no_such_kind'), 'failed')
+  test('an unknown kind (a row of another version) fails at once with a clear error; enqueueing one is refused', async () => {
+    expect(() => s.ctx.jobs.enqueue('no_such_kind', {})).toThrow('job kind "no_such_kind" is not registered')
+    const now = Date.now()
+    const { id } = (await testDb(s).get<{ id: number }>(
+      "INSERT INTO jobs (kind, payload, status, attempts, max_attempts, next_run_at, created_at, updated_at) VALUES ('no_such_kind', '{}', 'pending', 0, 3, $now, $now, $now) RETURNING id",
+      { now },
+    ))!
+    s.ctx.jobs.kick()
+    const job = await settled(s, id, 'failed')
     expect(job.attempts).toBe(1)
     expect(job.last_error).toBe('unknown job kind "no_such_kind" (no handler registered) (attempt 1 of 3; not retryable)')
   })

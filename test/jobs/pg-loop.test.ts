@@ -188,9 +188,12 @@ describe.skipIf(!avail.ok)('job loop on postgres', () => {
         return j?.status === status ? j : null
       }, 15_000, `job ${id} ${status}`)
 
-    const [unknown, hard, flakyId, hung, backoff] = await Promise.all(
-      ['no_such_kind', 'hard', 'flaky', 'ignores_signal', 'backoff'].map((k) => l.enqueue(k, {})),
-    )
+    // A kind this binary does not know (a row written by another version) cannot be enqueued here: written directly.
+    expect(() => l.enqueue('no_such_kind', {})).toThrow('job kind "no_such_kind" is not registered')
+    const now = Date.now()
+    const unknown = await store.insert({ kind: 'no_such_kind', payload: {}, maxAttempts: 3, section: 'conversions', ref: null, runAt: now, now })
+    const [hard, flakyId, hung, backoff] = await Promise.all(['hard', 'flaky', 'ignores_signal', 'backoff'].map((k) => l.enqueue(k, {})))
+    l.kick()
     expect(await settled(unknown!, 'failed')).toMatchObject({
       attempts: 1, last_error: 'unknown job kind "no_such_kind" (no handler registered) (attempt 1 of 3; not retryable)',
     })

@@ -10,13 +10,17 @@ import type { AnyDatabase } from '../../src/db/engine'
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
 import { PgJobStore } from '../../src/jobs/pg-store'
-import { createJobStore, INTERRUPTED, SqliteJobStore, type JobRecord, type JobStore } from '../../src/jobs/store'
+import { createJobStore, INTERRUPTED, SqliteJobStore, type JobRecord, type JobStore, type NewJob } from '../../src/jobs/store'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
 const avail = pgAvailable()
 if (!avail.ok) console.warn(`skipping PostgreSQL job store tests: ${avail.why}`)
 
 const T0 = 1_700_000_000_000
+
+/** A job as the loop creates it: due at `now` unless `runAt` says otherwise, section conversions, no ref. */
+const newJob = (kind: string, payload: unknown, maxAttempts: number, now: number, extra: Partial<NewJob> = {}): NewJob =>
+  ({ kind, payload, maxAttempts, now, runAt: now, section: 'conversions', ref: null, ...extra })
 const LEASE = 60_000
 
 async function open(engine: 'sqlite' | 'postgres'): Promise<{ db: AnyDatabase; done: () => Promise<void> }> {
@@ -57,10 +61,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     test('insert and get: numbers read back as numbers, the payload as JSON text', async () => {
       const k = kind()
-      const id = await store.insert(k, { a: [1, 'two'] }, 5, T0)
+      const id = await store.insert(newJob(k, { a: [1, 'two'] }, 5, T0))
       expect(typeof id).toBe('number')
       expect(await store.get(id)).toEqual({
-        id, kind: k, payload: '{"a":[1,"two"]}', status: 'pending', attempts: 0, max_attempts: 5,
+        id, kind: k, payload: '{"a":[1,"two"]}', status: 'pending', attempts: 0, max_attempts: 5, section: 'conversions', ref: null,
         last_error: null, result: null, next_run_at: T0, created_at: T0, updated_at: T0,
       })
       expect(await store.get(id + 1)).toBeNull()
@@ -69,9 +73,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('claim takes due jobs in due order up to the limit, counting the attempt', async () => {
       const now = T0
       const k = kind()
-      const late = await store.insert(k, 1, 3, now - 10)
-      const early = await store.insert(k, 2, 3, now - 20)
-      const future = await store.insert(k, 3, 3, now + 1)
+      const late = await store.insert(newJob(k, 1, 3, now - 10))
+      const early = await store.insert(newJob(k, 2, 3, now - 20))
+      const future = await store.insert(newJob(k, 3, 3, now + 1))
       const first = await store.claim(now, 1, LEASE)
       expect(first.map((j) => j.id)).toEqual([early])
       expect(first[0]).toMatchObject({ status: 'running', attempts: 1, next_run_at: now - 20, updated_at: now })
@@ -82,7 +86,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     test('outcomes: succeed, reschedule, fail', async () => {
       const k = kind()
-      const ids = [await store.insert(k, {}, 3, T0), await store.insert(k, {}, 3, T0), await store.insert(k, {}, 3, T0)]
+      const ids = [await store.insert(newJob(k, {}, 3, T0)), await store.insert(newJob(k, {}, 3, T0)), await store.insert(newJob(k, {}, 3, T0))]
       const [a, b, c] = (await claimKind(k, T0)) as [JobRecord, JobRecord, JobRecord]
       expect([a.id, b.id, c.id]).toEqual(ids)
       expect(await store.succeed(a, 'HTTP 200', T0 + 1)).toBe(true)
@@ -98,7 +102,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     test('retry: only a failed job, with a fresh budget on top of the attempts made', async () => {
       const k = kind()
-      const id = await store.insert(k, {}, 1, T0)
+      const id = await store.insert(newJob(k, {}, 1, T0))
       expect(await store.retry(id, 4, T0 + 1)).toBe(false)
       const [job] = await claimKind(k, T0)
       await store.fail(job!, 'no', T0 + 1)
@@ -111,7 +115,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('list: newest first, filtered by status and kind, paged by id cursor', async () => {
       const k = kind()
       const ids: number[] = []
-      for (let i = 0; i < 4; i++) ids.push(await store.insert(k, i, 3, T0 + 1000))
+      for (let i = 0; i < 4; i++) ids.push(await store.insert(newJob(k, i, 3, T0 + 1000)))
       const [job] = await claimKind(k, T0 + 1000, 1)
       await store.fail(job!, 'x', T0 + 1001)
       const mine = (rows: JobRecord[]) => rows.map((r) => r.id)
@@ -126,14 +130,66 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(mine(all)).toEqual(mine(all).toSorted((a, b) => b - a))
     })
 
-    test('pruneDone deletes done jobs updated before the cut-off, nothing else', async () => {
+    test('a delayed job (runAt later than now) is not claimed before it is due', async () => {
       const k = kind()
-      const [oldDone, newDone, failed] = [await store.insert(k, 0, 3, T0), await store.insert(k, 0, 3, T0), await store.insert(k, 0, 3, T0)]
+      const id = await store.insert(newJob(k, {}, 3, T0, { runAt: T0 + 60_000 }))
+      expect((await store.get(id))!.next_run_at).toBe(T0 + 60_000)
+      expect(await claimKind(k, T0 + 59_999)).toEqual([])
+      expect((await claimKind(k, T0 + 60_000)).map((j) => j.id)).toEqual([id])
+    })
+
+    test('cancel: a pending job only; cancelRef: every pending job of the ref, none of another or of another status', async () => {
+      const k = kind()
+      const lone = await store.insert(newJob(k, {}, 3, T0, { runAt: T0 + 1000 }))
+      expect(await store.cancel(lone, T0 + 1)).toBe(true)
+      expect(await store.get(lone)).toMatchObject({ status: 'cancelled', updated_at: T0 + 1 })
+      expect(await store.cancel(lone, T0 + 2)).toBe(false) // already cancelled
+      expect(await store.cancel(lone + 1000, T0 + 2)).toBe(false) // unknown
+
+      const sub = 'subscriber:42'
+      const running = await store.insert(newJob(k, 'now', 3, T0, { ref: sub, section: 'email' }))
+      const [claimed] = await claimKind(k, T0)
+      expect(claimed!.id).toBe(running)
+      const later = [
+        await store.insert(newJob(k, 'day 1', 3, T0, { ref: sub, section: 'email', runAt: T0 + 86_400_000 })),
+        await store.insert(newJob(k, 'day 3', 3, T0, { ref: sub, section: 'email', runAt: T0 + 3 * 86_400_000 })),
+      ]
+      const other = await store.insert(newJob(k, 'other', 3, T0, { ref: 'subscriber:43', section: 'email', runAt: T0 + 86_400_000 }))
+      expect(await store.cancelRef(sub, T0 + 5)).toBe(2)
+      for (const id of later) expect((await store.get(id))!.status).toBe('cancelled')
+      expect((await store.get(running))!.status).toBe('running') // its attempt finishes
+      expect((await store.get(other))!.status).toBe('pending')
+      expect(await store.cancelRef(sub, T0 + 6)).toBe(0)
+      // A cancelled job is never claimed, however due (the running one ends first: its lease would expire).
+      await store.succeed(claimed!, null, T0 + 7)
+      expect((await claimKind(k, T0 + 10 * 86_400_000)).map((j) => j.id)).toEqual([other])
+    })
+
+    test('list by sections: only the jobs of the sections given', async () => {
+      const k = kind()
+      const conv = await store.insert(newJob(k, 1, 3, T0))
+      const mail = await store.insert(newJob(k, 2, 3, T0, { section: 'email' }))
+      const ids = async (sections?: string[]) => (await store.list({ kind: k, sections, limit: 10 })).map((j) => j.id)
+      expect(await ids()).toEqual([mail, conv])
+      expect(await ids(['email'])).toEqual([mail])
+      expect(await ids(['conversions', 'email'])).toEqual([mail, conv])
+      expect(await ids([])).toEqual([])
+      expect((await store.get(mail))!.section).toBe('email')
+    })
+
+    test('pruneDone deletes done and cancelled jobs updated before the cut-off, nothing else', async () => {
+      const k = kind()
+      const [oldDone, newDone, failed] = [await store.insert(newJob(k, 0, 3, T0)), await store.insert(newJob(k, 0, 3, T0)), await store.insert(newJob(k, 0, 3, T0))]
       const [a, b, c] = (await claimKind(k, T0)) as [JobRecord, JobRecord, JobRecord]
       await store.succeed(a, null, T0 + 10)
       await store.succeed(b, null, T0 + 30)
       await store.fail(c, 'x', T0 + 10)
+      const [oldCancelled, newCancelled] = [await store.insert(newJob(k, 0, 3, T0, { runAt: T0 + 99 })), await store.insert(newJob(k, 0, 3, T0, { runAt: T0 + 99 }))]
+      await store.cancel(oldCancelled, T0 + 10)
+      await store.cancel(newCancelled, T0 + 30)
       await store.pruneDone(T0 + 20)
+      expect(await store.get(oldCancelled)).toBeNull()
+      expect(await store.get(newCancelled)).not.toBeNull()
       expect(await store.get(oldDone)).toBeNull()
       expect(await store.get(newDone)).not.toBeNull()
       expect(await store.get(failed)).not.toBeNull()
@@ -167,7 +223,7 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
   test('a running job is not claimed again before its lease expires; after it, once, with the attempt counted', async () => {
     const k = kind()
     const now = at()
-    const id = await sa.insert(k, {}, 3, now)
+    const id = await sa.insert(newJob(k, {}, 3, now))
     const [first] = await sa.claim(now, 10, 1000)
     expect(first).toMatchObject({ id, attempts: 1, next_run_at: now })
     // While running, next_run_at holds the lease expiry.
@@ -191,7 +247,7 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
   test('an expired lease on a job with no attempts left fails it, as SQLite recovery at start does', async () => {
     const k = kind()
     const now = at()
-    const id = await sa.insert(k, {}, 1, now)
+    const id = await sa.insert(newJob(k, {}, 1, now))
     await sa.claim(now, 10, 1000)
     expect(await sb.claim(now + 1000, 10, 1000)).toEqual([])
     expect(await sa.get(id)).toMatchObject({
@@ -202,7 +258,7 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
   test('recoverInterrupted leaves other instances\' running jobs alone', async () => {
     const k = kind()
     const now = at()
-    const id = await sa.insert(k, {}, 3, now)
+    const id = await sa.insert(newJob(k, {}, 3, now))
     await sa.claim(now, 10, 60_000)
     await sb.recoverInterrupted(now + 1)
     expect(await sa.get(id)).toMatchObject({ status: 'running', attempts: 1, next_run_at: now + 60_000 })
@@ -231,13 +287,13 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
     let inside = 0
     await expect(
       a.sql.begin(async (tx) => {
-        inside = await sa.insert(k, { x: 1 }, 3, now, tx)
+        inside = await sa.insert(newJob(k, { x: 1 }, 3, now), tx)
         throw new Error('roll back')
       }),
     ).rejects.toThrow('roll back')
     expect(inside).toBeGreaterThan(0)
     expect(await sa.get(inside)).toBeNull()
-    const committed = await a.sql.begin((tx) => sa.insert(k, { x: 2 }, 3, now, tx))
+    const committed = await a.sql.begin((tx) => sa.insert(newJob(k, { x: 2 }, 3, now), tx))
     expect(await sb.get(committed)).toMatchObject({ kind: k, payload: '{"x":2}', status: 'pending' })
   })
 })
