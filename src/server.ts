@@ -31,6 +31,7 @@ import { jobsFeature } from './jobs'
 import { settingsFeature } from './settings'
 import { usersFeature } from './users'
 import { usersVerbs } from './users/verbs'
+import { emailFeature } from './email'
 
 export { MAX_BODY_BYTES } from './http/body-limit'
 
@@ -108,6 +109,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     usersFeature(ctx),
     settingsFeature(ctx),
     reportsFeature(ctx),
+    emailFeature(ctx),
   ]
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.

@@ -1,7 +1,7 @@
 // Conversions and postback errors as the admin API shows them, and the list filters of their query strings.
 import { invalid } from '../lib/errors'
 import { iso } from '../lib/time'
-import { parseMoment } from './parse'
+import { parseMoment } from '../lib/time'
 import type { ConversionRecord, PostbackErrorRecord } from './store'
 
 export type Query = Record<string, string | undefined>

@@ -288,7 +288,8 @@ describe('JSON log with the access log on', () => {
 
   test('after a restart: signing shows on, the access log off writes no request line, stop lines on SIGTERM', async () => {
     expect(await s.stop()).toBe(0)
-    expect(json().slice(-2).map((l) => [l.msg, l.signal])).toEqual([
+    // A job attempt in flight may end (and log) between the two: the drain waits for it.
+    expect(json().filter((l) => l.msg !== 'job attempt failed').slice(-2).map((l) => [l.msg, l.signal])).toEqual([
       ['stopping: finishing in-flight work', 'SIGTERM'],
       ['stopped cleanly', undefined],
     ])

@@ -1,0 +1,180 @@
+// The email feature's verbs (section email): lists and their subscribers. enroll() is also what the
+// conversion triggers, the landings' lead forms and the purchase automation call, with their own source.
+import { Type } from '@sinclair/typebox'
+import { isIP } from 'node:net'
+import type { EventBus } from '../lib/event-bus'
+import { invalid, notFound } from '../lib/errors'
+import { Int, optionalText, requiredText } from '../lib/fields'
+import { parsePage, toPage } from '../lib/paging'
+import { parseMoment } from '../lib/time'
+import { defineVerb } from '../lib/verb'
+import { normalizeIp } from '../lib/ip'
+import { listPage, PageInput, withId, IdInput } from '../catalog/shared'
+import { normalizeEmail } from './address'
+import { ListCreate, ListPatch, SubscriberCreate } from './model'
+import { SUBSCRIBER_STATUSES, type EmailStore, type NewSubscriber, type SubscriberSource, type SubscriberStatus } from './store/types'
+
+export interface EmailDeps {
+  store: EmailStore
+  events: EventBus
+}
+
+const MAX_FIELDS = 50
+const FIELD_NAME = /^[a-z0-9_]{1,40}$/
+const MAX_FIELD_VALUE = 1000
+/** Line breaks and other control characters: a name or field ends up in mail headers and bodies. */
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+/** A subscriber as a person or a program submits it: validated, the address normalised. */
+export interface EnrolInput {
+  email: unknown
+  name?: unknown
+  fields?: unknown
+  consentAt?: number
+  consentIp?: string | null
+}
+
+/** The checked enrolment, or invalid naming the field. */
+export function subscriberOf(input: EnrolInput, source: SubscriberSource): NewSubscriber {
+  if (typeof input.email !== 'string') throw invalid('email: must be a string')
+  const email = normalizeEmail(input.email)
+  if (!email) throw invalid('email: not a valid email address')
+  const name = optionalText(input.name, 'name')
+  if (name !== null && CONTROL.test(name)) throw invalid('name: must not contain line breaks or control characters')
+  const fields: Record<string, string> = {}
+  if (input.fields !== undefined && input.fields !== null) {
+    if (typeof input.fields !== 'object' || Array.isArray(input.fields)) throw invalid('fields: must be an object of strings')
+    const entries = Object.entries(input.fields as Record<string, unknown>)
+    if (entries.length > MAX_FIELDS) throw invalid(`fields: at most ${MAX_FIELDS} fields`)
+    for (const [key, value] of entries) {
+      if (!FIELD_NAME.test(key)) throw invalid(`fields.${key}: names are 1-40 characters a-z, 0-9 and _`)
+      if (typeof value !== 'string') throw invalid(`fields.${key}: must be a string`)
+      if (value.length > MAX_FIELD_VALUE) throw invalid(`fields.${key}: must be at most ${MAX_FIELD_VALUE} characters`)
+      if (CONTROL.test(value)) throw invalid(`fields.${key}: must not contain line breaks or control characters`)
+      fields[key] = value
+    }
+  }
+  let consentIp: string | null = null
+  if (input.consentIp !== undefined && input.consentIp !== null && input.consentIp !== '') {
+    consentIp = normalizeIp(input.consentIp)
+    if (!isIP(consentIp)) throw invalid('consent_ip: not an IP address')
+  }
+  return { email, name, fields, source, consentAt: input.consentAt ?? Date.now(), consentIp }
+}
+
+const SubscriberQuery = Type.Object({
+  id: Int({ minimum: 1 }),
+  status: Type.Optional(Type.String()),
+  email: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+  cursor: Type.Optional(Type.String()),
+})
+const SubscriberRef = Type.Object({ id: Int({ minimum: 1 }), subscriber_id: Int({ minimum: 1 }) })
+
+export function emailVerbs({ store, events }: EmailDeps) {
+  /**
+   * Adds an address to a list, idempotently (the first consent is kept), and announces a new subscriber
+   * once committed. For every producer: admins (manual), CSV import, lead forms, triggers, purchases.
+   */
+  async function enroll(listId: number, s: NewSubscriber) {
+    const result = await store.enroll(listId, s)
+    if (result.created) {
+      events.committed('email.subscriber.enrolled', { listId, subscriberId: result.row.id, email: result.row.email, source: s.source })
+    }
+    return result
+  }
+
+  const lists = {
+    list: defineVerb({
+      name: 'email.lists.list', summary: 'List email lists', permission: 'email:read', input: PageInput,
+      run: (_actor, input) => listPage(input, (page) => store.listLists(page)),
+    }),
+    get: defineVerb({
+      name: 'email.lists.get', summary: 'Get an email list', permission: 'email:read', input: IdInput,
+      async run(_actor, { id }) {
+        const row = await store.findList(id)
+        if (!row) throw notFound('email list not found')
+        return row
+      },
+    }),
+    create: defineVerb({
+      name: 'email.lists.create', summary: 'Create an email list', permission: 'email:write', input: ListCreate,
+      run: (_actor, input) => store.createList(requiredText(input.name, 'name')),
+    }),
+    update: defineVerb({
+      name: 'email.lists.update', summary: 'Rename an email list', permission: 'email:write', input: withId(ListPatch),
+      async run(_actor, { id, name }) {
+        if (name === undefined) {
+          const row = await store.findList(id)
+          if (!row) throw notFound('email list not found')
+          return row
+        }
+        return store.updateList(id, requiredText(name, 'name'))
+      },
+    }),
+    delete: defineVerb({
+      name: 'email.lists.delete', summary: 'Delete an email list and its subscribers (conflict while a landing enrols into it)',
+      permission: 'email:write', input: IdInput,
+      async run(_actor, { id }) {
+        await store.deleteList(id)
+        return { ok: true as const }
+      },
+    }),
+  }
+
+  const subscribers = {
+    list: defineVerb({
+      name: 'email.subscribers.list', summary: "List a list's subscribers (filters status, email)", permission: 'email:read', input: SubscriberQuery,
+      async run(_actor, { id, status, email, ...pageInput }) {
+        if (status && !(SUBSCRIBER_STATUSES as readonly string[]).includes(status)) {
+          throw invalid(`status: must be one of ${SUBSCRIBER_STATUSES.join(', ')}`)
+        }
+        let address: string | undefined
+        if (email) {
+          address = normalizeEmail(email) ?? undefined
+          if (!address) throw invalid('email: not a valid email address')
+        }
+        const page = parsePage(pageInput)
+        const rows = await store.listSubscribers(id, { status: (status || undefined) as SubscriberStatus | undefined, email: address }, page)
+        return toPage(rows, page, (r) => r)
+      },
+    }),
+    get: defineVerb({
+      name: 'email.subscribers.get', summary: 'Get a subscriber of a list', permission: 'email:read', input: SubscriberRef,
+      async run(_actor, { id, subscriber_id }) {
+        const row = await store.findSubscriber(id, subscriber_id)
+        if (!row) throw notFound('subscriber not found')
+        return row
+      },
+    }),
+    add: defineVerb({
+      name: 'email.subscribers.add',
+      summary: 'Add an address to a list by hand (idempotent: an address already there is returned as it is)',
+      permission: 'email:write',
+      input: Type.Composite([Type.Object({ id: Int({ minimum: 1 }) }), SubscriberCreate]),
+      async run(_actor, { id, ...input }) {
+        let consentAt: number | undefined
+        if (input.consent_at !== undefined) {
+          const t = parseMoment(input.consent_at)
+          if (t === null) throw invalid('consent_at: must be an ISO 8601 date or epoch seconds/milliseconds')
+          if (t > Date.now() + 60_000) throw invalid('consent_at: must not be in the future')
+          consentAt = t
+        }
+        const s = subscriberOf({ email: input.email, name: input.name, fields: input.fields, consentAt, consentIp: input.consent_ip }, 'manual')
+        return enroll(id, s)
+      },
+    }),
+    remove: defineVerb({
+      name: 'email.subscribers.remove', summary: 'Remove a subscriber from a list (their history of consent goes with them)',
+      permission: 'email:write', input: SubscriberRef,
+      async run(_actor, { id, subscriber_id }) {
+        await store.removeSubscriber(id, subscriber_id)
+        return { ok: true as const }
+      },
+    }),
+  }
+
+  return { lists, subscribers, enroll }
+}
+
+export type EmailVerbs = ReturnType<typeof emailVerbs>

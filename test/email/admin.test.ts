@@ -1,0 +1,155 @@
+// Email lists and subscribers through the admin API (issue 9, first part), on either engine (npm test /
+// npm run test:pg): the collection, idempotent enrolment that keeps the first consent, validation that
+// names the field, filters and paging, the landing that blocks a list's deletion, and the event.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startServer, type TestServer } from '../helpers/server'
+import type { DomainEvents } from '../../src/events'
+
+let s: TestServer
+const enrolled: Array<DomainEvents['email.subscriber.enrolled']> = []
+
+beforeAll(async () => {
+  s = await startServer()
+  s.ctx.events.on('email.subscriber.enrolled', 'after-commit', 'test.enrolled', (e) => { enrolled.push(e) })
+})
+afterAll(() => s.destroy())
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+async function newList(name = 'Buyers'): Promise<number> {
+  const res = await s.api('POST', '/admin/api/email-lists', { name })
+  expect(res.status).toBe(201)
+  return res.body.id
+}
+
+describe('/admin/api/email-lists', () => {
+  test('create, read, rename, list in pages, delete; an unknown id is 404', async () => {
+    const res = await s.api('POST', '/admin/api/email-lists', { name: '  Newsletter  ' })
+    expect(res.status).toBe(201)
+    expect(res.body).toEqual({ id: res.body.id, name: 'Newsletter', active_subscribers: 0, created_at: expect.stringMatching(ISO), updated_at: res.body.created_at })
+    const id = res.body.id
+    expect((await s.api('GET', `/admin/api/email-lists/${id}`)).body).toEqual(res.body)
+    const renamed = await s.api('PATCH', `/admin/api/email-lists/${id}`, { name: 'Weekly' })
+    expect(renamed.status).toBe(200)
+    expect(renamed.body).toMatchObject({ id, name: 'Weekly' })
+    const other = await newList('Second')
+    const page1 = await s.api('GET', '/admin/api/email-lists?limit=1')
+    expect(page1.body.items).toHaveLength(1)
+    const page2 = await s.api('GET', `/admin/api/email-lists?limit=1&cursor=${page1.body.next_cursor}`)
+    expect(page2.body.items[0].id).toBeGreaterThan(page1.body.items[0].id)
+    expect((await s.api('DELETE', `/admin/api/email-lists/${other}`)).body).toEqual({ ok: true })
+    expect(await s.api('GET', `/admin/api/email-lists/${other}`)).toMatchObject({ status: 404, body: { error: 'email list not found' } })
+    expect(await s.api('PATCH', '/admin/api/email-lists/999999', { name: 'x' })).toMatchObject({ status: 404, body: { error: 'email list not found' } })
+    expect(await s.api('DELETE', '/admin/api/email-lists/999999')).toMatchObject({ status: 404, body: { error: 'email list not found' } })
+    expect(await s.api('GET', '/admin/api/email-lists/abc')).toMatchObject({ status: 404, body: { error: 'email list not found' } })
+  })
+
+  test('a name is required: 400 naming the field', async () => {
+    expect(await s.api('POST', '/admin/api/email-lists', { name: '   ' })).toMatchObject({ status: 400, body: { error: 'name: must be a non-empty string' } })
+    expect((await s.api('POST', '/admin/api/email-lists', {})).status).toBe(400)
+    expect(await s.api('POST', '/admin/api/email-lists', { name: 'a\u0000b' })).toMatchObject({ status: 400, body: { error: 'name: must not contain NUL characters' } })
+  })
+
+  test('a list a landing enrols into cannot be deleted (409 naming the landing); its subscribers go with it otherwise', async () => {
+    const list = await newList('Leads')
+    const landing = await s.api('POST', '/admin/api/landings', { name: 'LP', slug: 'lp-with-list', html: '<p>x</p>', email_list_id: list })
+    expect(landing.status).toBe(201)
+    await s.api('POST', `/admin/api/email-lists/${list}/subscribers`, { email: 'lead@example.com' })
+    expect(await s.api('DELETE', `/admin/api/email-lists/${list}`))
+      .toMatchObject({ status: 409, body: { error: `email list is used by landing "lp-with-list" (id ${landing.body.id})` } })
+    expect((await s.api('PATCH', `/admin/api/landings/${landing.body.id}`, { email_list_id: null })).status).toBe(200)
+    expect((await s.api('DELETE', `/admin/api/email-lists/${list}`)).status).toBe(200)
+    expect(await s.api('GET', `/admin/api/email-lists/${list}/subscribers`)).toMatchObject({ status: 404, body: { error: 'email list not found' } })
+  })
+})
+
+describe('/admin/api/email-lists/:id/subscribers', () => {
+  let list: number
+  beforeAll(async () => {
+    list = await newList('Subscribers')
+  })
+  const path = () => `/admin/api/email-lists/${list}/subscribers`
+
+  test('POST enrols a normalised address (201); the same address again is 200 with the first consent kept', async () => {
+    enrolled.length = 0
+    const before = Date.now()
+    const res = await s.api('POST', path(), { email: '  Ann.Lee+promo@Example.COM ', name: 'Ann', fields: { city: 'Oslo' }, consent_ip: '203.0.113.7' })
+    expect(res.status).toBe(201)
+    expect(res.body).toEqual({
+      id: res.body.id, list_id: list, email: 'ann.lee+promo@example.com', name: 'Ann', fields: { city: 'Oslo' }, source: 'manual',
+      status: 'active', consent_at: expect.stringMatching(ISO), consent_ip: '203.0.113.7', created_at: expect.stringMatching(ISO),
+      updated_at: expect.stringMatching(ISO),
+    })
+    expect(Date.parse(res.body.consent_at)).toBeGreaterThanOrEqual(before - 1)
+    const again = await s.api('POST', path(), { email: 'ann.lee+promo@example.com', name: 'Someone else', consent_at: '2020-01-01T00:00:00Z' })
+    expect(again.status).toBe(200)
+    expect(again.body).toEqual(res.body)
+    expect(enrolled).toEqual([{ listId: list, subscriberId: res.body.id, email: 'ann.lee+promo@example.com', source: 'manual' }])
+    expect((await s.api('GET', `/admin/api/email-lists/${list}`)).body.active_subscribers).toBe(1)
+    // Another list: another subscriber row for the same address.
+    const other = await newList('Other')
+    const there = await s.api('POST', `/admin/api/email-lists/${other}/subscribers`, { email: 'ANN.LEE+promo@example.com' })
+    expect(there.status).toBe(201)
+    expect(there.body.id).not.toBe(res.body.id)
+  })
+
+  test('consent_at given in the past is kept; in the future it is refused', async () => {
+    const res = await s.api('POST', path(), { email: 'old@example.com', consent_at: '2024-05-01T10:00:00Z' })
+    expect(res.status).toBe(201)
+    expect(res.body.consent_at).toBe('2024-05-01T10:00:00.000Z')
+    expect(await s.api('POST', path(), { email: 'future@example.com', consent_at: '2999-01-01' }))
+      .toMatchObject({ status: 400, body: { error: 'consent_at: must not be in the future' } })
+    expect(await s.api('POST', path(), { email: 'future@example.com', consent_at: 'yesterday' }))
+      .toMatchObject({ status: 400, body: { error: 'consent_at: must be an ISO 8601 date or epoch seconds/milliseconds' } })
+  })
+
+  test('bad input is 400 naming the field, and nothing is stored', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ email: 'not-an-address' }, 'email: not a valid email address'],
+      [{ email: 'a@b' }, 'email: not a valid email address'],
+      [{ email: 'two@@example.com' }, 'email: not a valid email address'],
+      [{ email: 'x@example.com\r\nBcc: victim@example.com' }, 'email: not a valid email address'],
+      [{ email: 'ok@example.com', name: 'Ann\r\nBcc: victim@example.com' }, 'name: must not contain line breaks or control characters'],
+      [{ email: 'ok@example.com', fields: { 'Bad Name': 'x' } }, 'fields.Bad Name: names are 1-40 characters a-z, 0-9 and _'],
+      [{ email: 'ok@example.com', fields: { city: 'Oslo\nBcc: x' } }, 'fields.city: must not contain line breaks or control characters'],
+      [{ email: 'ok@example.com', fields: { city: 'x'.repeat(1001) } }, 'fields.city: must be at most 1000 characters'],
+      [{ email: 'ok@example.com', consent_ip: 'not-an-ip' }, 'consent_ip: not an IP address'],
+    ]
+    for (const [body, error] of cases) {
+      expect({ body, res: (await s.api('POST', path(), body)).body }).toEqual({ body, res: { error } })
+    }
+    expect((await s.api('POST', path(), { email: 'ok@example.com', fields: { n: 5 } })).status).toBe(400)
+    expect((await s.api('POST', path(), {})).status).toBe(400)
+    expect((await s.api('GET', `${path()}?email=ok@example.com`)).body.items).toEqual([])
+    expect(await s.api('POST', '/admin/api/email-lists/999999/subscribers', { email: 'ok@example.com' }))
+      .toMatchObject({ status: 404, body: { error: 'email list not found' } })
+  })
+
+  test('GET filters by status and address, pages by cursor; one subscriber; DELETE removes it', async () => {
+    const l = await newList('Paging')
+    const p = `/admin/api/email-lists/${l}/subscribers`
+    const ids: number[] = []
+    for (const e of ['a@example.com', 'b@example.com', 'c@example.com']) ids.push((await s.api('POST', p, { email: e })).body.id)
+    const all = await s.api('GET', p)
+    expect(all.body.items.map((x: { id: number }) => x.id)).toEqual(ids)
+    expect(all.body.next_cursor).toBeNull()
+    const first = await s.api('GET', `${p}?limit=2`)
+    expect(first.body.items.map((x: { id: number }) => x.id)).toEqual(ids.slice(0, 2))
+    const rest = await s.api('GET', `${p}?limit=2&cursor=${first.body.next_cursor}`)
+    expect(rest.body.items.map((x: { id: number }) => x.id)).toEqual([ids[2]])
+    expect((await s.api('GET', `${p}?email=B@Example.com`)).body.items.map((x: { id: number }) => x.id)).toEqual([ids[1]])
+    expect((await s.api('GET', `${p}?status=active`)).body.items).toHaveLength(3)
+    expect((await s.api('GET', `${p}?status=bounced`)).body.items).toEqual([])
+    expect(await s.api('GET', `${p}?status=gone`)).toMatchObject({ status: 400, body: { error: 'status: must be one of active, unsubscribed, bounced, complained' } })
+    expect(await s.api('GET', `${p}?email=nope`)).toMatchObject({ status: 400, body: { error: 'email: not a valid email address' } })
+
+    expect((await s.api('GET', `${p}/${ids[0]}`)).body).toMatchObject({ id: ids[0], email: 'a@example.com', list_id: l })
+    // A subscriber of another list is not found through this one.
+    expect(await s.api('GET', `/admin/api/email-lists/${list}/subscribers/${ids[0]}`)).toMatchObject({ status: 404, body: { error: 'subscriber not found' } })
+    expect(await s.api('DELETE', `/admin/api/email-lists/${list}/subscribers/${ids[0]}`)).toMatchObject({ status: 404, body: { error: 'subscriber not found' } })
+    expect((await s.api('DELETE', `${p}/${ids[0]}`)).body).toEqual({ ok: true })
+    expect(await s.api('DELETE', `${p}/${ids[0]}`)).toMatchObject({ status: 404, body: { error: 'subscriber not found' } })
+    expect(await s.api('GET', `${p}/x`)).toMatchObject({ status: 404, body: { error: 'subscriber not found' } })
+    expect((await s.api('GET', `/admin/api/email-lists/${l}`)).body.active_subscribers).toBe(2)
+  })
+})
