@@ -21,4 +21,6 @@ CREATE TABLE "email_subscribers" (
 --> statement-breakpoint
 ALTER TABLE "email_subscribers" ADD CONSTRAINT "email_subscribers_list_id_email_lists_id_fk" FOREIGN KEY ("list_id") REFERENCES "public"."email_lists"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "email_subscribers_list_email_idx" ON "email_subscribers" USING btree ("list_id","email");--> statement-breakpoint
-CREATE INDEX "email_subscribers_email_idx" ON "email_subscribers" USING btree ("email");
+CREATE INDEX "email_subscribers_email_idx" ON "email_subscribers" USING btree ("email");--> statement-breakpoint
+-- Until now no list existed, so every landing's email_list_id pointed at nothing: cleared (svc logs how many).
+UPDATE "landings" SET "email_list_id" = NULL WHERE "email_list_id" IS NOT NULL;

@@ -21,4 +21,6 @@ CREATE TABLE `email_subscribers` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `email_subscribers_list_email_idx` ON `email_subscribers` (`list_id`,`email`);--> statement-breakpoint
-CREATE INDEX `email_subscribers_email_idx` ON `email_subscribers` (`email`);
+CREATE INDEX `email_subscribers_email_idx` ON `email_subscribers` (`email`);--> statement-breakpoint
+-- Until now no list existed, so every landing's email_list_id pointed at nothing: cleared (svc logs how many).
+UPDATE `landings` SET `email_list_id` = NULL WHERE `email_list_id` IS NOT NULL;

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { existsSync } from 'node:fs'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { Database } from './client'
+import { log } from '../lib/log'
 
 /**
  * Inside the compiled binary the migration folders (drizzle/ for SQLite, drizzle-pg/ for Postgres) are
@@ -21,9 +22,21 @@ export function migrate(database: Database): number {
   const folder = migrationsFolder()
   const all = readMigrationFiles({ migrationsFolder: folder })
   const before = countApplied(database)
+  const exists = (table: string) =>
+    database.raw.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = $table").get({ table }) !== undefined
+  // Migration 0007 creates the email lists and clears every landing's email_list_id (none could exist).
+  const dangling = exists('landings') && !exists('email_lists')
+    ? (database.raw.prepare('SELECT count(*) AS n FROM landings WHERE email_list_id IS NOT NULL').get() as { n: number }).n
+    : 0
   const dialect = (database.db as unknown as { dialect: { migrate: Function }; session: unknown })
   dialect.dialect.migrate(all, dialect.session, {})
+  reportClearedListRefs(dangling)
   return countApplied(database) - before
+}
+
+/** Both engines' upgrade note: landings that pointed at email lists from before lists existed. */
+export function reportClearedListRefs(n: number): void {
+  if (n > 0) log.warn(`migration: cleared email_list_id of ${n} landing${n === 1 ? '' : 's'}: it named an email list that does not exist (set it again to a list you create)`)
 }
 
 function countApplied(database: Database): number {

@@ -93,11 +93,14 @@ describe('offers', () => {
 })
 
 describe('landings', () => {
-  test('needs html or url; email_list_id is a positive integer or null', async () => {
-    const page = await s.api('POST', '/admin/api/landings', { name: 'Page', slug: 'page', html: '<h1>Hello</h1>', email_list_id: 4 })
+  test('needs html or url; email_list_id is an existing email list or null', async () => {
+    const list = (await s.api('POST', '/admin/api/email-lists', { name: 'Leads' })).body.id
+    expect(await s.api('POST', '/admin/api/landings', { name: 'Page', slug: 'page', html: '<h1>Hello</h1>', email_list_id: 999999 }))
+      .toMatchObject({ status: 400, body: { error: 'email_list_id: email list 999999 does not exist' } })
+    const page = await s.api('POST', '/admin/api/landings', { name: 'Page', slug: 'page', html: '<h1>Hello</h1>', email_list_id: list })
     expect(page.status).toBe(201)
     expect(page.body).toEqual({
-      id: expect.any(Number), name: 'Page', slug: 'page', html: '<h1>Hello</h1>', url: null, email_list_id: 4,
+      id: expect.any(Number), name: 'Page', slug: 'page', html: '<h1>Hello</h1>', url: null, email_list_id: list,
       created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
     })
     const ext = await s.api('POST', '/admin/api/landings', { name: 'External', slug: 'external', url: 'https://lp.example/?c={click_id}' })
@@ -108,6 +111,9 @@ describe('landings', () => {
     await expect400('POST', '/admin/api/landings', { name: 'Bad', slug: 'bad', url: 'file:///etc/passwd' }, 'url')
     for (const email_list_id of [0, -3, 1.5, '3']) await expect400('POST', '/admin/api/landings', { name: 'L', slug: 'l', html: 'x', email_list_id }, 'email_list_id')
 
+    expect(await s.api('PATCH', `/admin/api/landings/${page.body.id}`, { email_list_id: 999998 }))
+      .toMatchObject({ status: 400, body: { error: 'email_list_id: email list 999998 does not exist' } })
+    expect((await s.api('GET', `/admin/api/landings/${page.body.id}`)).body.email_list_id).toBe(list)
     // PATCH may not leave the landing without content, but may swap one for the other.
     await expect400('PATCH', `/admin/api/landings/${page.body.id}`, { html: null }, 'html')
     const swapped = await s.api('PATCH', `/admin/api/landings/${page.body.id}`, { html: null, url: 'https://moved.example/', email_list_id: null })

@@ -142,7 +142,10 @@ for (const [name, open, available] of engines) {
       expect((await store.listOffers(page(10))).map((r) => r.slug)).toEqual(['offer-a', 'offer-b'])
     })
 
-    test('landings: html or url, slug conflicts, not found', async () => {
+    test('landings: html or url, an existing email list, slug conflicts, not found', async () => {
+      await e.exec("INSERT INTO email_lists (id, name, created_at, updated_at) VALUES (7, 'seven', 0, 0), (3, 'three', 0, 0)")
+      expect(await failure(store.createLanding({ name: 'L', slug: 'land-a', html: '<p>hi</p>', url: null, emailListId: 8 })))
+        .toEqual({ code: 'invalid', message: 'email_list_id: email list 8 does not exist' })
       const l = await store.createLanding({ name: 'L', slug: 'land-a', html: '<p>hi</p>', url: null, emailListId: 7 })
       expect(l).toEqual({ id: l.id, name: 'L', slug: 'land-a', html: '<p>hi</p>', url: null, emailListId: 7, createdAt: l.createdAt, updatedAt: l.updatedAt })
       const m = await store.createLanding({ name: 'M', slug: 'land-b', html: null, url: 'https://lp.example/?c={click_id}', emailListId: null })
@@ -151,6 +154,8 @@ for (const [name, open, available] of engines) {
       expect(await failure(store.updateLanding(l.id, { slug: 'land-b' })))
         .toEqual({ code: 'conflict', message: 'slug: "land-b" is already used by another landing' })
       expect(await store.updateLanding(m.id, { html: '<b>x</b>', emailListId: 3 })).toMatchObject({ html: '<b>x</b>', emailListId: 3, url: m.url })
+      expect(await failure(store.updateLanding(m.id, { emailListId: 4 }))).toEqual({ code: 'invalid', message: 'email_list_id: email list 4 does not exist' })
+      expect((await store.findLanding(m.id))!.emailListId).toBe(3)
       expect(await failure(store.updateLanding(99999, {}))).toEqual({ code: 'not_found', message: 'landing not found' })
       expect(await failure(store.deleteLanding(99999))).toEqual({ code: 'not_found', message: 'landing not found' })
       expect(await store.findLanding(99999)).toBeUndefined()

@@ -19,6 +19,9 @@ export const usedByCampaign = (what: 'source' | 'offer' | 'landing', user: { id:
 /** conflict when deleting a campaign that has clicks (its history would be orphaned). */
 export const campaignHasClicks = () => conflict('campaign has clicks; set active=false instead')
 
+/** invalid when a landing names an email list that does not exist. */
+export const unknownEmailList = (id: number) => invalid(`email_list_id: email list ${id} does not exist`)
+
 /** invalid when a campaign names a source that does not exist. */
 export const unknownSource = (id: number) => invalid(`source_id: source ${id} does not exist`)
 

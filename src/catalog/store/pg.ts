@@ -6,7 +6,7 @@
 import type { SQL, TransactionSQL } from 'bun'
 import type { PgDatabase } from '../../db/pg/client'
 import type { Page } from '../../lib/paging'
-import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownSource, usedByCampaign, type Slugged } from './errors'
+import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign, type Slugged } from './errors'
 import type {
   Campaign, CampaignLinks, CampaignRow, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, OfferRow,
   OfferValues, RoutingRows, RoutingSource, SourceRow, SourceValues,
@@ -185,8 +185,11 @@ export class PgCatalogStore implements CatalogStore, RoutingSource {
     if (await this.slugTaken('landings', values.slug)) throw slugTaken(values.slug, 'landing')
     const now = Date.now()
     try {
-      const [row] = await this.sql`INSERT INTO landings ${this.sql(toColumns({ ...values, createdAt: now, updatedAt: now }))} RETURNING ${this.cols.landing}`
-      return landingRow(row)
+      return await this.sql.begin(async (tx) => {
+        await checkEmailList(tx, values.emailListId)
+        const [row] = await tx`INSERT INTO landings ${tx(toColumns({ ...values, createdAt: now, updatedAt: now }))} RETURNING ${this.cols.landing}`
+        return landingRow(row)
+      })
     } catch (err) {
       throw uniqueAs(err, values.slug, 'landing')
     }
@@ -197,7 +200,11 @@ export class PgCatalogStore implements CatalogStore, RoutingSource {
     if (changes.slug !== undefined && (await this.slugTaken('landings', changes.slug, id))) throw slugTaken(changes.slug, 'landing')
     let row: Raw | undefined
     try {
-      ;[row] = await this.sql`UPDATE landings SET ${this.sql(toColumns({ ...changes, updatedAt: Date.now() }))} WHERE id = ${id} RETURNING ${this.cols.landing}`
+      row = await this.sql.begin(async (tx) => {
+        await checkEmailList(tx, changes.emailListId)
+        const [r] = await tx`UPDATE landings SET ${tx(toColumns({ ...changes, updatedAt: Date.now() }))} WHERE id = ${id} RETURNING ${this.cols.landing}`
+        return r as Raw | undefined
+      })
     } catch (err) {
       throw uniqueAs(err, changes.slug, 'landing')
     }
@@ -269,6 +276,15 @@ export class PgCatalogStore implements CatalogStore, RoutingSource {
     const rows = await q`SELECT id FROM ${q(table)} WHERE slug = ${slug} AND id <> ${exceptId} LIMIT 1`
     return rows.length > 0
   }
+}
+
+/**
+ * The list a landing enrols its leads into must exist. FOR SHARE keeps it until this write commits: a
+ * concurrent list delete (FOR UPDATE, then its landing check) waits, then finds this landing.
+ */
+async function checkEmailList(tx: TransactionSQL, id: number | null | undefined): Promise<void> {
+  if (id == null) return
+  if ((await tx`SELECT id FROM email_lists WHERE id = ${id}::int8 FOR SHARE`).length === 0) throw unknownEmailList(id)
 }
 
 /** Locks the row for the rest of the transaction (FOR UPDATE); false when it does not exist. */

@@ -3,8 +3,8 @@
 import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm'
 import type { Database, Db, RawDb, RawStatement } from '../../db/client'
 import { isUniqueViolation } from '../../db/errors'
-import { campaignLandings, campaignOffers, campaigns, clicks, landings, offers, sources } from '../../db/schema'
-import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownSource, usedByCampaign } from './errors'
+import { campaignLandings, campaignOffers, campaigns, clicks, emailLists, landings, offers, sources } from '../../db/schema'
+import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign } from './errors'
 import type { Page } from '../../lib/paging'
 import type {
   Campaign, CampaignLinks, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, LinkRef, OfferRow,
@@ -148,18 +148,30 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
   }
 
   async createLanding(values: LandingValues): Promise<LandingRow> {
-    if (this.landingSlugTaken(values.slug)) throw slugTaken(values.slug, 'landing')
-    const now = Date.now()
-    return withUniqueSlug(values.slug, 'landing', () => this.db.insert(landings).values({ ...values, createdAt: now, updatedAt: now }).returning().get())
+    return this.tx(() => {
+      if (this.landingSlugTaken(values.slug)) throw slugTaken(values.slug, 'landing')
+      this.checkEmailList(values.emailListId)
+      const now = Date.now()
+      return withUniqueSlug(values.slug, 'landing', () => this.db.insert(landings).values({ ...values, createdAt: now, updatedAt: now }).returning().get())
+    })
   }
 
   async updateLanding(id: number, changes: Partial<LandingValues>): Promise<LandingRow> {
-    if (!this.landingRow(id)) throw missingRow('landing')
-    if (changes.slug !== undefined && this.landingSlugTaken(changes.slug, id)) throw slugTaken(changes.slug, 'landing')
-    const row = withUniqueSlug(changes.slug, 'landing', () =>
-      this.db.update(landings).set({ ...changes, updatedAt: Date.now() }).where(eq(landings.id, id)).returning().get())
-    if (!row) throw missingRow('landing')
-    return row
+    return this.tx(() => {
+      if (!this.landingRow(id)) throw missingRow('landing')
+      if (changes.slug !== undefined && this.landingSlugTaken(changes.slug, id)) throw slugTaken(changes.slug, 'landing')
+      this.checkEmailList(changes.emailListId)
+      const row = withUniqueSlug(changes.slug, 'landing', () =>
+        this.db.update(landings).set({ ...changes, updatedAt: Date.now() }).where(eq(landings.id, id)).returning().get())
+      if (!row) throw missingRow('landing')
+      return row
+    })
+  }
+
+  /** The list a landing enrols its leads into must exist (checked in the write's transaction). */
+  private checkEmailList(id: number | null | undefined): void {
+    if (id == null) return
+    if (!this.db.select({ id: emailLists.id }).from(emailLists).where(eq(emailLists.id, id)).get()) throw unknownEmailList(id)
   }
 
   async deleteLanding(id: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { readMigrationFiles } from 'drizzle-orm/migrator'
-import { migrationsFolder } from '../migrate'
+import { migrationsFolder, reportClearedListRefs } from '../migrate'
 import type { PgDatabase } from './client'
 
 /**
@@ -29,6 +29,11 @@ export async function migratePg(db: PgDatabase): Promise<number> {
     const [last] = await tx.unsafe('SELECT created_at FROM "drizzle"."__drizzle_migrations" ORDER BY created_at DESC LIMIT 1')
     // created_at is int8: Bun returns it as a string (see client.ts).
     const lastMillis = last ? Number(last.created_at) : -1
+    // Migration 0004 creates the email lists and clears every landing's email_list_id (none could exist).
+    const [tables] = await tx`SELECT to_regclass('public.landings') IS NOT NULL AS landings, to_regclass('public.email_lists') IS NOT NULL AS lists`
+    const dangling = tables.landings && !tables.lists
+      ? Number((await tx`SELECT count(*)::int AS n FROM landings WHERE email_list_id IS NOT NULL`)[0].n)
+      : 0
     let ran = 0
     for (const m of all) {
       if (m.folderMillis <= lastMillis) continue
@@ -36,6 +41,9 @@ export async function migratePg(db: PgDatabase): Promise<number> {
       await tx`INSERT INTO "drizzle"."__drizzle_migrations" (hash, created_at) VALUES (${m.hash}, ${m.folderMillis})`
       ran++
     }
+    return { ran, dangling }
+  }).then(({ ran, dangling }) => {
+    reportClearedListRefs(dangling)
     return ran
   })
 }
