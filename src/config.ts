@@ -91,6 +91,21 @@ function logFormat(env: Env): LogFormat {
   throw new ConfigError(`SVC_LOG_FORMAT must be text or json, got "${env.SVC_LOG_FORMAT}"`)
 }
 
+/** smtp:// or smtps:// with a host, or a ConfigError that never echoes the password. */
+function smtpUrlOf(env: Env): string | null {
+  const raw = nonEmpty(env.SVC_SMTP_URL)
+  if (raw === null) return null
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new ConfigError('SVC_SMTP_URL is not a URL (expected smtp://user:password@host:587 or smtps://user:password@host:465)')
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SVC_SMTP_URL must start with smtp:// or smtps:// (got ${u.protocol}//)`)
+  if (!u.hostname) throw new ConfigError('SVC_SMTP_URL has no host')
+  return raw
+}
+
 function nonEmpty(v: string | undefined): string | null {
   return v === undefined || v.trim() === '' ? null : v
 }
@@ -199,7 +214,7 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     publicUrl: nonEmpty(env.SVC_PUBLIC_URL)?.replace(/\/+$/, '') ?? null,
     trustProxy: flag(env, 'SVC_TRUST_PROXY'),
     sessionTtlSeconds: int(env, 'SVC_SESSION_TTL', 604800, 60),
-    smtpUrl: nonEmpty(env.SVC_SMTP_URL),
+    smtpUrl: smtpUrlOf(env),
     outboundAllowPrivate: flag(env, 'SVC_OUTBOUND_ALLOW_PRIVATE'),
     payAApi: nonEmpty(env.SVC_PAY_A_API),
     payBApi: nonEmpty(env.SVC_PAY_B_API),
@@ -249,7 +264,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string
   ['SVC_PUBLIC_URL', '', 'public base address, e.g. https://track.example.com (https: cookies get Secure)'],
   ['SVC_TRUST_PROXY', '0', '1: client IP from the right-most X-Forwarded-For entry, https from X-Forwarded-Proto'],
   ['SVC_SESSION_TTL', '604800', 'admin session lifetime in seconds'],
-  ['SVC_SMTP_URL', '', 'reserved for email'],
+  ['SVC_SMTP_URL', '', 'smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465: the relay svc sends mail through; unset: mail waits in the outbox'],
   ['SVC_OUTBOUND_ALLOW_PRIVATE', '0', '1: forwarded postbacks may target loopback and private addresses'],
   ['SVC_PAY_A_API', '', 'reserved for native commerce'],
   ['SVC_PAY_B_API', '', 'reserved for native commerce'],

@@ -1,16 +1,39 @@
-// The email feature (issue 9, first part): lists and subscribers, section email. Triggers, automations,
-// the outbox and delivery, bounces and magic links build on its enroll() and the job loop's kinds.
+// The email feature (issue 9, first parts): lists and subscribers, the outbox and delivery through the
+// operator's SMTP relay (section email). Triggers, automations, unsubscribe links, bounces and magic links
+// build on its enroll(), its sender and the job loop's kinds.
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
+import { errorFields, log } from '../lib/log'
 import type { VerbSet } from '../lib/verb'
+import { createSender } from './outbox'
 import { emailRoutes } from './routes'
-import { emailStore } from './store'
+import { sendVerbs } from './send-verbs'
+import { smtpTransport } from './smtp'
+import { emailStore, outboxStore } from './store'
 import { emailVerbs } from './verbs'
 
 export function emailFeature(ctx: AppContext): Feature {
-  const store = emailStore(ctx.database as AnyDatabase)
+  const database = ctx.database as AnyDatabase
+  const store = emailStore(database)
+  const outbox = outboxStore(database)
+  const smtpUrl = ctx.config.smtpUrl
+  // The URL was checked with the rest of the configuration (config.ts), so this does not throw here.
+  const transport = smtpUrl ? smtpTransport(smtpUrl) : null
+  const sender = createSender({ outbox, jobs: ctx.jobs, settings: ctx.settings, transport, smtpHost: smtpUrl ? new URL(smtpUrl).hostname : null })
   const verbs = emailVerbs({ store, events: ctx.events })
+  const sending = sendVerbs({ lists: store, outbox, sender })
   const named: VerbSet = {}
-  for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers)]) named[v.name] = v as never
-  return { name: 'email', routes: emailRoutes(ctx, verbs), verbs: named }
+  for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(sending)]) named[v.name] = v as never
+  return {
+    name: 'email',
+    routes: emailRoutes(ctx, verbs, sending),
+    verbs: named,
+    async start() {
+      // Messages written while no relay was configured are sent now; a failure here is retried at the next start.
+      await sender.releaseUnsent().catch((err) => log.error('email: queueing unsent messages failed', errorFields(err)))
+    },
+    async stop() {
+      transport?.close()
+    },
+  }
 }

@@ -7,6 +7,9 @@ import { adminActor, invoke } from '../lib/verb'
 import { ListCreate, ListPatch, ListRecord, renderList, renderSubscriber, SubscriberCreate, SubscriberRecord } from './model'
 import { SUBSCRIBER_STATUSES } from './store/types'
 import type { EmailVerbs } from './verbs'
+import { BroadcastCreate, type SendVerbs } from './send-verbs'
+import { OUTBOX_STATUSES, type OutboxView } from './store/outbox-types'
+import { iso } from '../lib/time'
 
 const tags = ['email-lists']
 const listParams = t.Object({ id: t.String({ description: 'list id' }) })
@@ -20,7 +23,7 @@ const subscriberQuery = t.Object({
 /** A repeated query parameter counts once (first occurrence). */
 const first = (v: unknown): string | undefined => (Array.isArray(v) ? (v.length ? String(v[0]) : undefined) : v === undefined ? undefined : String(v))
 
-export function emailRoutes(ctx: AppContext, verbs: EmailVerbs) {
+export function emailRoutes(ctx: AppContext, verbs: EmailVerbs, sending: SendVerbs) {
   const listId = (raw: string) => parseId(raw, 'email list')
   const subscriberId = (raw: string) => parseId(raw, 'subscriber')
   const base = '/admin/api/email-lists/:id/subscribers'
@@ -45,4 +48,32 @@ export function emailRoutes(ctx: AppContext, verbs: EmailVerbs) {
     .delete(`${base}/:sid`, ({ params, admin }) =>
       invoke(verbs.subscribers.remove, adminActor(admin), { id: listId(params.id), subscriber_id: subscriberId(params.sid) }),
       { permission: 'email:write', params: subscriberParams, response: okResponse, detail: { tags, summary: verbs.subscribers.remove.summary } })
+    .post('/admin/api/email-lists/:id/broadcasts', async ({ params, body, set, admin }) => {
+      const out = await invoke(sending.broadcast, adminActor(admin), { ...body, id: listId(params.id) })
+      set.status = 202 // accepted: the job loop sends them
+      return out
+    }, { permission: 'email:write', params: listParams, body: BroadcastCreate, detail: { tags, summary: sending.broadcast.summary } })
+    .get('/admin/api/outbox', async ({ query, admin }) => {
+      const page = await invoke(sending.outbox, adminActor(admin), {
+        status: first(query.status), list_id: first(query.list_id), email: first(query.email), limit: first(query.limit), cursor: first(query.cursor),
+      })
+      return { items: page.items.map(renderOutbox), next_cursor: page.next_cursor }
+    }, { permission: 'email:read', query: outboxQuery, detail: { tags: ['outbox'], summary: sending.outbox.summary } })
+}
+
+const outboxQuery = t.Object({
+  status: t.Optional(t.String({ description: `one of ${OUTBOX_STATUSES.join(', ')}` })),
+  list_id: t.Optional(t.String({ description: 'messages of one list' })),
+  email: t.Optional(t.String({ description: 'messages to one address' })),
+  ...pageQuery.properties,
+})
+
+/** An outbox row; while queued, `job` says where its sending stands (attempts, last error). */
+function renderOutbox(r: OutboxView) {
+  return {
+    id: r.id, list_id: r.listId, subscriber_id: r.subscriberId, to: r.toEmail, subject: r.subject, status: r.status,
+    message_id: r.messageId, result: r.result, job_id: r.jobId,
+    job: r.jobId === null || r.jobStatus === null ? null : { status: r.jobStatus, attempts: r.jobAttempts, last_error: r.jobLastError },
+    created_at: iso(r.createdAt), updated_at: iso(r.updatedAt),
+  }
 }

@@ -2,6 +2,7 @@
 import { invalid } from '../lib/errors'
 import { optionalPlainUrl } from '../lib/fields'
 import { CidrError, parseCidr } from '../lib/cidr'
+import { normalizeEmail } from '../email/address'
 
 export interface SettingDef<T> {
   secret: boolean
@@ -93,6 +94,21 @@ const plainUrl: SettingDef<string | null> = {
   parse: (v, key) => optionalPlainUrl(v, key),
 }
 
+/** A mailbox for the From header: an address, optionally with a display name (no quotes, brackets or line breaks). */
+const mailbox: SettingDef<string | null> = {
+  secret: false,
+  default: null,
+  parse(v, key) {
+    if (v === null || v === '') return null
+    if (typeof v !== 'string' || v.length > 320) throw invalid(`${key}: must be an email address, optionally "Name <address>"`)
+    const m = /^\s*(?:([^"<>\r\n\u0000-\u001f]*?)\s*<([^<>]+)>|([^<>\s]+))\s*$/.exec(v)
+    const address = m && normalizeEmail(m[2] ?? m[3] ?? '')
+    if (!m || !address) throw invalid(`${key}: must be an email address, optionally "Name <address>"`)
+    const name = m[1]?.trim()
+    return name ? `${name} <${address}>` : address
+  },
+}
+
 export const SETTINGS = {
   /** Signs postbacks (spec §5). At least 16 characters: it is the only thing between a stranger and a booked sale. */
   postback_secret: secretString(16),
@@ -119,6 +135,8 @@ export const SETTINGS = {
   raw_click_retention_days: positiveInt(0, 36500),
   /** Where /c and /r send visitors of an unknown or paused campaign that has no fallback_url of its own; null = 404. */
   fallback_url: plainUrl,
+  /** The From of every message svc sends: `news@shop.example` or `Shop News <news@shop.example>`; null = nothing is sent. */
+  email_from: mailbox,
 } as const
 
 export type SettingKey = keyof typeof SETTINGS

@@ -59,6 +59,19 @@ describe('svc CLI', () => {
     expect(help).toMatch(/^  SVC_JOBS_CONCURRENCY \[16\]/m)
   })
 
+  test('SVC_SMTP_URL must be an smtp:// or smtps:// URL; the error never echoes the password', () => {
+    const dir = emptyDir()
+    try {
+      const load = (url: string) => () => loadConfig({ SVC_DATA_DIR: dir, SVC_SMTP_URL: url })
+      expect(load('http://u:hunter2@relay.example:25')).toThrow('SVC_SMTP_URL must start with smtp:// or smtps:// (got http://)')
+      expect(load('not a url hunter2')).toThrow('SVC_SMTP_URL is not a URL (expected smtp://user:password@host:587 or smtps://user:password@host:465)')
+      expect(loadConfig({ SVC_DATA_DIR: dir, SVC_SMTP_URL: 'smtps://u:p@relay.example:465' }).smtpUrl).toBe('smtps://u:p@relay.example:465')
+      expect(loadConfig({ SVC_DATA_DIR: dir, SVC_SMTP_URL: '' }).smtpUrl).toBeNull()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('an unknown command exits 2 with the help text', () => {
     const r = svc(['frobnicate'])
     expect(r.code).toBe(2)

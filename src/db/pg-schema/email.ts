@@ -26,3 +26,22 @@ export const emailSubscribers = pgTable('email_subscribers', {
   uniqueIndex('email_subscribers_list_email_idx').on(t.listId, t.email),
   index('email_subscribers_email_idx').on(t.email),
 ])
+
+export const emailOutbox = pgTable('email_outbox', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  listId: integer('list_id'),
+  subscriberId: bigint('subscriber_id', { mode: 'number' }),
+  toEmail: text('to_email').notNull(),
+  subject: text('subject').notNull(),
+  textBody: text('text_body').notNull(),
+  htmlBody: text('html_body'),
+  status: text('status').notNull(),
+  jobId: bigint('job_id', { mode: 'number' }),
+  messageId: text('message_id'),
+  result: text('result'),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+}, (t) => [
+  index('email_outbox_status_idx').on(t.status, t.id),
+  index('email_outbox_to_idx').on(t.toEmail),
+])

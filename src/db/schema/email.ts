@@ -31,3 +31,30 @@ export const emailSubscribers = sqliteTable('email_subscribers', {
   // Suppression and the magic link look an address up across lists.
   index('email_subscribers_email_idx').on(t.email),
 ])
+
+/**
+ * Every message svc sends goes through here first (the outbox): visible, durable, sent by the job loop
+ * (`email_send` jobs). status: unsent (no SMTP configured yet: sent once it is) | queued (a job will send
+ * it) | sent | suppressed (the address may not be mailed any more, checked at send time) | cancelled.
+ * A queued message whose job failed for good shows its job's error (job_id).
+ */
+export const emailOutbox = sqliteTable('email_outbox', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  listId: integer('list_id'),
+  subscriberId: integer('subscriber_id'),
+  toEmail: text('to_email').notNull(),
+  subject: text('subject').notNull(),
+  textBody: text('text_body').notNull(),
+  htmlBody: text('html_body'),
+  status: text('status').notNull(),
+  jobId: integer('job_id'),
+  /** The Message-ID header it was sent with. */
+  messageId: text('message_id'),
+  /** The relay's answer to a sent message, or why it was suppressed. */
+  result: text('result'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [
+  index('email_outbox_status_idx').on(t.status, t.id),
+  index('email_outbox_to_idx').on(t.toEmail),
+])

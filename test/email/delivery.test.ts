@@ -1,0 +1,192 @@
+// Mail delivery through a real SMTP server the test starts (the smtp-server package), on either engine:
+// a broadcast fills each subscriber's macros and is delivered with Message-ID, Date and From; a relay that
+// answers 421 is retried until it accepts; a 550 fails for good with the relay's reply visible; without
+// SVC_SMTP_URL messages wait as unsent and go out after a restart with a relay; an address unsubscribed
+// meanwhile is suppressed at send time, never mailed.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { SMTPServer, type SMTPServerAddress } from 'smtp-server'
+import { startServer, type TestServer } from '../helpers/server'
+import { testDb } from '../helpers/db'
+import { eventually } from '../postback/seed'
+
+interface Received { from: string; to: string[]; raw: string }
+
+/** A relay on a random port: it stores what it accepts; `rcpt` decides per recipient (throw = refuse). */
+function startRelay(rcpt: (address: string) => void = () => {}) {
+  const received: Received[] = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(address: SMTPServerAddress, _session, cb) {
+      try {
+        rcpt(address.address)
+        cb()
+      } catch (err) {
+        cb(err as Error)
+      }
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = []
+      stream.on('data', (c: Buffer) => chunks.push(c))
+      stream.on('end', () => {
+        received.push({
+          from: (session.envelope.mailFrom as SMTPServerAddress).address,
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        })
+        cb()
+      })
+    },
+  })
+  return new Promise<{ url: string; received: Received[]; close: () => void }>((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.server.address() as { port: number }).port
+      resolve({ url: `smtp://127.0.0.1:${port}`, received, close: () => server.close() })
+    })
+  })
+}
+
+const refuse = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code })
+/** A header of a raw message (first occurrence), unfolded. */
+const header = (raw: string, name: string) => {
+  const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ')
+  return new RegExp(`^${name}: (.*)$`, 'mi').exec(head)?.[1]
+}
+
+const JOBS_FAST = { SVC_JOBS_POLL_MS: '50', SVC_JOBS_BACKOFF_MS: '100', SVC_JOBS_BACKOFF_MAX_MS: '200', SVC_JOBS_MAX_ATTEMPTS: '4' }
+
+async function outboxOf(s: TestServer, list: number) {
+  const res = await s.api('GET', `/admin/api/outbox?list_id=${list}`)
+  expect(res.status).toBe(200)
+  return res.body.items as Array<{ id: number; to: string; status: string; subject: string; message_id: string | null; result: string | null; job: { status: string; attempts: number; last_error: string | null } | null }>
+}
+
+describe('delivery through the relay', () => {
+  let relay: Awaited<ReturnType<typeof startRelay>>
+  let s: TestServer
+  let softRefusals = 0
+
+  beforeAll(async () => {
+    relay = await startRelay((address) => {
+      if (address === 'hard@example.com') throw refuse(550, '5.1.1 <hard@example.com>: Recipient address rejected: User unknown')
+      if (address === 'soft@example.com' && softRefusals++ === 0) throw refuse(421, '4.7.0 Try again later, closing connection')
+    })
+    s = await startServer({ SVC_SMTP_URL: relay.url, ...JOBS_FAST })
+    expect((await s.api('PUT', '/admin/api/settings', { email_from: 'Shop News <News@Shop.example>' })).status).toBe(200)
+  })
+  afterAll(async () => {
+    await s?.destroy()
+    relay?.close()
+  })
+
+  test('a broadcast is delivered with each subscriber\'s macros; 421 is retried, 550 fails with the reply', async () => {
+    const list = (await s.api('POST', '/admin/api/email-lists', { name: 'Buyers' })).body.id
+    for (const body of [
+      { email: 'ann@example.com', name: 'Ann', fields: { city: 'Oslo', tag: '<b>&' } },
+      { email: 'soft@example.com', name: 'Sam' },
+      { email: 'hard@example.com', name: 'Hal' },
+    ]) expect((await s.api('POST', `/admin/api/email-lists/${list}/subscribers`, body)).status).toBe(201)
+
+    const res = await s.api('POST', `/admin/api/email-lists/${list}/broadcasts`, {
+      subject: 'Hi {name}, news from {city}', text: 'Hello {name} <{email}> in {city}. {unknown} stays.', html: '<p>Hi {name} & {city} {tag}</p>',
+    })
+    expect(res.status).toBe(202)
+    expect(res.body).toEqual({ list_id: list, messages: 3, status: 'queued' })
+
+    const settled = await eventually(async () => {
+      const rows = await outboxOf(s, list)
+      const done = rows.every((r) => r.status === 'sent' || r.job?.status === 'failed')
+      return done ? rows : undefined
+    }, 15_000, 'every message sent or failed')
+    const by = (to: string) => settled.find((r) => r.to === to)!
+    expect(by('ann@example.com')).toMatchObject({ status: 'sent', subject: 'Hi Ann, news from Oslo', job: { status: 'done', attempts: 1 } })
+    expect(by('ann@example.com').result).toStartWith('250')
+    expect(by('soft@example.com')).toMatchObject({ status: 'sent', job: { status: 'done', attempts: 2 } })
+    const hard = by('hard@example.com')
+    expect(hard.status).toBe('queued')
+    expect(hard.job).toMatchObject({ status: 'failed', attempts: 1 })
+    expect(hard.job!.last_error).toStartWith('SMTP 550: ')
+    expect(hard.job!.last_error).toContain('Recipient address rejected: User unknown')
+    expect(hard.job!.last_error).toEndWith('(attempt 1 of 4; not retryable)')
+
+    // What the relay got: one message each to ann and soft, none to hard.
+    expect(relay.received.map((m) => m.to).sort()).toEqual([['ann@example.com'], ['soft@example.com']])
+    const ann = relay.received.find((m) => m.to[0] === 'ann@example.com')!
+    expect(ann.from).toBe('news@shop.example')
+    expect(header(ann.raw, 'From')).toBe('Shop News <news@shop.example>')
+    expect(header(ann.raw, 'To')).toBe('ann@example.com')
+    expect(header(ann.raw, 'Subject')).toBe('Hi Ann, news from Oslo')
+    expect(Date.parse(header(ann.raw, 'Date')!)).toBeGreaterThan(Date.now() - 60_000)
+    const messageId = header(ann.raw, 'Message-ID')!
+    expect(messageId).toMatch(/^<\d+\.[0-9a-f-]{36}@shop\.example>$/)
+    expect(by('ann@example.com').message_id).toBe(messageId)
+    expect(ann.raw).toContain('Hello Ann <ann@example.com> in Oslo. {unknown} stays.')
+    // Values are escaped in the HTML part (the template itself is the operator's HTML), not in the text part.
+    expect(ann.raw).toContain('<p>Hi Ann & Oslo &#60;b&#62;&#38;</p>')
+  })
+
+  test('a subject with a line break is refused (400); a name or field with one never got in', async () => {
+    const list = (await s.api('POST', '/admin/api/email-lists', { name: 'Injection' })).body.id
+    expect(await s.api('POST', `/admin/api/email-lists/${list}/broadcasts`, { subject: 'Hi\r\nBcc: victim@example.com', text: 'x' }))
+      .toMatchObject({ status: 400, body: { error: 'subject: must not contain line breaks or control characters' } })
+    expect(await s.api('POST', '/admin/api/email-lists/999999/broadcasts', { subject: 'x', text: 'x' }))
+      .toMatchObject({ status: 404, body: { error: 'email list not found' } })
+    expect((await s.api('POST', `/admin/api/email-lists/${list}/broadcasts`, { subject: 'x' })).status).toBe(400)
+    // An empty list: nothing to send.
+    expect((await s.api('POST', `/admin/api/email-lists/${list}/broadcasts`, { subject: 'x', text: 'y' })).body)
+      .toEqual({ list_id: list, messages: 0, status: 'queued' })
+  })
+
+  test('email_from must be an address, optionally with a name', async () => {
+    for (const bad of ['not an address', 'Shop\r\nBcc: x <a@b.example>', '"Quoted" <a@b.example>']) {
+      expect(await s.api('PUT', '/admin/api/settings', { email_from: bad }))
+        .toMatchObject({ status: 400, body: { error: 'email_from: must be an email address, optionally "Name <address>"' } })
+    }
+    expect((await s.api('GET', '/admin/api/settings')).body.email_from).toBe('Shop News <news@shop.example>')
+  })
+})
+
+describe('without a relay, then with one', () => {
+  test('messages wait as unsent, survive the restart and go out; an address unsubscribed meanwhile is suppressed', async () => {
+    const relay = await startRelay()
+    const first = await startServer(JOBS_FAST)
+    let second: TestServer | null = null
+    try {
+      await first.api('PUT', '/admin/api/settings', { email_from: 'news@shop.example' })
+      const list = (await first.api('POST', '/admin/api/email-lists', { name: 'Later' })).body.id
+      const subs: number[] = []
+      for (const email of ['one@example.com', 'two@example.com', 'gone@example.com']) {
+        subs.push((await first.api('POST', `/admin/api/email-lists/${list}/subscribers`, { email })).body.id)
+      }
+      const res = await first.api('POST', `/admin/api/email-lists/${list}/broadcasts`, { subject: 'Welcome', text: 'Hello {email}' })
+      expect(res.body).toEqual({ list_id: list, messages: 3, status: 'unsent' })
+      expect((await outboxOf(first, list)).map((r) => [r.to, r.status, r.job])).toEqual([
+        ['gone@example.com', 'unsent', null], ['two@example.com', 'unsent', null], ['one@example.com', 'unsent', null],
+      ])
+      // The person unsubscribes before any relay exists (the unsubscribe link arrives with a later part of issue 9).
+      await testDb(first).run("UPDATE email_subscribers SET status = 'unsubscribed' WHERE id = $id", { id: subs[2] })
+      await first.stop()
+
+      second = await startServer({ ...JOBS_FAST, SVC_SMTP_URL: relay.url }, first.dataDir)
+      const rows = await eventually(async () => {
+        const r = await outboxOf(second!, list)
+        return r.every((x) => x.status === 'sent' || x.status === 'suppressed') ? r : undefined
+      }, 15_000, 'unsent messages sent after the restart')
+      expect(rows.map((r) => [r.to, r.status, r.status === 'suppressed' ? r.result : null])).toEqual([
+        ['gone@example.com', 'suppressed', 'unsubscribed'], ['two@example.com', 'sent', null], ['one@example.com', 'sent', null],
+      ])
+      expect(relay.received.map((m) => m.to[0]).sort()).toEqual(['one@example.com', 'two@example.com'])
+      expect(relay.received.find((m) => m.to[0] === 'two@example.com')!.raw).toContain('Hello two@example.com')
+      const filtered = await second.api('GET', '/admin/api/outbox?status=suppressed')
+      expect(filtered.body.items.map((r: { to: string }) => r.to)).toEqual(['gone@example.com'])
+      expect(await second.api('GET', '/admin/api/outbox?status=lost')).toMatchObject({ status: 400 })
+    } finally {
+      await second?.destroy()
+      if (!second) await first.destroy()
+      else rmSync(first.dataDir, { recursive: true, force: true })
+      relay.close()
+    }
+  })
+})
