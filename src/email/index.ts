@@ -10,6 +10,7 @@ import { emailRoutes } from './routes'
 import { sendVerbs } from './send-verbs'
 import { smtpTransport } from './smtp'
 import { emailStore, outboxStore } from './store'
+import { UnsubscribeLinks } from './unsubscribe'
 import { emailVerbs } from './verbs'
 
 export function emailFeature(ctx: AppContext): Feature {
@@ -19,11 +20,12 @@ export function emailFeature(ctx: AppContext): Feature {
   const smtpUrl = ctx.config.smtpUrl
   // The URL was checked with the rest of the configuration (config.ts), so this does not throw here.
   const transport = smtpUrl ? smtpTransport(smtpUrl) : null
-  const sender = createSender({ outbox, jobs: ctx.jobs, settings: ctx.settings, transport, smtpHost: smtpUrl ? new URL(smtpUrl).hostname : null })
+  const links = new UnsubscribeLinks(ctx.config.secret, ctx.config.publicUrl)
+  const sender = createSender({ outbox, jobs: ctx.jobs, settings: ctx.settings, transport, smtpHost: smtpUrl ? new URL(smtpUrl).hostname : null, links })
   const verbs = emailVerbs({ store, events: ctx.events })
-  const sending = sendVerbs({ lists: store, outbox, sender })
+  const sending = sendVerbs({ lists: store, outbox, sender, links })
   const named: VerbSet = {}
-  for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(sending)]) named[v.name] = v as never
+  for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers), sending.broadcast, sending.outbox, sending.unsubscribe]) named[v.name] = v as never
   return {
     name: 'email',
     routes: emailRoutes(ctx, verbs, sending),

@@ -8,6 +8,7 @@ import { JobError } from '../jobs/types'
 import type { SettingsStore } from '../settings/store'
 import { log } from '../lib/log'
 import type { MailTransport } from './smtp'
+import type { UnsubscribeLinks } from './unsubscribe'
 import type { EnqueueSend, NewMessage, OutboxStore } from './store/outbox-types'
 
 export const SEND_JOB = 'email_send'
@@ -21,7 +22,9 @@ export interface Sender {
   releaseUnsent(): Promise<number>
 }
 
-export function createSender(deps: { outbox: OutboxStore; jobs: JobQueue; settings: SettingsStore; transport: MailTransport | null; smtpHost: string | null }): Sender {
+export function createSender(deps: {
+  outbox: OutboxStore; jobs: JobQueue; settings: SettingsStore; transport: MailTransport | null; smtpHost: string | null; links: UnsubscribeLinks
+}): Sender {
   const { outbox, jobs, settings, transport } = deps
   const enqueue: EnqueueSend = (id: number, tx: Tx) => jobs.enqueue(SEND_JOB, { outbox_id: id }, { tx: tx ?? undefined })
 
@@ -40,9 +43,12 @@ export function createSender(deps: { outbox: OutboxStore; jobs: JobQueue; settin
     if (!transport) throw new JobError('SVC_SMTP_URL is not set', true) // only after a restart without the relay
     const from = settings.get('email_from')
     if (!from) throw new JobError('email_from is not set (PUT /admin/api/settings {"email_from": "Name <you@example.com>"})', true)
-    const domain = from.slice(from.lastIndexOf('@') + 1).replace(/>$/, '')
-    const messageId = `${id}.${randomUUID()}@${domain}`
-    const reply = await transport.send({ from, to: row.toEmail, subject: row.subject, text: row.textBody, html: row.htmlBody, messageId })
+    const address = from.includes('<') ? from.slice(from.lastIndexOf('<') + 1, -1) : from
+    const messageId = `${id}.${randomUUID()}@${address.slice(address.lastIndexOf('@') + 1)}`
+    const reply = await transport.send({
+      from, to: row.toEmail, subject: row.subject, text: row.textBody, html: row.htmlBody, messageId,
+      headers: row.subscriberId !== null && row.listId !== null ? unsubscribeHeaders(deps.links, { subscriberId: row.subscriberId, listId: row.listId }, address) : undefined,
+    })
     await outbox.markSent(id, `<${messageId}>`, reply)
     return reply
   }, { section: 'email', target: () => deps.smtpHost })
@@ -64,4 +70,16 @@ export function createSender(deps: { outbox: OutboxStore; jobs: JobQueue; settin
       return total
     },
   }
+}
+
+/**
+ * RFC 2369 and RFC 8058: the https link (one click, when SVC_PUBLIC_URL is set) and a mailto to the From
+ * address with the token in the subject, for clients that only do mailto (read by a person for now).
+ */
+function unsubscribeHeaders(links: UnsubscribeLinks, target: { subscriberId: number; listId: number }, from: string): Record<string, string> {
+  const mailto = `<mailto:${from}?subject=${encodeURIComponent(`unsubscribe ${links.token(target)}`)}>`
+  const url = links.url(target)
+  return url
+    ? { 'List-Unsubscribe': `<${url}>, ${mailto}`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
+    : { 'List-Unsubscribe': mailto }
 }

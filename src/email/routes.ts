@@ -3,7 +3,8 @@ import { Elysia, t } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { collectionRoutes, okResponse, pageQuery, pageSchema, parseId } from '../http/collection'
-import { adminActor, invoke } from '../lib/verb'
+import { adminActor, invoke, systemActor } from '../lib/verb'
+import { htmlPageHeaders } from '../http/security-headers'
 import { ListCreate, ListPatch, ListRecord, renderList, renderSubscriber, SubscriberCreate, SubscriberRecord } from './model'
 import { SUBSCRIBER_STATUSES } from './store/types'
 import type { EmailVerbs } from './verbs'
@@ -28,6 +29,20 @@ export function emailRoutes(ctx: AppContext, verbs: EmailVerbs, sending: SendVer
   const subscriberId = (raw: string) => parseId(raw, 'subscriber')
   const base = '/admin/api/email-lists/:id/subscribers'
   return new Elysia({ name: 'email' })
+    // Public: the link in every message. The body of the one-click POST is not read (any content type).
+    .get('/email/unsubscribe/:token', ({ params }) => {
+      if (!sending.links.verify(params.token)) return page(404, 'Link not valid', 'This unsubscribe link is not valid. Copy the whole link from the email, or reply to it and ask to be removed.')
+      return page(200, 'Unsubscribe', 'Stop receiving these emails?', `<form method="post"><button type="submit">Unsubscribe</button></form>`)
+    }, { detail: { tags: ['email'], summary: 'The page an unsubscribe link opens (one button)' } })
+    .post('/email/unsubscribe/:token', async ({ params }) => {
+      try {
+        await invoke(sending.unsubscribe, systemActor('unsubscribe-link'), { token: params.token })
+      } catch (err) {
+        if ((err as { code?: string }).code === 'not_found') return page(404, 'Link not valid', 'This unsubscribe link is not valid.')
+        throw err
+      }
+      return page(200, 'Unsubscribed', 'You are unsubscribed: you will get no more emails from this list.')
+    }, { parse: 'none', detail: { tags: ['email'], summary: 'Unsubscribe (the button, and the RFC 8058 one-click POST of mail clients)' } })
     .use(collectionRoutes(ctx, { name: 'email-lists', what: 'email list', verbs: verbs.lists, render: renderList, record: ListRecord, create: ListCreate, patch: ListPatch }))
     .use(adminGuard(ctx))
     .get(base, async ({ params, query, admin }) => {
@@ -76,4 +91,15 @@ function renderOutbox(r: OutboxView) {
     job: r.jobId === null || r.jobStatus === null ? null : { status: r.jobStatus, attempts: r.jobAttempts, last_error: r.jobLastError },
     created_at: iso(r.createdAt), updated_at: iso(r.updatedAt),
   }
+}
+
+/** Only a form posting back to this page may run; nothing else loads. */
+const PAGE_HEADERS = htmlPageHeaders({ 'form-action': ["'self'"] })
+const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** A small page of constant text (nothing from the request is echoed). */
+function page(status: number, title: string, text: string, extra = ''): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extra}</body></html>`
+  return new Response(html, { status, headers: PAGE_HEADERS })
 }

@@ -7,6 +7,7 @@ import { defineVerb } from '../lib/verb'
 import { normalizeEmail } from './address'
 import { renderMessage } from './macros'
 import type { Sender } from './outbox'
+import type { UnsubscribeLinks } from './unsubscribe'
 import type { EmailStore } from './store/types'
 import { OUTBOX_STATUSES, type OutboxStatus, type OutboxStore } from './store/outbox-types'
 
@@ -15,16 +16,17 @@ const MAX_BODY = 500_000
 const CONTROL_IN_SUBJECT = /[\u0000-\u001f\u007f]/
 
 export const BroadcastCreate = Type.Object({
-  subject: Type.String({ maxLength: MAX_SUBJECT, description: 'macros {name} {email} and custom fields {field}' }),
+  subject: Type.String({ maxLength: MAX_SUBJECT, description: 'macros {name} {email} {unsubscribe_url} and custom fields {field}' }),
   text: Type.String({ maxLength: MAX_BODY, description: 'plain-text body, same macros' }),
   html: Type.Optional(Type.Union([Type.String({ maxLength: MAX_BODY }), Type.Null()])),
 })
 
 const text = () => Type.Optional(Type.String())
 
-export function sendVerbs(deps: { lists: EmailStore; outbox: OutboxStore; sender: Sender }) {
-  const { lists, outbox, sender } = deps
+export function sendVerbs(deps: { lists: EmailStore; outbox: OutboxStore; sender: Sender; links: UnsubscribeLinks }) {
+  const { lists, outbox, sender, links } = deps
   return {
+    links,
     broadcast: defineVerb({
       name: 'email.broadcasts.send',
       summary: "Send one message to every active subscriber of a list (macros filled per subscriber); queued in the outbox",
@@ -37,9 +39,22 @@ export function sendVerbs(deps: { lists: EmailStore; outbox: OutboxStore; sender
         const html = input.html == null || input.html.trim() === '' ? null : input.html
         if (!(await lists.findList(id))) throw notFound('email list not found')
         const recipients = await outbox.activeSubscribers(id)
-        const messages = recipients.map((s) => renderMessage({ subject, text: body, html }, s))
+        const messages = recipients.map((s) => renderMessage({ subject, text: body, html }, s, links.url({ subscriberId: s.id, listId: id })))
         const { ids, status } = await sender.queue(messages)
         return { list_id: id, messages: ids.length, status }
+      },
+    }),
+    unsubscribe: defineVerb({
+      name: 'email.unsubscribe',
+      summary: 'Unsubscribe the subscriber an unsubscribe link names (public: the signed token is the permission)',
+      permission: null,
+      input: Type.Object({ token: Type.String({ maxLength: 200 }) }),
+      async run(_actor, { token }) {
+        const target = links.verify(token)
+        if (!target) throw notFound('this unsubscribe link is not valid')
+        const outcome = await lists.unsubscribe(target.listId, target.subscriberId)
+        // A subscriber removed since the mail was sent has nothing left to unsubscribe from: the same answer.
+        return { outcome: outcome === 'unknown' ? 'already' as const : outcome }
       },
     }),
     outbox: defineVerb({

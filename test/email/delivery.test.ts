@@ -55,6 +55,10 @@ const header = (raw: string, name: string) => {
   return new RegExp(`^${name}: (.*)$`, 'mi').exec(head)?.[1]
 }
 
+/** A raw message with quoted-printable soft breaks and escapes undone (long lines are wrapped on the wire). */
+const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)))
+const PUBLIC = 'https://track.example'
+
 const JOBS_FAST = { SVC_JOBS_POLL_MS: '50', SVC_JOBS_BACKOFF_MS: '100', SVC_JOBS_BACKOFF_MAX_MS: '200', SVC_JOBS_MAX_ATTEMPTS: '4' }
 
 async function outboxOf(s: TestServer, list: number) {
@@ -73,7 +77,7 @@ describe('delivery through the relay', () => {
       if (address === 'hard@example.com') throw refuse(550, '5.1.1 <hard@example.com>: Recipient address rejected: User unknown')
       if (address === 'soft@example.com' && softRefusals++ === 0) throw refuse(421, '4.7.0 Try again later, closing connection')
     })
-    s = await startServer({ SVC_SMTP_URL: relay.url, ...JOBS_FAST })
+    s = await startServer({ SVC_SMTP_URL: relay.url, SVC_PUBLIC_URL: PUBLIC, ...JOBS_FAST })
     expect((await s.api('PUT', '/admin/api/settings', { email_from: 'Shop News <News@Shop.example>' })).status).toBe(200)
   })
   afterAll(async () => {
@@ -122,9 +126,42 @@ describe('delivery through the relay', () => {
     const messageId = header(ann.raw, 'Message-ID')!
     expect(messageId).toMatch(/^<\d+\.[0-9a-f-]{36}@shop\.example>$/)
     expect(by('ann@example.com').message_id).toBe(messageId)
-    expect(ann.raw).toContain('Hello Ann <ann@example.com> in Oslo. {unknown} stays.')
+    expect(decoded(ann.raw)).toContain('Hello Ann <ann@example.com> in Oslo. {unknown} stays.')
+    // Every message can be unsubscribed from: RFC 2369/8058 headers, and a footer link (no {unsubscribe_url} in the template).
+    const link = /^<(https:\/\/track\.example\/email\/unsubscribe\/v1\.\d+\.\d+\.[A-Za-z0-9_-]{22})>, <mailto:news@shop\.example\?subject=unsubscribe%20v1\.[^>]+>$/
+      .exec(header(ann.raw, 'List-Unsubscribe')!)
+    expect(link).not.toBeNull()
+    expect(header(ann.raw, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click')
+    expect(decoded(ann.raw)).toContain(`--\r\nUnsubscribe: ${link![1]}`)
+    expect(decoded(ann.raw)).toContain(`<a href="${link![1]}">Unsubscribe</a>`)
     // Values are escaped in the HTML part (the template itself is the operator's HTML), not in the text part.
-    expect(ann.raw).toContain('<p>Hi Ann & Oslo &#60;b&#62;&#38;</p>')
+    expect(decoded(ann.raw)).toContain('<p>Hi Ann & Oslo &#60;b&#62;&#38;</p>')
+
+    // One click in the mail client (RFC 8058): a POST to the link. The next broadcast leaves her out.
+    const path = new URL(link![1]!).pathname
+    const form = await fetch(`${s.base}${path}`)
+    expect(form.status).toBe(200)
+    expect(form.headers.get('content-security-policy')).toContain("form-action 'self'")
+    expect(await form.text()).toContain('<form method="post"><button type="submit">Unsubscribe</button></form>')
+    for (let i = 0; i < 2; i++) { // twice: the same answer
+      const done = await fetch(`${s.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' })
+      expect(done.status).toBe(200)
+      expect(await done.text()).toContain('You are unsubscribed')
+    }
+    const annRow = (await s.api('GET', `/admin/api/email-lists/${list}/subscribers?email=ann@example.com`)).body.items[0]
+    expect(annRow.status).toBe('unsubscribed')
+    expect((await s.api('GET', `/admin/api/email-lists/${list}`)).body.active_subscribers).toBe(2)
+    const next = await s.api('POST', `/admin/api/email-lists/${list}/broadcasts`, { subject: 'Again', text: 'Second mail' })
+    expect(next.body.messages).toBe(2)
+    await eventually(async () => (await outboxOf(s, list)).filter((r) => r.subject === 'Again').every((r) => r.status === 'sent' || r.job?.status === 'failed') || undefined, 15_000, 'second broadcast settled')
+    expect(relay.received.filter((m) => header(m.raw, 'Subject') === 'Again').map((m) => m.to[0])).toEqual(['soft@example.com'])
+
+    // A link that was not signed here, or was changed, unsubscribes nobody.
+    const forged = path.replace(/\.[A-Za-z0-9_-]{22}$/, '.AAAAAAAAAAAAAAAAAAAAAA')
+    for (const bad of [forged, '/email/unsubscribe/v1.1.1.x', '/email/unsubscribe/%00']) {
+      expect((await fetch(`${s.base}${bad}`, { method: 'POST', body: '{not json', headers: { 'content-type': 'application/json' } })).status).toBe(404)
+      expect((await fetch(`${s.base}${bad}`)).status).toBe(404)
+    }
   })
 
   test('a subject with a line break is refused (400); a name or field with one never got in', async () => {
@@ -178,7 +215,11 @@ describe('without a relay, then with one', () => {
         ['gone@example.com', 'suppressed', 'unsubscribed'], ['two@example.com', 'sent', null], ['one@example.com', 'sent', null],
       ])
       expect(relay.received.map((m) => m.to[0]).sort()).toEqual(['one@example.com', 'two@example.com'])
-      expect(relay.received.find((m) => m.to[0] === 'two@example.com')!.raw).toContain('Hello two@example.com')
+      const two = relay.received.find((m) => m.to[0] === 'two@example.com')!
+      expect(two.raw).toContain('Hello two@example.com')
+      // Without SVC_PUBLIC_URL there is no https link: the mailto form only, and no one-click header.
+      expect(header(two.raw, 'List-Unsubscribe')).toMatch(/^<mailto:news@shop\.example\?subject=unsubscribe%20v1\.\d+\.\d+\.[A-Za-z0-9_-]{22}>$/)
+      expect(header(two.raw, 'List-Unsubscribe-Post')).toBeUndefined()
       const filtered = await second.api('GET', '/admin/api/outbox?status=suppressed')
       expect(filtered.body.items.map((r: { to: string }) => r.to)).toEqual(['gone@example.com'])
       expect(await second.api('GET', '/admin/api/outbox?status=lost')).toMatchObject({ status: 400 })

@@ -134,6 +134,14 @@ export class PgEmailStore implements EmailStore {
     if (gone.length === 0) throw subscriberNotFound()
   }
 
+  async unsubscribe(listId: number, id: number): Promise<'unsubscribed' | 'already' | 'unknown'> {
+    const changed = await this.sql`UPDATE email_subscribers SET status = 'unsubscribed', updated_at = ${Date.now()}::bigint
+      WHERE list_id = ${listId}::int8 AND id = ${id}::int8 AND status = 'active' RETURNING id`
+    if (changed.length > 0) return 'unsubscribed'
+    const exists = await this.sql`SELECT 1 AS x FROM email_subscribers WHERE list_id = ${listId}::int8 AND id = ${id}::int8`
+    return exists.length > 0 ? 'already' : 'unknown'
+  }
+
   private async listRow(q: Q, id: number): Promise<ListRow | undefined> {
     const rows = await q`SELECT ${this.cols.list} FROM email_lists l WHERE l.id = ${id}::int8`
     return listRows(rows)[0]

@@ -93,6 +93,17 @@ export class SqliteEmailStore implements EmailStore {
     if (!gone) throw subscriberNotFound()
   }
 
+  async unsubscribe(listId: number, id: number): Promise<'unsubscribed' | 'already' | 'unknown'> {
+    return this.tx(() => {
+      const row = this.db.select({ status: emailSubscribers.status }).from(emailSubscribers)
+        .where(and(eq(emailSubscribers.listId, listId), eq(emailSubscribers.id, id))).get()
+      if (!row) return 'unknown'
+      if (row.status !== 'active') return 'already'
+      this.db.update(emailSubscribers).set({ status: 'unsubscribed', updatedAt: Date.now() }).where(eq(emailSubscribers.id, id)).run()
+      return 'unsubscribed'
+    })
+  }
+
   private listRow(id: number): ListRow | undefined {
     return this.db.select(listColumns).from(emailLists).where(eq(emailLists.id, id)).get()
   }

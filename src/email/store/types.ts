@@ -52,4 +52,9 @@ export interface EmailStore {
   enroll(listId: number, s: NewSubscriber): Promise<{ row: SubscriberRow; created: boolean }>
   /** not_found "subscriber not found" when the list has no such subscriber. */
   removeSubscriber(listId: number, id: number): Promise<void>
+  /**
+   * An active subscriber becomes unsubscribed (`'unsubscribed'`); one already unsubscribed, bounced or
+   * complained stays as it is (`'already'`); `'unknown'` when the list has no such subscriber.
+   */
+  unsubscribe(listId: number, id: number): Promise<'unsubscribed' | 'already' | 'unknown'>
 }
