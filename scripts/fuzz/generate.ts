@@ -184,10 +184,10 @@ function finish(rng: Rng, req: FuzzRequest, bodyFields: string[]): FuzzRequest {
 
 const latinBody = (rng: Rng) => latin1(rng.bytes(rng.pick([1, 100, 5000])))
 
-/** One hostile request to the public route `route` (/c, /r, /postback or /healthz). */
+/** One hostile request to the public route `route` (/c, /r, /postback, /healthz or /email/unsubscribe). */
 export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequest {
   const methodRaw = rng.chance(0.04)
-  const method = methodRaw ? rng.pick(RAW_METHODS) : rng.chance(0.8) ? 'GET' : rng.pick(METHODS)
+  let method = methodRaw ? rng.pick(RAW_METHODS) : rng.chance(0.8) ? 'GET' : rng.pick(METHODS)
   let raw = methodRaw
   let path: string
   let names: string[]
@@ -199,6 +199,15 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
   } else if (route === '/postback') {
     path = rng.chance(0.95) ? '/postback' : rng.pick(['/postback/', '/Postback', '/postback%00', '//postback', '/postback;x'])
     names = [...SUBID_NAMES, ...POSTBACK_NAMES]
+  } else if (route === '/email/unsubscribe') {
+    // Tokens shaped like real ones (v1.<id>.<list>.<22 chars>) but not signed, and anything else.
+    const token = rng.chance(0.5)
+      ? `v1.${rng.int(1e6)}.${rng.int(1e3)}.${latin1(rng.bytes(22)).replace(/[^A-Za-z0-9_-]/g, 'A')}`
+      : rng.chance(0.5) ? value(rng).text : rng.pick(['', '.', 'v1', 'v1....', '%00', 'x'.repeat(3000), 'v1.1.1.' + 'A'.repeat(22) + '/x'])
+    raw ||= /[^\x21-\x7e]/.test(token)
+    path = `/email/unsubscribe/${token}`
+    method = methodRaw ? method : rng.chance(0.5) ? 'POST' : method
+    names = ['List-Unsubscribe', 'x']
   } else {
     path = rng.chance(0.9) ? '/healthz' : rng.pick(['/healthz/', '/HEALTHZ', '/healthz%2f', '/healthz/../healthz', '/./healthz'])
     names = ['x', 'verbose', 'probe']
