@@ -12,6 +12,9 @@ import { smtpTransport } from './smtp'
 import { emailStore, outboxStore } from './store'
 import { UnsubscribeLinks } from './unsubscribe'
 import { emailVerbs } from './verbs'
+import { triggerVerbs } from './trigger-verbs'
+import { subscribeTriggers, TriggerTable } from './triggers'
+import { triggerStore } from './store/triggers'
 
 export function emailFeature(ctx: AppContext): Feature {
   const database = ctx.database as AnyDatabase
@@ -23,16 +26,25 @@ export function emailFeature(ctx: AppContext): Feature {
   const links = new UnsubscribeLinks(ctx.config.secret, ctx.config.publicUrl)
   const sender = createSender({ outbox, jobs: ctx.jobs, settings: ctx.settings, transport, smtpHost: smtpUrl ? new URL(smtpUrl).hostname : null, links })
   const verbs = emailVerbs({ store, events: ctx.events })
+  const triggers = triggerVerbs({ store: triggerStore(database), events: ctx.events })
+  const table = new TriggerTable(triggerStore(database))
+  // Leads (the landings issue) will answer this from the click's lead; until then a postback's email= only.
+  subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table, enroll: verbs.enroll, leadEmailOf: async () => null })
   const sending = sendVerbs({ lists: store, outbox, sender, links })
   const named: VerbSet = {}
-  for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers), sending.broadcast, sending.outbox, sending.unsubscribe]) named[v.name] = v as never
+  for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(triggers), sending.broadcast, sending.outbox, sending.unsubscribe]) {
+    named[v.name] = v as never
+  }
   return {
     name: 'email',
-    routes: emailRoutes(ctx, verbs, sending),
+    routes: emailRoutes(ctx, verbs, sending, triggers),
     verbs: named,
     async start() {
+      // Begun in the server's synchronous start pass, before any request (a postback waits for it if need be).
+      const loading = table.reload()
       // Messages written while no relay was configured are sent now; a failure here is retried at the next start.
       await sender.releaseUnsent().catch((err) => log.error('email: queueing unsent messages failed', errorFields(err)))
+      await loading
     },
     async stop() {
       transport?.close()

@@ -1,4 +1,5 @@
 import { pgTable, integer, bigint, text, index, uniqueIndex } from 'drizzle-orm/pg-core'
+import { offers } from './campaigns'
 
 // Postgres twin of ../schema/email.ts (identity BY DEFAULT: see campaigns.ts).
 const ms = (name: string) => bigint(name, { mode: 'number' })
@@ -45,3 +46,12 @@ export const emailOutbox = pgTable('email_outbox', {
   index('email_outbox_status_idx').on(t.status, t.id),
   index('email_outbox_to_idx').on(t.toEmail),
 ])
+
+export const emailTriggers = pgTable('email_triggers', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  offerId: integer('offer_id').notNull().references(() => offers.id, { onDelete: 'cascade' }),
+  targetListId: integer('target_list_id').notNull().references(() => emailLists.id, { onDelete: 'cascade' }),
+  active: integer('active').notNull().default(1),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+}, (t) => [index('email_triggers_offer_idx').on(t.offerId)])

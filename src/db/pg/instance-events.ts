@@ -15,7 +15,7 @@ import type { PgDatabase } from './client'
 export const CHANNEL = 'svc_events'
 
 /** Events other instances must hear. Clicks and conversions are not: they invalidate nothing. */
-export const SHARED_EVENTS = ['catalog.changed', 'settings.changed', 'conversion-types.changed'] as const
+export const SHARED_EVENTS = ['catalog.changed', 'settings.changed', 'conversion-types.changed', 'email-triggers.changed'] as const
 type SharedEvent = (typeof SHARED_EVENTS)[number]
 
 interface Message {
@@ -35,6 +35,7 @@ const EVERYTHING: { [E in SharedEvent]: DomainEvents[E] } = {
   'catalog.changed': { entity: 'campaign', id: 0, action: 'updated' },
   'settings.changed': { keys: [] },
   'conversion-types.changed': {},
+  'email-triggers.changed': {},
 }
 
 /**

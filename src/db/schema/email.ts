@@ -1,4 +1,5 @@
 import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { offers } from './campaigns'
 
 /** Mailing lists: landings enrol leads into one, triggers enrol buyers, automations mail their subscribers. */
 export const emailLists = sqliteTable('email_lists', {
@@ -58,3 +59,16 @@ export const emailOutbox = sqliteTable('email_outbox', {
   index('email_outbox_status_idx').on(t.status, t.id),
   index('email_outbox_to_idx').on(t.toEmail),
 ])
+
+/**
+ * Postback rule 6: a conversion of `offer_id` (of a type that counts as a conversion) enrols the buyer's
+ * address in `target_list_id`. Deleting the offer or the list deletes its triggers.
+ */
+export const emailTriggers = sqliteTable('email_triggers', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  offerId: integer('offer_id').notNull().references(() => offers.id, { onDelete: 'cascade' }),
+  targetListId: integer('target_list_id').notNull().references(() => emailLists.id, { onDelete: 'cascade' }),
+  active: integer('active', { mode: 'boolean' }).notNull().default(true),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [index('email_triggers_offer_idx').on(t.offerId)])

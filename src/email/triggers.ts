@@ -1,0 +1,97 @@
+// Postback rule 6: after a conversion is recorded, every active trigger of the click's offer enrols the
+// buyer in its target list. The postback path only looks the offer up in an in-memory table and, when a
+// trigger matches, enqueues an `email_enroll` job in the conversion's own transaction; the enrolment itself
+// happens in the job (durable, retried, visible under section email). Only types that count as a
+// conversion fire triggers; chargebacks, rejects and other negative or uncounted types never do.
+import type { EventBus } from '../lib/event-bus'
+import type { JobQueue } from '../jobs/types'
+import { JobError } from '../jobs/types'
+import { errorFields, log } from '../lib/log'
+import type { TriggerStore } from './store/triggers'
+import { subscriberOf } from './verbs'
+import type { NewSubscriber } from './store/types'
+
+export const ENROL_JOB = 'email_enroll'
+
+/**
+ * Where a buyer's address comes from when the postback carried none: the lead a landing captured for the
+ * click (the landings issue fills this in). null: no address, nothing enrolled, nothing fails.
+ */
+export type LeadEmailOf = (clickId: string) => Promise<string | null>
+
+export class TriggerTable {
+  private byOffer = new Map<number, number[]>()
+  private loading: Promise<void> | null = null
+  private loaded = false
+
+  constructor(private readonly store: TriggerStore) {}
+
+  /** (Re)reads every active trigger; a failed read keeps the table it had and is logged. */
+  reload(): Promise<void> {
+    const p = this.store.active().then((rows) => {
+      const next = new Map<number, number[]>()
+      for (const r of rows) next.set(r.offerId, [...(next.get(r.offerId) ?? []), r.targetListId])
+      this.byOffer = next
+      this.loaded = true
+    }).catch((err) => log.error('email: could not load the triggers', errorFields(err)))
+    this.loading = p
+    return p
+  }
+
+  /** The lists a conversion of this offer enrols into; a Promise only before the first load finished. */
+  listsFor(offerId: number): readonly number[] | Promise<readonly number[]> {
+    if (!this.loaded) return (this.loading ?? this.reload()).then(() => this.byOffer.get(offerId) ?? [])
+    return this.byOffer.get(offerId) ?? []
+  }
+}
+
+export function subscribeTriggers(deps: {
+  events: EventBus
+  jobs: JobQueue
+  table: TriggerTable
+  enroll: (listId: number, s: NewSubscriber) => Promise<unknown>
+  leadEmailOf: LeadEmailOf
+}): void {
+  const { events, jobs, table } = deps
+  const enqueued = new WeakSet<object>()
+  events.on('conversion.recorded', 'in-transaction', 'email.trigger-enrol', (c, tx) => {
+    if (c.offerId === null || !c.type.include_in_conversions || c.type.negative || c.excluded) return
+    const enqueue = (lists: readonly number[]) => {
+      if (lists.length === 0) return
+      enqueued.add(c)
+      const ids = lists.map((listId) =>
+        jobs.enqueue(ENROL_JOB, { list_id: listId, email: c.email, click_id: c.clickId, conversion_id: c.id }, { tx: tx ?? undefined }))
+      const pending = ids.filter((id): id is Promise<number> => id instanceof Promise)
+      if (pending.length) return Promise.all(pending).then(() => {})
+    }
+    const lists = table.listsFor(c.offerId)
+    return lists instanceof Promise ? lists.then(enqueue) : enqueue(lists)
+  })
+  events.on('conversion.recorded', 'after-commit', 'email.wake-job-loop', (c) => {
+    if (enqueued.delete(c)) jobs.kick()
+  })
+  events.on('email-triggers.changed', 'after-commit', 'email.triggers-cache', () => {
+    void table.reload()
+  })
+
+  jobs.register(ENROL_JOB, async (payload) => {
+    const p = payload as { list_id?: unknown; email?: unknown; click_id?: unknown }
+    if (typeof p.list_id !== 'number') throw new JobError('payload has no list_id', false)
+    const email = typeof p.email === 'string' && p.email.trim() ? p.email : typeof p.click_id === 'string' ? await deps.leadEmailOf(p.click_id) : null
+    if (!email) return 'no email for this buyer: nothing enrolled'
+    let s: NewSubscriber
+    try {
+      s = subscriberOf({ email }, 'trigger')
+    } catch {
+      return 'the buyer\'s email is not a valid address: nothing enrolled'
+    }
+    try {
+      const r = (await deps.enroll(p.list_id, s)) as { created: boolean }
+      return r.created ? `enrolled ${s.email}` : `${s.email} was already in the list`
+    } catch (err) {
+      // The list was deleted since: nothing to enrol into, and never will be.
+      if ((err as { code?: string }).code === 'not_found') throw new JobError('the email list no longer exists', false)
+      throw err
+    }
+  }, { section: 'email' })
+}
