@@ -28,8 +28,8 @@ export function emailFeature(ctx: AppContext): Feature {
   const verbs = emailVerbs({ store, events: ctx.events })
   const triggers = triggerVerbs({ store: triggerStore(database), events: ctx.events })
   const table = new TriggerTable(triggerStore(database))
-  // Leads (the landings issue) will answer this from the click's lead; until then a postback's email= only.
-  subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table, enroll: verbs.enroll, leadEmailOf: async () => null })
+  // Landings (a later issue) will pass leadEmailOf: the email of the click's lead; until then email= only.
+  subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table, enroll: verbs.enroll })
   const sending = sendVerbs({ lists: store, outbox, sender, links })
   const named: VerbSet = {}
   for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(triggers), sending.broadcast, sending.outbox, sending.unsubscribe]) {

@@ -50,12 +50,15 @@ export function subscribeTriggers(deps: {
   jobs: JobQueue
   table: TriggerTable
   enroll: (listId: number, s: NewSubscriber) => Promise<unknown>
-  leadEmailOf: LeadEmailOf
+  /** Left out until landings capture leads: a conversion without email= then has no address at all. */
+  leadEmailOf?: LeadEmailOf
 }): void {
   const { events, jobs, table } = deps
   const enqueued = new WeakSet<object>()
   events.on('conversion.recorded', 'in-transaction', 'email.trigger-enrol', (c, tx) => {
     if (c.offerId === null || !c.type.include_in_conversions || c.type.negative || c.excluded) return
+    // No address and nowhere to look one up: nothing to enrol, so no job either.
+    if (!c.email && !deps.leadEmailOf) return
     const enqueue = (lists: readonly number[]) => {
       if (lists.length === 0) return
       enqueued.add(c)
@@ -77,7 +80,9 @@ export function subscribeTriggers(deps: {
   jobs.register(ENROL_JOB, async (payload) => {
     const p = payload as { list_id?: unknown; email?: unknown; click_id?: unknown }
     if (typeof p.list_id !== 'number') throw new JobError('payload has no list_id', false)
-    const email = typeof p.email === 'string' && p.email.trim() ? p.email : typeof p.click_id === 'string' ? await deps.leadEmailOf(p.click_id) : null
+    const email = typeof p.email === 'string' && p.email.trim()
+      ? p.email
+      : typeof p.click_id === 'string' && deps.leadEmailOf ? await deps.leadEmailOf(p.click_id) : null
     if (!email) return 'no email for this buyer: nothing enrolled'
     let s: NewSubscriber
     try {
