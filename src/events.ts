@@ -18,6 +18,8 @@ export interface DomainEvents {
   'settings.changed': { keys: readonly string[] }
   /** A conversion type or the status map changed. */
   'conversion-types.changed': Record<string, never>
+  /** An email automation was created, changed or deleted (every instance reloads its automation table). */
+  'email-automations.changed': Record<string, never>
   /** An email trigger was created, changed or deleted (every instance reloads its trigger table). */
   'email-triggers.changed': Record<string, never>
   /** An address joined a list (a new row: enrolling an address already there announces nothing). */

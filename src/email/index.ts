@@ -1,22 +1,33 @@
-// The email feature (issue 9, first parts): lists and subscribers, the outbox and delivery through the
-// operator's SMTP relay (section email). Triggers, automations, unsubscribe links, bounces and magic links
-// build on its enroll(), its sender and the job loop's kinds.
+// The email feature (issue 9, first parts; section email): lists and subscribers, conversion triggers,
+// automations, the outbox and delivery through the operator's SMTP relay, unsubscribe links. Bounces and
+// magic-link accounts build on the same enroll(), sender and job kinds.
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
 import { errorFields, log } from '../lib/log'
 import type { VerbSet } from '../lib/verb'
+import { automationVerbs } from './automation-verbs'
+import { AutomationTable, registerAutomationSteps, scheduleAutomations, subscriberRef } from './automations'
 import { createSender } from './outbox'
 import { emailRoutes } from './routes'
 import { sendVerbs } from './send-verbs'
 import { smtpTransport } from './smtp'
 import { emailStore, outboxStore } from './store'
-import { UnsubscribeLinks } from './unsubscribe'
-import { emailVerbs } from './verbs'
+import { automationStore } from './store/automations'
+import { triggerStore } from './store/triggers'
 import { triggerVerbs } from './trigger-verbs'
 import { subscribeTriggers, TriggerTable } from './triggers'
-import { triggerStore } from './store/triggers'
+import { UnsubscribeLinks } from './unsubscribe'
+import { emailVerbs, subscriberOf } from './verbs'
 
-export function emailFeature(ctx: AppContext): Feature {
+export interface EmailFeature extends Feature {
+  /**
+   * The post-purchase enrolment (commerce calls it on a successful payment): the buyer joins the list
+   * (source purchase), and the list's automations start for them. Idempotent per address and list.
+   */
+  enrollBuyer(listId: number, buyer: { email: string; name?: string | null }): Promise<{ subscriberId: number; created: boolean }>
+}
+
+export function emailFeature(ctx: AppContext): EmailFeature {
   const database = ctx.database as AnyDatabase
   const store = emailStore(database)
   const outbox = outboxStore(database)
@@ -25,23 +36,41 @@ export function emailFeature(ctx: AppContext): Feature {
   const transport = smtpUrl ? smtpTransport(smtpUrl) : null
   const links = new UnsubscribeLinks(ctx.config.secret, ctx.config.publicUrl)
   const sender = createSender({ outbox, jobs: ctx.jobs, settings: ctx.settings, transport, smtpHost: smtpUrl ? new URL(smtpUrl).hostname : null, links })
-  const verbs = emailVerbs({ store, events: ctx.events })
+  const cancelPending = (subscriberId: number) => ctx.jobs.cancelRef(subscriberRef(subscriberId))
+
+  const automations = automationStore(database)
+  const automationTable = new AutomationTable(automations)
+  ctx.events.on('email-automations.changed', 'after-commit', 'email.automations-cache', () => {
+    void automationTable.reload()
+  })
+  registerAutomationSteps({ jobs: ctx.jobs, automations, lists: store, sender, links })
+
+  const verbs = emailVerbs({ store, events: ctx.events, onEnrolled: scheduleAutomations(automationTable, ctx.jobs), cancelPending })
   const triggers = triggerVerbs({ store: triggerStore(database), events: ctx.events })
-  const table = new TriggerTable(triggerStore(database))
+  const triggerTable = new TriggerTable(triggerStore(database))
   // Landings (a later issue) will pass leadEmailOf: the email of the click's lead; until then email= only.
-  subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table, enroll: verbs.enroll })
-  const sending = sendVerbs({ lists: store, outbox, sender, links })
+  subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table: triggerTable, enroll: verbs.enroll })
+  const sending = sendVerbs({ lists: store, outbox, sender, links, cancelPending })
+  const automationSet = automationVerbs({ store: automations, events: ctx.events })
+
   const named: VerbSet = {}
-  for (const v of [...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(triggers), sending.broadcast, sending.outbox, sending.unsubscribe]) {
-    named[v.name] = v as never
-  }
+  for (const v of [
+    ...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(triggers), ...Object.values(automationSet),
+    sending.broadcast, sending.outbox, sending.unsubscribe,
+  ]) named[v.name] = v as never
+
   return {
     name: 'email',
-    routes: emailRoutes(ctx, verbs, sending, triggers),
+    routes: emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet }),
     verbs: named,
+    async enrollBuyer(listId, buyer) {
+      const { row, created } = await verbs.enroll(listId, subscriberOf({ email: buyer.email, name: buyer.name ?? null }, 'purchase'))
+      return { subscriberId: row.id, created }
+    },
     async start() {
-      // Begun in the server's synchronous start pass, before any request (a postback waits for it if need be).
-      const loading = table.reload()
+      // Begun in the server's synchronous start pass, before any request (a postback or an enrolment waits
+      // for its table if need be).
+      const loading = Promise.all([triggerTable.reload(), automationTable.reload()])
       // Messages written while no relay was configured are sent now; a failure here is retried at the next start.
       await sender.releaseUnsent().catch((err) => log.error('email: queueing unsent messages failed', errorFields(err)))
       await loading

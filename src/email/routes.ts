@@ -8,6 +8,7 @@ import { htmlPageHeaders } from '../http/security-headers'
 import { ListCreate, ListPatch, ListRecord, renderList, renderSubscriber, SubscriberCreate, SubscriberRecord } from './model'
 import { SUBSCRIBER_STATUSES } from './store/types'
 import type { EmailVerbs } from './verbs'
+import { AutomationCreate, AutomationPatch, AutomationRecord, renderAutomation, type AutomationVerbs } from './automation-verbs'
 import { renderTrigger, TriggerCreate, TriggerPatch, TriggerRecord, type TriggerVerbs } from './trigger-verbs'
 import { BroadcastCreate, type SendVerbs } from './send-verbs'
 import { OUTBOX_STATUSES, type OutboxView } from './store/outbox-types'
@@ -25,7 +26,7 @@ const subscriberQuery = t.Object({
 /** A repeated query parameter counts once (first occurrence). */
 const first = (v: unknown): string | undefined => (Array.isArray(v) ? (v.length ? String(v[0]) : undefined) : v === undefined ? undefined : String(v))
 
-export function emailRoutes(ctx: AppContext, verbs: EmailVerbs, sending: SendVerbs, triggers: TriggerVerbs) {
+export function emailRoutes(ctx: AppContext, { verbs, sending, triggers, automations }: { verbs: EmailVerbs; sending: SendVerbs; triggers: TriggerVerbs; automations: AutomationVerbs }) {
   const listId = (raw: string) => parseId(raw, 'email list')
   const subscriberId = (raw: string) => parseId(raw, 'subscriber')
   const base = '/admin/api/email-lists/:id/subscribers'
@@ -44,6 +45,7 @@ export function emailRoutes(ctx: AppContext, verbs: EmailVerbs, sending: SendVer
       }
       return page(200, 'Unsubscribed', 'You are unsubscribed: you will get no more emails from this list.')
     }, { parse: 'none', detail: { tags: ['email'], summary: 'Unsubscribe (the button, and the RFC 8058 one-click POST of mail clients)' } })
+    .use(collectionRoutes(ctx, { name: 'automations', what: 'email automation', verbs: automations, render: renderAutomation, record: AutomationRecord, create: AutomationCreate, patch: AutomationPatch }))
     .use(collectionRoutes(ctx, { name: 'email-triggers', what: 'email trigger', verbs: triggers, render: renderTrigger, record: TriggerRecord, create: TriggerCreate, patch: TriggerPatch }))
     .use(collectionRoutes(ctx, { name: 'email-lists', what: 'email list', verbs: verbs.lists, render: renderList, record: ListRecord, create: ListCreate, patch: ListPatch }))
     .use(adminGuard(ctx))

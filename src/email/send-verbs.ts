@@ -23,7 +23,7 @@ export const BroadcastCreate = Type.Object({
 
 const text = () => Type.Optional(Type.String())
 
-export function sendVerbs(deps: { lists: EmailStore; outbox: OutboxStore; sender: Sender; links: UnsubscribeLinks }) {
+export function sendVerbs(deps: { lists: EmailStore; outbox: OutboxStore; sender: Sender; links: UnsubscribeLinks; cancelPending: (subscriberId: number) => unknown }) {
   const { lists, outbox, sender, links } = deps
   return {
     links,
@@ -53,6 +53,9 @@ export function sendVerbs(deps: { lists: EmailStore; outbox: OutboxStore; sender
         const target = links.verify(token)
         if (!target) throw notFound('this unsubscribe link is not valid')
         const outcome = await lists.unsubscribe(target.listId, target.subscriberId)
+        // What was still scheduled for them (automation messages) is cancelled; a message already queued is
+        // suppressed when its turn comes (the send-time check).
+        if (outcome === 'unsubscribed') await deps.cancelPending(target.subscriberId)
         // A subscriber removed since the mail was sent has nothing left to unsubscribe from: the same answer.
         return { outcome: outcome === 'unknown' ? 'already' as const : outcome }
       },

@@ -12,11 +12,15 @@ import { normalizeIp } from '../lib/ip'
 import { listPage, PageInput, withId, IdInput } from '../catalog/shared'
 import { normalizeEmail } from './address'
 import { ListCreate, ListPatch, SubscriberCreate } from './model'
-import { SUBSCRIBER_STATUSES, type EmailStore, type NewSubscriber, type SubscriberSource, type SubscriberStatus } from './store/types'
+import { SUBSCRIBER_STATUSES, type EmailStore, type NewSubscriber, type OnEnrolled, type SubscriberSource, type SubscriberStatus } from './store/types'
 
 export interface EmailDeps {
   store: EmailStore
   events: EventBus
+  /** Inside each new subscriber's transaction (the automations' schedule). */
+  onEnrolled?: OnEnrolled
+  /** Cancels what is pending for a subscriber (the automations' messages), e.g. when they are removed. */
+  cancelPending?: (subscriberId: number) => unknown
 }
 
 const MAX_FIELDS = 50
@@ -71,13 +75,13 @@ const SubscriberQuery = Type.Object({
 })
 const SubscriberRef = Type.Object({ id: Int({ minimum: 1 }), subscriber_id: Int({ minimum: 1 }) })
 
-export function emailVerbs({ store, events }: EmailDeps) {
+export function emailVerbs({ store, events, onEnrolled, cancelPending }: EmailDeps) {
   /**
    * Adds an address to a list, idempotently (the first consent is kept), and announces a new subscriber
    * once committed. For every producer: admins (manual), CSV import, lead forms, triggers, purchases.
    */
   async function enroll(listId: number, s: NewSubscriber) {
-    const result = await store.enroll(listId, s)
+    const result = await store.enroll(listId, s, onEnrolled)
     if (result.created) {
       events.committed('email.subscriber.enrolled', { listId, subscriberId: result.row.id, email: result.row.email, source: s.source })
     }
@@ -169,6 +173,7 @@ export function emailVerbs({ store, events }: EmailDeps) {
       permission: 'email:write', input: SubscriberRef,
       async run(_actor, { id, subscriber_id }) {
         await store.removeSubscriber(id, subscriber_id)
+        await cancelPending?.(subscriber_id)
         return { ok: true as const }
       },
     }),

@@ -55,3 +55,13 @@ export const emailTriggers = pgTable('email_triggers', {
   createdAt: ms('created_at').notNull(),
   updatedAt: ms('updated_at').notNull(),
 }, (t) => [index('email_triggers_offer_idx').on(t.offerId)])
+
+export const emailAutomations = pgTable('email_automations', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  listId: integer('list_id').notNull().references(() => emailLists.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  active: integer('active').notNull().default(1),
+  steps: text('steps').notNull().default('[]'),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+}, (t) => [index('email_automations_list_idx').on(t.listId)])

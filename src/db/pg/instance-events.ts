@@ -15,7 +15,7 @@ import type { PgDatabase } from './client'
 export const CHANNEL = 'svc_events'
 
 /** Events other instances must hear. Clicks and conversions are not: they invalidate nothing. */
-export const SHARED_EVENTS = ['catalog.changed', 'settings.changed', 'conversion-types.changed', 'email-triggers.changed'] as const
+export const SHARED_EVENTS = ['catalog.changed', 'settings.changed', 'conversion-types.changed', 'email-triggers.changed', 'email-automations.changed'] as const
 type SharedEvent = (typeof SHARED_EVENTS)[number]
 
 interface Message {
@@ -36,6 +36,7 @@ const EVERYTHING: { [E in SharedEvent]: DomainEvents[E] } = {
   'settings.changed': { keys: [] },
   'conversion-types.changed': {},
   'email-triggers.changed': {},
+  'email-automations.changed': {},
 }
 
 /**

@@ -72,3 +72,18 @@ export const emailTriggers = sqliteTable('email_triggers', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('email_triggers_offer_idx').on(t.offerId)])
+
+/**
+ * An automation of a list: an ordered sequence of messages, each sent `delay_minutes` after a subscriber
+ * joined. `steps` is a JSON array of {delay_minutes, subject, text, html}; each message is read when it is
+ * due, so an edit reaches the messages still pending. Deleting the list deletes its automations.
+ */
+export const emailAutomations = sqliteTable('email_automations', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  listId: integer('list_id').notNull().references(() => emailLists.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  active: integer('active', { mode: 'boolean' }).notNull().default(true),
+  steps: text('steps').notNull().default('[]'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [index('email_automations_list_idx').on(t.listId)])

@@ -8,7 +8,7 @@ import type { SQL, TransactionSQL } from 'bun'
 import { numCols, type PgDatabase } from '../../db/pg/client'
 import type { Page } from '../../lib/paging'
 import { listNotFound, listUsedByLanding, subscriberNotFound } from './errors'
-import type { EmailStore, ListRow, NewSubscriber, SubscriberFilter, SubscriberRow } from './types'
+import type { EmailStore, ListRow, NewSubscriber, OnEnrolled, SubscriberFilter, SubscriberRow } from './types'
 
 /** The pool or a transaction: both run tagged-template queries. */
 type Q = SQL | TransactionSQL
@@ -100,7 +100,7 @@ export class PgEmailStore implements EmailStore {
     return subscriberRows(rows)[0]
   }
 
-  async enroll(listId: number, s: NewSubscriber): Promise<{ row: SubscriberRow; created: boolean }> {
+  async enroll(listId: number, s: NewSubscriber, onCreated?: OnEnrolled): Promise<{ row: SubscriberRow; created: boolean }> {
     try {
       return await this.sql.begin(async (tx) => {
         // FOR SHARE: the list cannot be deleted until this enrolment commits (deleteList waits on it).
@@ -115,7 +115,11 @@ export class PgEmailStore implements EmailStore {
               ${s.consentAt}::bigint, ${s.consentIp}, ${now}::bigint, ${now}::bigint)
             ON CONFLICT (list_id, email) DO NOTHING
             RETURNING ${this.cols.subscriber}`
-          if (inserted.length > 0) return { row: subscriberRows(inserted)[0]!, created: true }
+          if (inserted.length > 0) {
+            const row = subscriberRows(inserted)[0]!
+            await onCreated?.(row, tx)
+            return { row, created: true }
+          }
           // Already there: kept exactly as it was (its first consent included).
           const existing = await tx`SELECT ${this.cols.subscriber} FROM email_subscribers WHERE list_id = ${listId}::int8 AND email = ${s.email}`
           if (existing.length > 0) return { row: subscriberRows(existing)[0]!, created: false }

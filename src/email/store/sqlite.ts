@@ -5,7 +5,7 @@ import type { Database, Db, RawDb } from '../../db/client'
 import { emailLists, emailSubscribers, landings } from '../../db/schema'
 import type { Page } from '../../lib/paging'
 import { listNotFound, listUsedByLanding, subscriberNotFound } from './errors'
-import type { EmailStore, ListRow, NewSubscriber, SubscriberFilter, SubscriberRow } from './types'
+import type { EmailStore, ListRow, NewSubscriber, OnEnrolled, SubscriberFilter, SubscriberRow } from './types'
 
 /** The list's columns plus its active subscriber count, in one SELECT. */
 const listColumns = {
@@ -72,7 +72,7 @@ export class SqliteEmailStore implements EmailStore {
     return this.db.select().from(emailSubscribers).where(and(eq(emailSubscribers.listId, listId), eq(emailSubscribers.id, id))).get()
   }
 
-  async enroll(listId: number, s: NewSubscriber): Promise<{ row: SubscriberRow; created: boolean }> {
+  async enroll(listId: number, s: NewSubscriber, onCreated?: OnEnrolled): Promise<{ row: SubscriberRow; created: boolean }> {
     return this.tx(() => {
       if (!this.listExists(listId)) throw listNotFound()
       const now = Date.now()
@@ -80,7 +80,10 @@ export class SqliteEmailStore implements EmailStore {
         listId, email: s.email, name: s.name, fields: JSON.stringify(s.fields), source: s.source, status: 'active',
         consentAt: s.consentAt, consentIp: s.consentIp, createdAt: now, updatedAt: now,
       }).onConflictDoNothing({ target: [emailSubscribers.listId, emailSubscribers.email] }).returning().get()
-      if (inserted) return { row: inserted, created: true }
+      if (inserted) {
+        if (onCreated?.(inserted, null) instanceof Promise) throw new Error('enroll: an asynchronous hook on SQLite')
+        return { row: inserted, created: true }
+      }
       // Already there: kept exactly as it was (its first consent included).
       const existing = this.db.select().from(emailSubscribers).where(and(eq(emailSubscribers.listId, listId), eq(emailSubscribers.email, s.email))).get()!
       return { row: existing, created: false }

@@ -3,6 +3,7 @@
 // atomic operation that throws the AppError the caller sees (not_found, conflict).
 import type { emailLists, emailSubscribers } from '../../db/schema'
 import type { Page } from '../../lib/paging'
+import type { Tx } from '../../db/engine'
 
 export type ListRow = typeof emailLists.$inferSelect & {
   /** Subscribers whose status is active (read with the list). */
@@ -24,6 +25,12 @@ export interface NewSubscriber {
   consentAt: number
   consentIp: string | null
 }
+
+/**
+ * Work that must commit with a new subscriber. `tx`: the Postgres transaction; null on SQLite, where the
+ * hook must be synchronous (it runs on the shared connection inside the transaction).
+ */
+export type OnEnrolled = (row: SubscriberRow, tx: Tx) => void | Promise<void>
 
 export interface SubscriberFilter {
   status?: SubscriberStatus
@@ -47,9 +54,10 @@ export interface EmailStore {
   /**
    * Idempotent: a new address is inserted (`created: true`); an address already in the list is returned
    * as it is, its first consent, name, fields and status kept (`created: false`). not_found for an
-   * unknown list.
+   * unknown list. `onCreated` runs inside the same transaction for a new subscriber only (the automations
+   * schedule their messages there, so an enrolment never commits without them).
    */
-  enroll(listId: number, s: NewSubscriber): Promise<{ row: SubscriberRow; created: boolean }>
+  enroll(listId: number, s: NewSubscriber, onCreated?: OnEnrolled): Promise<{ row: SubscriberRow; created: boolean }>
   /** not_found "subscriber not found" when the list has no such subscriber. */
   removeSubscriber(listId: number, id: number): Promise<void>
   /**
