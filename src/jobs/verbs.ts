@@ -43,6 +43,13 @@ export function jobsVerbs({ store, queue, maxAttempts }: JobsVerbDeps) {
     if (!row) throw notFound('job not found')
     return row
   }
+  /** The job, once the actor may `action` it (403 before the lookup when they may act in no section at all). */
+  const allowed = async (actor: Actor, id: number, action: 'read' | 'write') => {
+    requireSome(actor, action)
+    const job = await found(id)
+    check(actor, job, action)
+    return job
+  }
 
   return {
     list: defineVerb({
@@ -76,12 +83,7 @@ export function jobsVerbs({ store, queue, maxAttempts }: JobsVerbDeps) {
       summary: 'Get a job',
       permission: null, // the job's section, checked in run()
       input: Type.Object({ id: Int() }),
-      async run(actor, { id }) {
-        requireSome(actor, 'read')
-        const job = await found(id)
-        check(actor, job, 'read')
-        return toJobRow(job)
-      },
+      run: async (actor, { id }) => toJobRow(await allowed(actor, id, 'read')),
     }),
     retry: defineVerb({
       name: 'jobs.retry',
@@ -89,9 +91,7 @@ export function jobsVerbs({ store, queue, maxAttempts }: JobsVerbDeps) {
       permission: null, // the job's section, checked in run()
       input: Type.Object({ id: Int() }),
       async run(actor, { id }) {
-        requireSome(actor, 'write')
-        const job = await found(id)
-        check(actor, job, 'write')
+        const job = await allowed(actor, id, 'write')
         const retried = await store.retry(id, queue.policyOf(job.kind)?.maxAttempts ?? maxAttempts, Date.now())
         const row = await found(id)
         if (!retried) throw conflict(`job ${id} is ${row.status}; only failed jobs can be retried`)
@@ -105,9 +105,7 @@ export function jobsVerbs({ store, queue, maxAttempts }: JobsVerbDeps) {
       permission: null, // the job's section, checked in run()
       input: Type.Object({ id: Int() }),
       async run(actor, { id }) {
-        requireSome(actor, 'write')
-        const job = await found(id)
-        check(actor, job, 'write')
+        await allowed(actor, id, 'write')
         const cancelled = await store.cancel(id, Date.now())
         const row = await found(id)
         if (!cancelled) throw conflict(`job ${id} is ${row.status}; only pending jobs can be cancelled`)
