@@ -13,6 +13,7 @@ import { renderTrigger, TriggerCreate, TriggerPatch, TriggerRecord, type Trigger
 import { BroadcastCreate, type SendVerbs } from './send-verbs'
 import { OUTBOX_STATUSES, type OutboxView } from './store/outbox-types'
 import { iso } from '../lib/time'
+import { csvHeaders, csvStream, fileName } from '../lib/csv'
 
 const tags = ['email-lists']
 const listParams = t.Object({ id: t.String({ description: 'list id' }) })
@@ -55,6 +56,11 @@ export function emailRoutes(ctx: AppContext, { verbs, sending, triggers, automat
       })
       return { items: page.items.map(renderSubscriber), next_cursor: page.next_cursor }
     }, { permission: 'email:read', params: listParams, query: subscriberQuery, response: pageSchema(SubscriberRecord), detail: { tags, summary: verbs.subscribers.list.summary } })
+    .get('/admin/api/email-lists/:id/subscribers.csv', async ({ params, query, admin }) => {
+      const id = listId(params.id)
+      const next = await invoke(verbs.subscribers.export, adminActor(admin), { id, status: first(query.status) })
+      return new Response(csvStream(next), { headers: csvHeaders(fileName(['email-list', String(id), 'subscribers'])) })
+    }, { permission: 'email:read', params: listParams, query: t.Object({ status: t.Optional(t.String({ description: `one of ${SUBSCRIBER_STATUSES.join(', ')}` })) }), detail: { tags, summary: verbs.subscribers.export.summary } })
     .post(base, async ({ params, body, set, admin }) => {
       const { row, created } = await invoke(verbs.subscribers.add, adminActor(admin), { ...body, id: listId(params.id) })
       // 201 for a new subscriber; 200 with the subscriber as it was when the address was already there.

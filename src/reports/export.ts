@@ -1,5 +1,5 @@
 // The CSV forms of a report and the conversions export.
-import { csvLine, csvStream, type Cell } from './csv'
+import { csvLine, csvStream, type Cell } from '../lib/csv'
 import { isIdDimension, type Dimension } from './dimensions'
 import { METRIC_NAMES } from './metrics'
 import type { ExportRequest } from './params'

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import { iso } from '../lib/time'
 import { defineVerb, type VerbSet } from '../lib/verb'
-import { csvHeaders, fileName } from './csv'
+import { csvHeaders, fileName } from '../lib/csv'
 import { conversionsCsv, reportCsv } from './export'
 import { parseExportRequest, parseReportRequest, type ReportRequest } from './params'
 import type { ReportQueries } from './queries'

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'
 import type { DomainEvents } from '../../src/events'
+import { testDb } from '../helpers/db'
 
 let s: TestServer
 const enrolled: Array<DomainEvents['email.subscriber.enrolled']> = []
@@ -151,5 +152,37 @@ describe('/admin/api/email-lists/:id/subscribers', () => {
     expect(await s.api('DELETE', `${p}/${ids[0]}`)).toMatchObject({ status: 404, body: { error: 'subscriber not found' } })
     expect(await s.api('GET', `${p}/x`)).toMatchObject({ status: 404, body: { error: 'subscriber not found' } })
     expect((await s.api('GET', `/admin/api/email-lists/${l}`)).body.active_subscribers).toBe(2)
+  })
+})
+
+describe('GET /admin/api/email-lists/:id/subscribers.csv', () => {
+  test('streams every subscriber, oldest first, with formula cells neutralised; filters by status; unknown list 404', async () => {
+    const l = await newList('Export')
+    const p = `/admin/api/email-lists/${l}/subscribers`
+    await s.api('POST', p, { email: 'a@example.com', name: '=HYPERLINK("https://evil.example")', fields: { city: 'Oslo, "N"' }, consent_ip: '203.0.113.9', consent_at: '2024-01-02T03:04:05Z' })
+    await s.api('POST', p, { email: 'b@example.com' })
+    // Enough rows for several pages of the export (1,000 per read): written straight into the table.
+    await testDb(s).run(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2050) " +
+        "INSERT INTO email_subscribers (list_id, email, name, fields, source, status, consent_at, consent_ip, created_at, updated_at) " +
+        "SELECT $list, 'bulk' || i || '@example.com', NULL, '{}', 'import', CASE WHEN i % 2 = 0 THEN 'unsubscribed' ELSE 'active' END, 0, NULL, 0, 0 FROM n",
+      { list: l },
+    )
+    const res = await fetch(`${s.base}${p}.csv`, { headers: { cookie: await s.login() } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="email-list-${l}-subscribers.csv"`)
+    const lines = (await res.text()).split('\r\n')
+    expect(lines[0]).toBe('id,email,name,status,source,consent_at,consent_ip,created_at,fields')
+    expect(lines[1]).toMatch(/^\d+,a@example\.com,"'=HYPERLINK\(""https:\/\/evil\.example""\)",active,manual,2024-01-02T03:04:05\.000Z,203\.0\.113\.9,[^,]+,"\{""city"":""Oslo, \\""N\\""""\}"$/)
+    expect(lines[2]).toMatch(/^\d+,b@example\.com,,active,manual,/)
+    expect(lines.length).toBe(1 + 2 + 2050 + 1) // header, rows, the empty string after the last CRLF
+    expect(lines.at(-2)).toMatch(/^\d+,bulk2050@example\.com,,unsubscribed,import,/)
+    const ids = lines.slice(1, -1).map((x) => Number(x.split(',')[0]))
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    const active = await fetch(`${s.base}${p}.csv?status=active`, { headers: { cookie: await s.login() } })
+    expect((await active.text()).split('\r\n').length).toBe(1 + 2 + 1025 + 1)
+    expect(await s.api('GET', '/admin/api/email-lists/999999/subscribers.csv')).toMatchObject({ status: 404, body: { error: 'email list not found' } })
+    expect((await s.api('GET', `${p}.csv?status=nope`)).status).toBe(400)
   })
 })

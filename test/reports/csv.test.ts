@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { startServer, type TestServer } from '../helpers/server'
-import { csvCell, csvLine } from '../../src/reports/csv'
+import { csvCell, csvLine } from '../../src/lib/csv'
 import { addClick, catalog, report, SERVER_TIMEOUT_MS } from './seed'
 
 /** RFC 4180 reader: rows of cells. */

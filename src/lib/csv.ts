@@ -6,7 +6,7 @@
 // full-width signs (＝ ＋ － ＠) as their ASCII twins, so those leads count too. Such text cells get a
 // leading apostrophe ('=1+1). Numbers are written as numbers (a negative profit stays -3.5), so the
 // defence only ever changes text.
-import { errorFields, log } from '../lib/log'
+import { errorFields, log } from './log'
 
 export type Cell = string | number | null | undefined
 
@@ -38,7 +38,7 @@ export function csvStream(next: () => string | null | Promise<string | null>): R
         if (chunk === null) controller.close()
         else controller.enqueue(encoder.encode(chunk))
       } catch (err) {
-        log.error('reports: CSV export failed', errorFields(err))
+        log.error('CSV export failed', errorFields(err))
         controller.error(err)
       }
     },
