@@ -56,11 +56,14 @@ export function emailRoutes(ctx: AppContext, { verbs, sending, triggers, automat
       })
       return { items: page.items.map(renderSubscriber), next_cursor: page.next_cursor }
     }, { permission: 'email:read', params: listParams, query: subscriberQuery, response: pageSchema(SubscriberRecord), detail: { tags, summary: verbs.subscribers.list.summary } })
-    .get('/admin/api/email-lists/:id/subscribers.csv', async ({ params, query, admin }) => {
+    .get('/admin/api/email-lists/:id/subscribers/export', async ({ params, query, admin }) => {
       const id = listId(params.id)
       const next = await invoke(verbs.subscribers.export, adminActor(admin), { id, status: first(query.status) })
       return new Response(csvStream(next), { headers: csvHeaders(fileName(['email-list', String(id), 'subscribers'])) })
     }, { permission: 'email:read', params: listParams, query: t.Object({ status: t.Optional(t.String({ description: `one of ${SUBSCRIBER_STATUSES.join(', ')}` })) }), detail: { tags, summary: verbs.subscribers.export.summary } })
+    .post(`${base}/import`, async ({ params, body, admin }) =>
+      invoke(verbs.subscribers.import, adminActor(admin), { id: listId(params.id), csv: typeof body === 'string' ? body : '' }),
+    { csvUpload: 'email:write', params: listParams, detail: { tags, summary: verbs.subscribers.import.summary, description: 'Body: the CSV file itself (content-type: text/csv), up to 8 MB and 50,000 rows.' } })
     .post(base, async ({ params, body, set, admin }) => {
       const { row, created } = await invoke(verbs.subscribers.add, adminActor(admin), { ...body, id: listId(params.id) })
       // 201 for a new subscriber; 200 with the subscriber as it was when the address was already there.

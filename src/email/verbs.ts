@@ -7,7 +7,7 @@ import { invalid, notFound } from '../lib/errors'
 import { Int, optionalText, requiredText } from '../lib/fields'
 import { parsePage, toPage } from '../lib/paging'
 import { iso, parseMoment } from '../lib/time'
-import { csvLine } from '../lib/csv'
+import { csvLine, parseCsv } from '../lib/csv'
 import { defineVerb } from '../lib/verb'
 import { normalizeIp } from '../lib/ip'
 import { listPage, PageInput, withId, IdInput } from '../catalog/shared'
@@ -32,6 +32,9 @@ const EXPORT_COLUMNS = ['id', 'email', 'name', 'status', 'source', 'consent_at',
 const exportLine = (r: SubscriberRow) =>
   csvLine([r.id, r.email, r.name, r.status, r.source, iso(r.consentAt), r.consentIp, iso(r.createdAt), r.fields === '{}' ? '' : r.fields])
 
+const MAX_IMPORT_ROWS = 50_000
+/** Reasons listed in an import's report; the count covers the rest. */
+const MAX_REPORTED = 100
 const MAX_FIELDS = 50
 const FIELD_NAME = /^[a-z0-9_]{1,40}$/
 const MAX_FIELD_VALUE = 1000
@@ -95,6 +98,61 @@ export function emailVerbs({ store, events, onEnrolled, cancelPending }: EmailDe
       events.committed('email.subscriber.enrolled', { listId, subscriberId: result.row.id, email: result.row.email, source: s.source })
     }
     return result
+  }
+
+  /** A CSV file into a list: every valid row in one transaction; a report of what was taken and why the rest was not. */
+  async function importCsv(listId: number, csv: string) {
+    const parsed = parseCsv(csv)
+    if ('error' in parsed) throw invalid(`csv: line ${parsed.line}: ${parsed.error}`)
+    const [head, ...body] = parsed.rows
+    if (!head) throw invalid('csv: the file is empty (a header row naming the columns comes first)')
+    const columns = head.map((h) => h.trim().toLowerCase().replace(/[\s-]+/g, '_'))
+    const col = (name: string) => columns.indexOf(name)
+    const emailAt = col('email')
+    if (emailAt < 0) throw invalid('csv: no email column in the header row')
+    if (body.length > MAX_IMPORT_ROWS) throw invalid(`csv: at most ${MAX_IMPORT_ROWS} rows per import (got ${body.length})`)
+    const known = new Set(['email', 'name', 'consent_at', 'consent_ip'])
+    const fieldCols = columns.map((c, i) => [c, i] as const).filter(([c]) => !known.has(c) && FIELD_NAME.test(c))
+    const ignored = head.filter((_, i) => !known.has(columns[i]!) && !FIELD_NAME.test(columns[i]!))
+    const now = Date.now()
+    const valid: NewSubscriber[] = []
+    const firstRow = new Map<string, number>()
+    const errors: Array<{ row: number; reason: string }> = []
+    let skipped = 0
+    const skip = (row: number, reason: string) => {
+      skipped++
+      if (errors.length < MAX_REPORTED) errors.push({ row, reason })
+    }
+    body.forEach((cells, i) => {
+      const row = i + 2 // the header is line 1
+      if (cells.every((c) => c.trim() === '')) return // a blank line
+      const cell = (at: number) => (at < 0 ? undefined : cells[at])
+      let consentAt: number | undefined
+      const rawAt = cell(col('consent_at'))?.trim()
+      if (rawAt) {
+        const t = parseMoment(rawAt)
+        if (t === null || t > now + 60_000) return skip(row, 'consent_at: not a date in the past')
+        consentAt = t
+      }
+      const fields: Record<string, string> = {}
+      for (const [name, at] of fieldCols) if (cells[at]?.trim()) fields[name] = cells[at]!.trim()
+      let s: NewSubscriber
+      try {
+        s = subscriberOf({ email: cell(emailAt) ?? '', name: cell(col('name')), fields, consentAt: consentAt ?? now, consentIp: cell(col('consent_ip'))?.trim() || null }, 'import')
+      } catch (err) {
+        return skip(row, (err as Error).message)
+      }
+      const earlier = firstRow.get(s.email)
+      if (earlier !== undefined) return skip(row, `duplicate of row ${earlier}`)
+      firstRow.set(s.email, row)
+      valid.push(s)
+    })
+    const created = await store.enrollMany(listId, valid)
+    for (const r of created) events.committed('email.subscriber.enrolled', { listId, subscriberId: r.id, email: r.email, source: 'import' })
+    return {
+      list_id: listId, rows: body.filter((c) => c.some((x) => x.trim() !== '')).length, created: created.length,
+      already_subscribed: valid.length - created.length, skipped, errors, ignored_columns: ignored,
+    }
   }
 
   const lists = {
@@ -183,6 +241,13 @@ export function emailVerbs({ store, events, onEnrolled, cancelPending }: EmailDe
           return out
         }
       },
+    }),
+    import: defineVerb({
+      name: 'email.subscribers.import',
+      summary: 'Import subscribers from CSV (header row; email required; name, consent_at, consent_ip; other columns become custom fields)',
+      permission: 'email:write',
+      input: Type.Object({ id: Int({ minimum: 1 }), csv: Type.String() }),
+      run: (_actor, { id, csv }) => importCsv(id, csv),
     }),
     add: defineVerb({
       name: 'email.subscribers.add',

@@ -25,6 +25,12 @@ export function requireJsonBody(request: Request) {
   if (mime !== 'application/json') throw invalid('request body must be JSON (content-type: application/json)')
 }
 
+/** The body of a file upload route (a CSV import): text/csv or text/plain, never JSON by accident. */
+export function requireCsvBody(request: Request) {
+  const mime = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (mime !== 'text/csv' && mime !== 'text/plain') throw invalid('request body must be a CSV file (content-type: text/csv)')
+}
+
 /**
  * The signed-in admin of a request: a valid, unexpired, unrevoked session cookie of an existing user, or 401.
  * Async (the users store may be a network database): callers must await it, or its 401 is lost.
@@ -54,7 +60,7 @@ const BODY_SKIPPED = Object.freeze({})
  * The check may be async (the session lookup is); both hooks are declared `async` because Elysia awaits
  * a transform hook only when it recognises it as async, and an unawaited rejection would let the request through.
  */
-export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promise<void>) {
+export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promise<void>, readBody?: (request: Request) => Promise<unknown>) {
   const outcome = new WeakMap<Request, { error: unknown } | null>()
   return {
     parse: async (c: HookContext) => {
@@ -66,6 +72,8 @@ export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promi
         outcome.set(request, { error })
         return BODY_SKIPPED
       }
+      // A body type Elysia does not parse itself (a CSV file): read here, only once the check passed.
+      if (readBody) return readBody(request)
     },
     transform: async (c: HookContext) => {
       const seen = outcome.get(c.request)
@@ -78,7 +86,8 @@ export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promi
 /**
  * Admin auth as Elysia macros (spec §5): `{ admin: true }` needs a valid session cookie (401 otherwise);
  * `{ permission: 'campaigns:write' }` also needs that section permission (403 otherwise);
- * `{ someSection: 'write' }` needs that action in some section, for records that carry their own (jobs).
+ * `{ someSection: 'write' }` needs that action in some section, for records that carry their own (jobs);
+ * `{ csvUpload: 'email:write' }` is `permission` for a route whose body is a CSV file.
  * Both resolve `admin` (the signed-in AdminUser) into the handler context.
  *
  * The check runs before body parsing and schema validation (earlyCheck), so a stranger or an
@@ -121,6 +130,17 @@ export function adminGuard(ctx: AppContext) {
       }),
       resolve: async ({ request }: { request: Request }) => ({ admin: await authorizeSome(request, action) }),
     }),
+    /** `{ csvUpload: 'email:write' }`: as permission, for a route whose body is a CSV file. */
+    csvUpload: (ref: PermissionRef) => {
+      const [section, action] = parseRef(ref)
+      return {
+        ...earlyCheck(async ({ request }, phase) => {
+          await authorize(request, section, action)
+          if (phase === 'parse') requireCsvBody(request)
+        }, (request) => request.text()),
+        resolve: async ({ request }: { request: Request }) => ({ admin: await authorize(request, section, action) }),
+      }
+    },
     permission: (ref: PermissionRef) => {
       const [section, action] = parseRef(ref)
       return {

@@ -12,13 +12,20 @@ import { errorResponse } from './errors'
 
 /** The largest body svc reads: webhook bodies may be 2 MB (spec §8); nothing else needs more. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024 + 64 * 1024
+/** A CSV import of 50,000 subscribers with their fields (admin only, signed in). */
+export const IMPORT_BODY_BYTES = 8 * 1024 * 1024
 /** Bun.serve's maxRequestBodySize: the stop for bodies that do not declare their length. */
 export const BODY_HARD_CAP = 4 * MAX_BODY_BYTES
 
+const IMPORT_PATH = /^\/admin\/api\/email-lists\/[^/?]+\/subscribers\/import(?:\?|$)/
+
 export const bodyLimit = new Elysia({ name: 'body-limit' }).onRequest(({ request }) => {
   const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) {
+  if (declared === null) return
+  const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('://') + 3))
+  const limit = IMPORT_PATH.test(path) ? IMPORT_BODY_BYTES : MAX_BODY_BYTES
+  if (Number(declared) > limit) {
     // Connection: close, because the unread body would otherwise be taken for the next request.
-    return errorResponse(413, `request body too large (at most ${MAX_BODY_BYTES} bytes)`, { connection: 'close' })
+    return errorResponse(413, `request body too large (at most ${limit} bytes)`, { connection: 'close' })
   }
 })

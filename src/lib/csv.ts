@@ -55,3 +55,62 @@ export function csvHeaders(name: string): Record<string, string> {
     'cache-control': 'no-store',
   }
 }
+
+/**
+ * Parses CSV text (RFC 4180: commas, double quotes with "" inside, CRLF or LF line ends; a UTF-8 BOM and a
+ * last line end are allowed) into rows of cells. Returns the error of the first malformed line instead of
+ * guessing: a quote left open, or text right after a closing quote.
+ */
+export function parseCsv(text: string): { rows: string[][] } | { error: string; line: number } {
+  const rows: string[][] = []
+  let row: string[] = []
+  let cell = ''
+  let quoted = false
+  let afterQuote = false
+  let line = 1
+  /** Where the open quote began (a quote never closed is reported there). */
+  let quoteLine = 1
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0
+  const endCell = () => {
+    row.push(cell)
+    cell = ''
+    afterQuote = false
+  }
+  for (; i < text.length; i++) {
+    const ch = text[i]!
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          cell += '"'
+          i++
+        } else {
+          quoted = false
+          afterQuote = true
+        }
+      } else {
+        if (ch === '\n') line++
+        cell += ch
+      }
+      continue
+    }
+    if (ch === ',') endCell()
+    else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++
+      endCell()
+      rows.push(row)
+      row = []
+      line++
+    } else if (afterQuote) return { error: 'text after a closing quote', line }
+    else if (ch === '"' && cell === '') {
+      quoted = true
+      quoteLine = line
+    }
+    else cell += ch
+  }
+  if (quoted) return { error: 'a quote is never closed', line: quoteLine }
+  if (cell !== '' || row.length > 0 || afterQuote) {
+    endCell()
+    rows.push(row)
+  }
+  return { rows }
+}

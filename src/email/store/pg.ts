@@ -133,6 +133,28 @@ export class PgEmailStore implements EmailStore {
     }
   }
 
+  /** 1,000 rows per statement (one array per column: a fixed parameter count), in one transaction. */
+  async enrollMany(listId: number, subscribers: readonly NewSubscriber[]): Promise<Array<Pick<SubscriberRow, 'id' | 'email'>>> {
+    return (await this.sql.begin(async (tx) => {
+      if ((await tx`SELECT id FROM email_lists WHERE id = ${listId}::int8 FOR SHARE`).length === 0) throw listNotFound()
+      const now = Date.now()
+      const created: Array<Pick<SubscriberRow, 'id' | 'email'>> = []
+      for (let i = 0; i < subscribers.length; i += 1000) {
+        const chunk = subscribers.slice(i, i + 1000)
+        const rows = await tx.unsafe(
+          'INSERT INTO email_subscribers (list_id, email, name, fields, source, status, consent_at, consent_ip, created_at, updated_at) ' +
+            "SELECT $1::int, e, n, f, s, 'active', c, ip, $2::bigint, $2::bigint " +
+            'FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int8[], $8::text[]) WITH ORDINALITY AS u(e, n, f, s, c, ip, o) ORDER BY o ' +
+            'ON CONFLICT (list_id, email) DO NOTHING RETURNING id, email',
+          [listId, now, chunk.map((x) => x.email), chunk.map((x) => x.name), chunk.map((x) => JSON.stringify(x.fields)), chunk.map((x) => x.source),
+            chunk.map((x) => x.consentAt), chunk.map((x) => x.consentIp)],
+        )
+        for (const r of rows as Array<{ id: unknown; email: string }>) created.push({ id: Number(r.id), email: r.email })
+      }
+      return created
+    })) as Array<Pick<SubscriberRow, 'id' | 'email'>>
+  }
+
   async removeSubscriber(listId: number, id: number): Promise<void> {
     const gone = await this.sql`DELETE FROM email_subscribers WHERE list_id = ${listId}::int8 AND id = ${id}::int8 RETURNING id`
     if (gone.length === 0) throw subscriberNotFound()

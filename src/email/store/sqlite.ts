@@ -1,7 +1,7 @@
 // The email store on SQLite (drizzle over the shared connection). Writes that check before they change run
 // in one transaction, so nothing is deleted between the check and the write.
 import { and, asc, eq, gt, sql } from 'drizzle-orm'
-import type { Database, Db, RawDb } from '../../db/client'
+import type { Database, Db, RawDb, RawStatement } from '../../db/client'
 import { emailLists, emailSubscribers, landings } from '../../db/schema'
 import type { Page } from '../../lib/paging'
 import { listNotFound, listUsedByLanding, subscriberNotFound } from './errors'
@@ -20,6 +20,7 @@ const listColumns = {
 export class SqliteEmailStore implements EmailStore {
   private readonly db: Db
   private readonly raw: RawDb
+  private insertIgnore: RawStatement | undefined
 
   constructor(database: Database) {
     this.db = database.db
@@ -87,6 +88,25 @@ export class SqliteEmailStore implements EmailStore {
       // Already there: kept exactly as it was (its first consent included).
       const existing = this.db.select().from(emailSubscribers).where(and(eq(emailSubscribers.listId, listId), eq(emailSubscribers.email, s.email))).get()!
       return { row: existing, created: false }
+    })
+  }
+
+  async enrollMany(listId: number, subscribers: readonly NewSubscriber[]): Promise<Array<Pick<SubscriberRow, 'id' | 'email'>>> {
+    // One prepared statement for the whole file: an import is tens of thousands of rows.
+    const insert = (this.insertIgnore ??= this.raw.prepare(
+      'INSERT INTO email_subscribers (list_id, email, name, fields, source, status, consent_at, consent_ip, created_at, updated_at) ' +
+        "VALUES ($listId, $email, $name, $fields, $source, 'active', $consentAt, $consentIp, $now, $now) " +
+        'ON CONFLICT (list_id, email) DO NOTHING RETURNING id, email',
+    ))
+    return this.tx(() => {
+      if (!this.listExists(listId)) throw listNotFound()
+      const now = Date.now()
+      const created: Array<Pick<SubscriberRow, 'id' | 'email'>> = []
+      for (const s of subscribers) {
+        const row = insert.get({ listId, email: s.email, name: s.name, fields: JSON.stringify(s.fields), source: s.source, consentAt: s.consentAt, consentIp: s.consentIp, now })
+        if (row) created.push(row as Pick<SubscriberRow, 'id' | 'email'>)
+      }
+      return created
     })
   }
 

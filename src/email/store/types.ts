@@ -58,6 +58,11 @@ export interface EmailStore {
    * schedule their messages there, so an enrolment never commits without them).
    */
   enroll(listId: number, s: NewSubscriber, onCreated?: OnEnrolled): Promise<{ row: SubscriberRow; created: boolean }>
+  /**
+   * Many enrolments in one transaction (a CSV import): the same rules as enroll(), without the hook (an
+   * import starts no automations). not_found for an unknown list. Returns the subscribers it created.
+   */
+  enrollMany(listId: number, subscribers: readonly NewSubscriber[]): Promise<Array<Pick<SubscriberRow, 'id' | 'email'>>>
   /** not_found "subscriber not found" when the list has no such subscriber. */
   removeSubscriber(listId: number, id: number): Promise<void>
   /**
