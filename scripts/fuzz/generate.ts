@@ -184,7 +184,7 @@ function finish(rng: Rng, req: FuzzRequest, bodyFields: string[]): FuzzRequest {
 
 const latinBody = (rng: Rng) => latin1(rng.bytes(rng.pick([1, 100, 5000])))
 
-/** One hostile request to the public route `route` (/c, /r, /postback, /healthz or /email/unsubscribe). */
+/** One hostile request to the public route `route` (/c, /r, /postback, /healthz, /email/unsubscribe or /api/account). */
 export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequest {
   const methodRaw = rng.chance(0.04)
   let method = methodRaw ? rng.pick(RAW_METHODS) : rng.chance(0.8) ? 'GET' : rng.pick(METHODS)
@@ -199,6 +199,11 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
   } else if (route === '/postback') {
     path = rng.chance(0.95) ? '/postback' : rng.pick(['/postback/', '/Postback', '/postback%00', '//postback', '/postback;x'])
     names = [...SUBID_NAMES, ...POSTBACK_NAMES]
+  } else if (route === '/api/account') {
+    const sub = rng.pick(['magic-link', 'magic-link', 'verify', 'me', 'orders', 'subscriptions', 'logout', 'me/../me', ''])
+    path = `/api/account/${sub}`
+    if (sub === 'magic-link' || sub === 'logout') method = methodRaw ? method : rng.chance(0.8) ? 'POST' : method
+    names = sub === 'verify' ? ['token', 'redirect'] : ['email', 'redirect', 'x']
   } else if (route === '/email/unsubscribe') {
     // Tokens shaped like real ones (v1.<id>.<list>.<22 chars>) but not signed, and anything else.
     const token = rng.chance(0.5)

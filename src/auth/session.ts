@@ -1,5 +1,6 @@
-// Admin session cookie: "v1.<user id>.<session epoch>.<expires, epoch s>.<HMAC-SHA256, base64url>".
-// Signed with a key derived from the master secret; the epoch lets logout revoke every copy.
+// Session cookies: "v1.<id>.<session epoch>.<expires, epoch s>.<HMAC-SHA256, base64url>". Signed with a
+// key derived from the master secret for one purpose (admins and customers never share a key, so one
+// cookie cannot stand for the other); the epoch lets logout revoke every copy.
 import { deriveKey, hmacSha256, safeEqual } from '../lib/crypto'
 
 export const SESSION_COOKIE = 'svc_admin_session'
@@ -12,8 +13,8 @@ export interface SessionClaims {
 
 export class SessionSigner {
   private readonly key: Buffer
-  constructor(masterSecret: string, readonly ttlSeconds: number) {
-    this.key = deriveKey(masterSecret, 'admin-session-cookie')
+  constructor(masterSecret: string, readonly ttlSeconds: number, purpose: 'admin-session-cookie' | 'customer-session-cookie' = 'admin-session-cookie') {
+    this.key = deriveKey(masterSecret, purpose)
   }
 
   sign(userId: number, epoch: number, nowMs = Date.now()): { value: string; expiresAt: number } {

@@ -1,7 +1,11 @@
-// The email feature (issue 9, first parts; section email): lists and subscribers, conversion triggers,
-// automations, the outbox and delivery through the operator's SMTP relay, unsubscribe links. Bounces and
-// magic-link accounts build on the same enroll(), sender and job kinds.
+// The email feature (issue 9; section email): lists and subscribers, conversion triggers, automations, the
+// outbox and delivery through the operator's SMTP relay, unsubscribe links, and magic-link customer
+// accounts. Bounce webhooks build on the same suppression.
+import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
+import { CustomerAccounts } from './account'
+import { accountRoutes } from './account-routes'
+import { customerStore } from './store/customers'
 import type { AnyDatabase } from '../db/engine'
 import { errorFields, log } from '../lib/log'
 import type { VerbSet } from '../lib/verb'
@@ -52,6 +56,8 @@ export function emailFeature(ctx: AppContext): EmailFeature {
   subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table: triggerTable, enroll: verbs.enroll })
   const sending = sendVerbs({ lists: store, outbox, sender, links, cancelPending })
   const automationSet = automationVerbs({ store: automations, events: ctx.events })
+  const customers = customerStore(database)
+  const accounts = new CustomerAccounts({ store: customers, outbox, sender, settings: ctx.settings, secret: ctx.config.secret, publicUrl: ctx.config.publicUrl })
 
   const named: VerbSet = {}
   for (const v of [
@@ -61,7 +67,7 @@ export function emailFeature(ctx: AppContext): EmailFeature {
 
   return {
     name: 'email',
-    routes: emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet }),
+    routes: new Elysia({ name: 'email-feature' }).use(emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet })).use(accountRoutes(ctx, accounts)),
     verbs: named,
     async enrollBuyer(listId, buyer) {
       const { row, created } = await verbs.enroll(listId, subscriberOf({ email: buyer.email, name: buyer.name ?? null }, 'purchase'))
@@ -73,6 +79,8 @@ export function emailFeature(ctx: AppContext): EmailFeature {
       const loading = Promise.all([triggerTable.reload(), automationTable.reload()])
       // Messages written while no relay was configured are sent now; a failure here is retried at the next start.
       await sender.releaseUnsent().catch((err) => log.error('email: queueing unsent messages failed', errorFields(err)))
+      // Sign-in links that expired a day ago or more: the "expired" page no longer needs them.
+      await customers.pruneTokens(Date.now() - 24 * 3600_000).catch((err) => log.error('email: pruning sign-in links failed', errorFields(err)))
       await loading
     },
     async stop() {

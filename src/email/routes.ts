@@ -4,7 +4,7 @@ import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { collectionRoutes, okResponse, pageQuery, pageSchema, parseId } from '../http/collection'
 import { adminActor, invoke, systemActor } from '../lib/verb'
-import { htmlPageHeaders } from '../http/security-headers'
+import { page } from './pages'
 import { ListCreate, ListPatch, ListRecord, renderList, renderSubscriber, SubscriberCreate, SubscriberRecord } from './model'
 import { SUBSCRIBER_STATUSES } from './store/types'
 import type { EmailVerbs } from './verbs'
@@ -104,15 +104,4 @@ function renderOutbox(r: OutboxView) {
     job: r.jobId === null || r.jobStatus === null ? null : { status: r.jobStatus, attempts: r.jobAttempts, last_error: r.jobLastError },
     created_at: iso(r.createdAt), updated_at: iso(r.updatedAt),
   }
-}
-
-/** Only a form posting back to this page may run; nothing else loads. */
-const PAGE_HEADERS = htmlPageHeaders({ 'form-action': ["'self'"] })
-const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-/** A small page of constant text (nothing from the request is echoed). */
-function page(status: number, title: string, text: string, extra = ''): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extra}</body></html>`
-  return new Response(html, { status, headers: PAGE_HEADERS })
 }

@@ -65,3 +65,21 @@ export const emailAutomations = pgTable('email_automations', {
   createdAt: ms('created_at').notNull(),
   updatedAt: ms('updated_at').notNull(),
 }, (t) => [index('email_automations_list_idx').on(t.listId)])
+
+export const customers = pgTable('customers', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  email: text('email').notNull().unique(),
+  sessionEpoch: integer('session_epoch').notNull().default(0),
+  createdAt: ms('created_at').notNull(),
+  lastLoginAt: ms('last_login_at'),
+})
+
+export const customerLoginTokens = pgTable('customer_login_tokens', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  customerId: bigint('customer_id', { mode: 'number' }).notNull().references(() => customers.id, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull().unique(),
+  redirect: text('redirect'),
+  expiresAt: ms('expires_at').notNull(),
+  usedAt: ms('used_at'),
+  createdAt: ms('created_at').notNull(),
+})

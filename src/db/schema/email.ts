@@ -87,3 +87,24 @@ export const emailAutomations = sqliteTable('email_automations', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('email_automations_list_idx').on(t.listId)])
+
+/** Customers: people who sign in with a magic link (by email; no password). The epoch ends their sessions. */
+export const customers = sqliteTable('customers', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  email: text('email').notNull().unique(),
+  sessionEpoch: integer('session_epoch').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+  lastLoginAt: integer('last_login_at'),
+})
+
+/** Single-use sign-in links: only the SHA-256 of the token is stored. */
+export const customerLoginTokens = sqliteTable('customer_login_tokens', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  customerId: integer('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull().unique(),
+  /** Where to send the person after signing in (checked against the allowlist when the link was asked for). */
+  redirect: text('redirect'),
+  expiresAt: integer('expires_at').notNull(),
+  usedAt: integer('used_at'),
+  createdAt: integer('created_at').notNull(),
+})
