@@ -184,7 +184,7 @@ function finish(rng: Rng, req: FuzzRequest, bodyFields: string[]): FuzzRequest {
 
 const latinBody = (rng: Rng) => latin1(rng.bytes(rng.pick([1, 100, 5000])))
 
-/** One hostile request to the public route `route` (/c, /r, /postback, /healthz, /email/unsubscribe or /api/account). */
+/** One hostile request to the public route `route` (/c, /r, /postback, /healthz, /email/unsubscribe, /api/account or /webhook/mail). */
 export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequest {
   const methodRaw = rng.chance(0.04)
   let method = methodRaw ? rng.pick(RAW_METHODS) : rng.chance(0.8) ? 'GET' : rng.pick(METHODS)
@@ -199,6 +199,11 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
   } else if (route === '/postback') {
     path = rng.chance(0.95) ? '/postback' : rng.pick(['/postback/', '/Postback', '/postback%00', '//postback', '/postback;x'])
     names = [...SUBID_NAMES, ...POSTBACK_NAMES]
+  } else if (route === '/webhook/mail') {
+    const provider = rng.pick(['generic', 'ses', 'postmark', 'mailgun', 'sendgrid', 'nope', '', 'GENERIC'])
+    path = `/webhook/mail/${provider}`
+    method = methodRaw ? method : rng.chance(0.85) ? 'POST' : method
+    names = ['token', 'x']
   } else if (route === '/api/account') {
     const sub = rng.pick(['magic-link', 'magic-link', 'verify', 'me', 'orders', 'subscriptions', 'logout', 'me/../me', ''])
     path = `/api/account/${sub}`

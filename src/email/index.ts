@@ -6,6 +6,8 @@ import type { AppContext, Feature } from '../context'
 import { CustomerAccounts } from './account'
 import { accountRoutes } from './account-routes'
 import { customerStore } from './store/customers'
+import { bounceRoutes, registerSnsConfirm } from './bounce-routes'
+import { mailEventStore } from './store/mail-events'
 import type { AnyDatabase } from '../db/engine'
 import { errorFields, log } from '../lib/log'
 import type { VerbSet } from '../lib/verb'
@@ -56,6 +58,7 @@ export function emailFeature(ctx: AppContext): EmailFeature {
   subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table: triggerTable, enroll: verbs.enroll })
   const sending = sendVerbs({ lists: store, outbox, sender, links, cancelPending })
   const automationSet = automationVerbs({ store: automations, events: ctx.events })
+  registerSnsConfirm(ctx.jobs, ctx.config.outboundAllowPrivate)
   const customers = customerStore(database)
   const accounts = new CustomerAccounts({ store: customers, outbox, sender, settings: ctx.settings, secret: ctx.config.secret, publicUrl: ctx.config.publicUrl })
 
@@ -67,7 +70,10 @@ export function emailFeature(ctx: AppContext): EmailFeature {
 
   return {
     name: 'email',
-    routes: new Elysia({ name: 'email-feature' }).use(emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet })).use(accountRoutes(ctx, accounts)),
+    routes: new Elysia({ name: 'email-feature' })
+      .use(emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet }))
+      .use(accountRoutes(ctx, accounts))
+      .use(bounceRoutes(ctx, { store: mailEventStore(database), cancelPending })),
     verbs: named,
     async enrollBuyer(listId, buyer) {
       const { row, created } = await verbs.enroll(listId, subscriberOf({ email: buyer.email, name: buyer.name ?? null }, 'purchase'))

@@ -1,4 +1,5 @@
 // Every settings key, its default, whether it is a secret, and how a written value is validated.
+import { createPublicKey } from 'node:crypto'
 import { invalid } from '../lib/errors'
 import { optionalPlainUrl } from '../lib/fields'
 import { CidrError, parseCidr } from '../lib/cidr'
@@ -94,6 +95,23 @@ const plainUrl: SettingDef<string | null> = {
   parse: (v, key) => optionalPlainUrl(v, key),
 }
 
+/** A public key as base64 DER (SPKI), as SendGrid shows it; checked by parsing it. */
+const ecdsaPublicKey: SettingDef<string | null> = {
+  secret: false,
+  default: null,
+  parse(v, key) {
+    if (v === null || v === '') return null
+    const bad = () => invalid(`${key}: must be the base64 public key SendGrid shows for the signed event webhook`)
+    if (typeof v !== 'string' || v.length > 1000) throw bad()
+    try {
+      createPublicKey({ key: Buffer.from(v.trim(), 'base64'), format: 'der', type: 'spki' })
+    } catch {
+      throw bad()
+    }
+    return v.trim()
+  },
+}
+
 /** A mailbox for the From header: an address, optionally with a display name (no quotes, brackets or line breaks). */
 const mailbox: SettingDef<string | null> = {
   secret: false,
@@ -137,6 +155,14 @@ export const SETTINGS = {
   fallback_url: plainUrl,
   /** The From of every message svc sends: `news@shop.example` or `Shop News <news@shop.example>`; null = nothing is sent. */
   email_from: mailbox,
+  /** Bounce webhooks: the token in the URL of the generic and the Amazon SES (SNS) endpoints. */
+  mail_webhook_token: secretString(16),
+  /** Postmark bounce webhook: "user:password" of the HTTP Basic credentials in its webhook URL. */
+  postmark_webhook_credentials: secretString(8),
+  /** Mailgun: the HTTP webhook signing key (signs every webhook). */
+  mailgun_webhook_signing_key: secretString(),
+  /** SendGrid signed event webhook: the verification key (base64 of the DER public key SendGrid shows). */
+  sendgrid_webhook_public_key: ecdsaPublicKey,
 } as const
 
 export type SettingKey = keyof typeof SETTINGS

@@ -83,3 +83,14 @@ export const customerLoginTokens = pgTable('customer_login_tokens', {
   usedAt: ms('used_at'),
   createdAt: ms('created_at').notNull(),
 })
+
+export const mailEvents = pgTable('mail_events', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  provider: text('provider').notNull(),
+  eventKey: text('event_key').notNull(),
+  kind: text('kind').notNull(),
+  hard: integer('hard').notNull().default(0),
+  email: text('email').notNull(),
+  occurredAt: ms('occurred_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+}, (t) => [uniqueIndex('mail_events_key_idx').on(t.provider, t.eventKey), index('mail_events_email_idx').on(t.email)])

@@ -108,3 +108,19 @@ export const customerLoginTokens = sqliteTable('customer_login_tokens', {
   usedAt: integer('used_at'),
   createdAt: integer('created_at').notNull(),
 })
+
+/**
+ * What mail providers reported (bounces, complaints, unsubscribes), one row per event and recipient:
+ * `event_key` (the provider's event id and the address) makes a redelivered webhook a no-op. A soft
+ * bounce is only counted here; a hard bounce or a complaint suppresses the address everywhere.
+ */
+export const mailEvents = sqliteTable('mail_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  provider: text('provider').notNull(),
+  eventKey: text('event_key').notNull(),
+  kind: text('kind').notNull(),
+  hard: integer('hard', { mode: 'boolean' }).notNull().default(false),
+  email: text('email').notNull(),
+  occurredAt: integer('occurred_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('mail_events_key_idx').on(t.provider, t.eventKey), index('mail_events_email_idx').on(t.email)])

@@ -1,0 +1,101 @@
+// Provider reports (bounces, complaints, unsubscribes) on both engines: each event is recorded once (a
+// redelivery is a no-op) and, in the same transaction, changes the address's subscriptions everywhere.
+import type { SQL } from 'bun'
+import type { Database, RawDb, RawStatement } from '../../db/client'
+import type { AnyDatabase } from '../../db/engine'
+
+export interface MailEvent {
+  provider: string
+  /** The provider's id of the event and the address: what makes a redelivery recognisable. */
+  key: string
+  kind: 'bounce' | 'complaint' | 'unsubscribe'
+  /** A permanent bounce (soft ones are only counted). */
+  hard: boolean
+  email: string
+  occurredAt: number
+}
+
+export interface Recorded {
+  /** Events new to svc. */
+  recorded: number
+  duplicates: number
+  /** Subscribers whose status the events changed (their pending messages get cancelled). */
+  changedSubscribers: number[]
+}
+
+export interface MailEventStore {
+  record(events: readonly MailEvent[]): Promise<Recorded>
+}
+
+/** The status an event puts an address in, and the statuses it replaces (a complaint outranks the rest). */
+function effect(e: MailEvent): { status: string; from: string[] } | null {
+  if (e.kind === 'complaint') return { status: 'complained', from: ['active', 'unsubscribed', 'bounced'] }
+  if (e.kind === 'bounce') return e.hard ? { status: 'bounced', from: ['active', 'unsubscribed'] } : null
+  return { status: 'unsubscribed', from: ['active'] }
+}
+
+export function mailEventStore(database: AnyDatabase): MailEventStore {
+  return database.engine === 'postgres' ? new PgMailEventStore(database.sql) : new SqliteMailEventStore(database)
+}
+
+class SqliteMailEventStore implements MailEventStore {
+  private readonly raw: RawDb
+  private readonly insert: RawStatement
+  private readonly change: RawStatement
+
+  constructor(database: Database) {
+    const raw = (this.raw = database.raw)
+    this.insert = raw.prepare(
+      'INSERT INTO mail_events (provider, event_key, kind, hard, email, occurred_at, created_at) VALUES ($provider, $key, $kind, $hard, $email, $occurredAt, $now) ' +
+        'ON CONFLICT (provider, event_key) DO NOTHING RETURNING id',
+    )
+    this.change = raw.prepare(
+      'UPDATE email_subscribers SET status = $status, updated_at = $now WHERE email = $email AND status IN (SELECT value FROM json_each($from)) RETURNING id',
+    )
+  }
+
+  async record(events: readonly MailEvent[]): Promise<Recorded> {
+    return this.raw.transaction((): Recorded => {
+      const now = Date.now()
+      const out: Recorded = { recorded: 0, duplicates: 0, changedSubscribers: [] }
+      for (const e of events) {
+        if (!this.insert.get({ provider: e.provider, key: e.key, kind: e.kind, hard: e.hard ? 1 : 0, email: e.email, occurredAt: e.occurredAt, now })) {
+          out.duplicates++
+          continue
+        }
+        out.recorded++
+        const fx = effect(e)
+        if (!fx) continue
+        for (const r of this.change.all({ status: fx.status, now, email: e.email, from: JSON.stringify(fx.from) }) as Array<{ id: number }>) out.changedSubscribers.push(r.id)
+      }
+      return out
+    })()
+  }
+}
+
+class PgMailEventStore implements MailEventStore {
+  constructor(private readonly sql: SQL) {}
+
+  async record(events: readonly MailEvent[]): Promise<Recorded> {
+    return (await this.sql.begin(async (tx) => {
+      const now = Date.now()
+      const out: Recorded = { recorded: 0, duplicates: 0, changedSubscribers: [] }
+      for (const e of events) {
+        const inserted = await tx`INSERT INTO mail_events (provider, event_key, kind, hard, email, occurred_at, created_at)
+          VALUES (${e.provider}, ${e.key}, ${e.kind}, ${e.hard ? 1 : 0}::int, ${e.email}, ${e.occurredAt}::bigint, ${now}::bigint)
+          ON CONFLICT (provider, event_key) DO NOTHING RETURNING id`
+        if (inserted.length === 0) {
+          out.duplicates++
+          continue
+        }
+        out.recorded++
+        const fx = effect(e)
+        if (!fx) continue
+        const changed = await tx`UPDATE email_subscribers SET status = ${fx.status}, updated_at = ${now}::bigint
+          WHERE email = ${e.email} AND status = ANY(${fx.from}::text[]) RETURNING id`
+        for (const r of changed) out.changedSubscribers.push(Number(r.id))
+      }
+      return out
+    })) as Recorded
+  }
+}
