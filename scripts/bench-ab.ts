@@ -1,0 +1,85 @@
+// npm run bench:ab -- before=path/to/old/svc after=dist/svc: /postback of two builds of svc on SQLite,
+// side by side in one run, so that a change's cost on the hot path is a ratio measured on the same
+// machine at the same time (this machine is too noisy for figures taken minutes apart).
+//
+// Each build gets its own data directory, one campaign whose offer has an active email trigger
+// (BENCH_AB_TRIGGER=0 leaves it out; a build without triggers answers 404 to that request and runs
+// without), 3 s of redirects for click ids, then rounds of `wrk` on /postback in alternating order.
+// Output: req/s per round and the per-round ratio second/first, with its median.
+//
+// Placement as in `npm run bench`: the servers on core 0, wrk on core 1. The first-started server has
+// been seen to do better than the second even for two copies of one binary, so run it both ways round.
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { freePort, runWrk, spawn, stopGracefully, waitHttp } from './bench/lib'
+
+const ROOT = resolve(import.meta.dir, '..')
+const builds = process.argv.slice(2).map((a) => a.split('=') as [string, string])
+if (builds.length !== 2 || builds.some(([l, p]) => !l || !p)) {
+  console.error('usage: bun scripts/bench-ab.ts first=path/to/svc second=path/to/svc')
+  process.exit(2)
+}
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 6)
+const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 5)
+const TRIGGER = process.env.BENCH_AB_TRIGGER !== '0'
+const OWNER = { email: 'bench@example.com', password: 'bench-password-0123' }
+const canPin = !!Bun.which('taskset') && cpus().length >= 2
+const PIN_SVC = canPin ? ['taskset', '-c', '0'] : []
+const PIN_WRK = canPin ? ['taskset', '-c', '1'] : []
+const script = (name: string) => join(ROOT, 'scripts', 'bench', name)
+
+interface Side { label: string; base: string; ids: string; dir: string }
+
+const procs: ReturnType<typeof spawn>[] = []
+const sides: Side[] = []
+try {
+  for (const [label, bin] of builds) {
+    const dir = mkdtempSync(join(tmpdir(), `svc-bench-ab-${label}-`))
+    const env = { SVC_DATA_DIR: dir, SVC_SECRET: 'bench-master-secret-0123456789abcdef', HOST: '127.0.0.1', NODE_ENV: 'production', SVC_ADMIN_EMAIL: OWNER.email, SVC_ADMIN_PASSWORD: OWNER.password, SVC_TRUST_PROXY: '1' }
+    if ((await spawn([bin, 'migrate'], env).exited) !== 0) throw new Error(`${label}: svc migrate failed`)
+    const port = await freePort()
+    procs.push(spawn([...PIN_SVC, bin, 'serve'], { ...env, PORT: String(port) }))
+    const base = `http://127.0.0.1:${port}`
+    await waitHttp(`${base}/healthz`)
+    const login = await fetch(`${base}/admin/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) })
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_admin_session='))!.split(';')[0]!
+    const post = async (path: string, body: unknown) =>
+      (await (await fetch(`${base}/admin/api/${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { id?: number }
+    const source = await post('sources', { name: 's', postback_url: null })
+    const offer = await post('offers', { name: 'o', slug: 'o', url: 'https://offer.example/go?click_id={click_id}', payout: 1 })
+    await post('campaigns', { name: 'bench', slug: 'bench', source_id: source.id, offer_id: offer.id })
+    if (TRIGGER) {
+      const list = await post('email-lists', { name: 'buyers' })
+      const trigger = list.id ? await post('email-triggers', { offer_id: offer.id, target_list_id: list.id }) : {}
+      console.log(`${label}: ${trigger.id ? 'an active email trigger on the offer' : 'no email triggers in this build'}`)
+    }
+    await runWrk({ url: `${base}/c/bench`, seconds: 3, connections: 64, script: script('status.lua'), pin: PIN_WRK })
+    await Bun.sleep(500)
+    const db = new Database(join(dir, 'svc.db'), { readonly: true })
+    const ids = (db.query('SELECT click_id FROM clicks ORDER BY id DESC LIMIT 20000').all() as Array<{ click_id: string }>).map((x) => x.click_id)
+    db.close()
+    const file = join(dir, 'ids.txt')
+    writeFileSync(file, ids.join('\n') + '\n')
+    sides.push({ label, base, ids: file, dir })
+  }
+  const pb = (s: Side, seconds: number) =>
+    runWrk({ url: `${s.base}/postback`, seconds, connections: 64, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
+  for (const s of sides) await pb(s, 2) // warm-up
+  const rps: Record<string, number[]> = {}
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const s of r % 2 ? [...sides].reverse() : sides) {
+      const w = await pb(s, SECONDS)
+      ;(rps[s.label] ??= []).push(Math.round(w.rps))
+      if (w.other) console.log(`  ${s.label}: ${w.other} answers that were not 2xx`)
+    }
+    console.log(`round ${r + 1}: ${sides.map((s) => `${s.label} ${rps[s.label]!.at(-1)!.toLocaleString('en-US')}`).join(', ')} req/s`)
+  }
+  const [a, b] = sides.map((s) => rps[s.label]!)
+  const ratios = a!.map((x, i) => b![i]! / x).sort((x, y) => x - y)
+  console.log(`${sides[1]!.label}/${sides[0]!.label} per round: ${ratios.map((r) => r.toFixed(3)).join(' ')}; median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)}`)
+} finally {
+  for (const p of procs) await stopGracefully(p)
+  for (const s of sides) rmSync(s.dir, { recursive: true, force: true })
+}
