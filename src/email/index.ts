@@ -23,17 +23,9 @@ import { triggerStore } from './store/triggers'
 import { triggerVerbs } from './trigger-verbs'
 import { subscribeTriggers, TriggerTable } from './triggers'
 import { UnsubscribeLinks } from './unsubscribe'
-import { emailVerbs, subscriberOf } from './verbs'
+import { emailVerbs } from './verbs'
 
-export interface EmailFeature extends Feature {
-  /**
-   * The post-purchase enrolment (commerce calls it on a successful payment): the buyer joins the list
-   * (source purchase), and the list's automations start for them. Idempotent per address and list.
-   */
-  enrollBuyer(listId: number, buyer: { email: string; name?: string | null }): Promise<{ subscriberId: number; created: boolean }>
-}
-
-export function emailFeature(ctx: AppContext): EmailFeature {
+export function emailFeature(ctx: AppContext): Feature {
   const database = ctx.database as AnyDatabase
   const store = emailStore(database)
   const outbox = outboxStore(database)
@@ -65,7 +57,7 @@ export function emailFeature(ctx: AppContext): EmailFeature {
   const named: VerbSet = {}
   for (const v of [
     ...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(triggers), ...Object.values(automationSet),
-    sending.broadcast, sending.outbox, sending.unsubscribe,
+    sending.broadcast, sending.outbox, sending.unsubscribe, verbs.purchase,
   ]) named[v.name] = v as never
 
   return {
@@ -75,10 +67,6 @@ export function emailFeature(ctx: AppContext): EmailFeature {
       .use(accountRoutes(ctx, accounts))
       .use(bounceRoutes(ctx, { store: mailEventStore(database), cancelPending })),
     verbs: named,
-    async enrollBuyer(listId, buyer) {
-      const { row, created } = await verbs.enroll(listId, subscriberOf({ email: buyer.email, name: buyer.name ?? null }, 'purchase'))
-      return { subscriberId: row.id, created }
-    },
     async start() {
       // Begun in the server's synchronous start pass, before any request (a postback or an enrolment waits
       // for its table if need be).

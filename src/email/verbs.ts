@@ -155,6 +155,21 @@ export function emailVerbs({ store, events, onEnrolled, cancelPending }: EmailDe
     }
   }
 
+  /**
+   * The post-purchase enrolment: the verb native commerce calls on a successful payment (system actor).
+   * The buyer joins the list (source purchase), so the list's automations start for them.
+   */
+  const purchase = defineVerb({
+    name: 'email.purchases.enroll',
+    summary: 'Enrol a paying buyer in a list (source purchase): the list\'s automations start for them; idempotent',
+    permission: 'email:write',
+    input: Type.Object({ list_id: Int({ minimum: 1 }), email: Type.String({ maxLength: 254 }), name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])) }),
+    async run(_actor, input) {
+      const { row, created } = await enroll(input.list_id, subscriberOf({ email: input.email, name: input.name ?? null }, 'purchase'))
+      return { subscriber_id: row.id, created }
+    },
+  })
+
   const lists = {
     list: defineVerb({
       name: 'email.lists.list', summary: 'List email lists', permission: 'email:read', input: PageInput,
@@ -277,7 +292,7 @@ export function emailVerbs({ store, events, onEnrolled, cancelPending }: EmailDe
     }),
   }
 
-  return { lists, subscribers, enroll }
+  return { lists, subscribers, enroll, purchase }
 }
 
 export type EmailVerbs = ReturnType<typeof emailVerbs>

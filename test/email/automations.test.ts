@@ -6,6 +6,7 @@ import { SMTPServer, type SMTPServerAddress } from 'smtp-server'
 import { startServer, type TestServer } from '../helpers/server'
 import { testDb } from '../helpers/db'
 import { addClick, eventually, postback, seedCatalog } from '../postback/seed'
+import { invoke, systemActor } from '../../src/lib/verb'
 
 interface Received { to: string; raw: string }
 
@@ -131,5 +132,19 @@ describe('postback → trigger → automation → unsubscribe', () => {
     const done = await eventually(async () => (await stepJobs()).find((j) => j.id === job!.id && j.status === 'done'), 10_000, 'step done')
     expect(done.result).toBe('not sent: the subscriber is removed')
     expect(relay.received.some((m) => m.to === 'removed@example.com')).toBe(false)
+  })
+
+  test('email.purchases.enroll (what commerce calls on a paid order) enrols the buyer and starts the list\'s automation', async () => {
+    const list = (await s.api('POST', '/admin/api/email-lists', { name: 'Paid' })).body.id
+    await s.api('POST', '/admin/api/automations', { list_id: list, name: 'Post-purchase', steps: [{ delay_minutes: 0, subject: 'Receipt for {name}', text: 'Thanks' }] })
+    await Bun.sleep(150)
+    const verb = s.server.verbs.get('email.purchases.enroll')!
+    const out = await invoke(verb, systemActor('commerce'), { list_id: list, email: 'Payer@Example.com', name: 'Pat' } as never) as { subscriber_id: number; created: boolean }
+    expect(out).toEqual({ subscriber_id: expect.any(Number), created: true })
+    expect(await invoke(verb, systemActor('commerce'), { list_id: list, email: 'payer@example.com' } as never)).toEqual({ subscriber_id: out.subscriber_id, created: false })
+    const sub = (await s.api('GET', `/admin/api/email-lists/${list}/subscribers/${out.subscriber_id}`)).body
+    expect(sub).toMatchObject({ email: 'payer@example.com', name: 'Pat', source: 'purchase' })
+    const mail = await eventually(() => relay.received.find((m) => m.to === 'payer@example.com'), 10_000, 'receipt delivered')
+    expect(header(mail.raw, 'Subject')).toBe('Receipt for Pat')
   })
 })

@@ -12,11 +12,19 @@ import { eventually } from '../postback/seed'
 
 interface Received { from: string; to: string[]; raw: string }
 
-/** A relay on a random port: it stores what it accepts; `rcpt` decides per recipient (throw = refuse). */
-function startRelay(rcpt: (address: string) => void = () => {}) {
+/**
+ * A relay on a random port: it stores what it accepts; `rcpt` decides per recipient (throw = refuse).
+ * With `auth`, it requires those credentials (AUTH PLAIN/LOGIN over the plain connection of the test).
+ */
+function startRelay(rcpt: (address: string) => void = () => {}, auth?: { user: string; pass: string }) {
   const received: Received[] = []
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !auth,
+    allowInsecureAuth: true,
+    onAuth(a, _session, cb) {
+      if (auth && a.username === auth.user && a.password === auth.pass) cb(null, { user: a.username })
+      else cb(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }))
+    },
     disabledCommands: ['STARTTLS'],
     logger: false,
     onRcptTo(address: SMTPServerAddress, _session, cb) {
@@ -227,6 +235,34 @@ describe('without a relay, then with one', () => {
       await second?.destroy()
       if (!second) await first.destroy()
       else rmSync(first.dataDir, { recursive: true, force: true })
+      relay.close()
+    }
+  })
+})
+
+describe('a relay that requires authentication', () => {
+  test('the user and password of SVC_SMTP_URL (percent-encoded) log in; wrong ones fail with the relay\'s 535', async () => {
+    const relay = await startRelay(() => {}, { user: 'mailer@shop.example', pass: 'p@ss:word' })
+    const port = new URL(relay.url).port
+    const good = await startServer({ ...JOBS_FAST, SVC_SMTP_URL: `smtp://mailer%40shop.example:p%40ss%3Aword@127.0.0.1:${port}` })
+    const bad = await startServer({ ...JOBS_FAST, SVC_SMTP_URL: `smtp://mailer%40shop.example:wrong@127.0.0.1:${port}` })
+    try {
+      for (const srv of [good, bad]) {
+        await srv.api('PUT', '/admin/api/settings', { email_from: 'news@shop.example' })
+        const list = (await srv.api('POST', '/admin/api/email-lists', { name: 'Auth' })).body.id
+        await srv.api('POST', `/admin/api/email-lists/${list}/subscribers`, { email: srv === good ? 'in@example.com' : 'out@example.com' })
+        await srv.api('POST', `/admin/api/email-lists/${list}/broadcasts`, { subject: 'Hi', text: 'x' })
+      }
+      await eventually(() => relay.received.find((m) => m.to[0] === 'in@example.com'), 10_000, 'delivered with credentials')
+      const failed = await eventually(async () => {
+        const r = (await outboxOf(bad, 1))[0]
+        return r?.job?.status === 'failed' ? r : undefined
+      }, 10_000, 'refused without them')
+      expect(failed.job!.last_error).toStartWith('SMTP 535: ')
+      expect(relay.received.some((m) => m.to[0] === 'out@example.com')).toBe(false)
+    } finally {
+      await good.destroy()
+      await bad.destroy()
       relay.close()
     }
   })
