@@ -3,32 +3,10 @@
 // cookie, logout ends it. Unknown addresses get the same answer and no mail; 10 requests a minute per IP;
 // CORS from the allowlist, preflight included; redirect only to an allowed origin.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { SMTPServer, type SMTPServerAddress } from 'smtp-server'
 import { startServer, type TestServer } from '../helpers/server'
+import { decoded, startRelay, type Received } from '../helpers/smtp-relay'
 import { testDb } from '../helpers/db'
 import { eventually } from '../postback/seed'
-
-interface Received { to: string; raw: string }
-
-function startRelay() {
-  const received: Received[] = []
-  const server = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = []
-      stream.on('data', (c: Buffer) => chunks.push(c))
-      stream.on('end', () => {
-        received.push({ to: (session.envelope.rcptTo[0] as SMTPServerAddress).address, raw: Buffer.concat(chunks).toString('utf8') })
-        cb()
-      })
-    },
-  })
-  return new Promise<{ url: string; received: Received[]; close: () => void }>((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({ url: `smtp://127.0.0.1:${(server.server.address() as { port: number }).port}`, received, close: () => server.close() }))
-  })
-}
-
-const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)))
 
 let relay: Awaited<ReturnType<typeof startRelay>>
 let s: TestServer
@@ -53,7 +31,7 @@ const ask = (body: unknown, headers: Record<string, string> = {}, from = `198.51
   })
 /** The link of the newest mail to `to`, as a path on the test server. */
 const linkFor = async (to: string, count = 1) => {
-  const mail = await eventually(() => relay.received.filter((m) => m.to === to).length >= count && relay.received.filter((m) => m.to === to).at(-1), 10_000, `mail to ${to}`)
+  const mail = await eventually(() => relay.received.filter((m) => m.to[0] === to).length >= count && relay.received.filter((m) => m.to[0] === to).at(-1), 10_000, `mail to ${to}`)
   const url = /https:\/\/shop-track\.example(\/api\/account\/verify\?token=[A-Za-z0-9_-]{43})/.exec(decoded((mail as Received).raw))
   expect(url).not.toBeNull()
   return url![1]!
@@ -147,9 +125,9 @@ describe('magic-link sign-in', () => {
     expect(await limited.json()).toEqual({ error: 'too many requests' })
     await Bun.sleep(500)
     // Ten requests for one mailbox sent five links, not ten.
-    await eventually(() => relay.received.filter((m) => m.to === 'limit@example.com').length === 5 || undefined, 10_000, 'five links')
+    await eventually(() => relay.received.filter((m) => m.to[0] === 'limit@example.com').length === 5 || undefined, 10_000, 'five links')
     await Bun.sleep(300)
-    expect(relay.received.filter((m) => m.to === 'limit@example.com')).toHaveLength(5)
+    expect(relay.received.filter((m) => m.to[0] === 'limit@example.com')).toHaveLength(5)
   })
 
   test('CORS: an allowlisted origin gets its preflight and its answer; another origin gets neither', async () => {

@@ -2,33 +2,11 @@
 // email= for an offer with a trigger → the buyer joins the list → the automation's first message is
 // delivered → one click on its unsubscribe link → the next message is never sent (its job is cancelled).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { SMTPServer, type SMTPServerAddress } from 'smtp-server'
 import { startServer, type TestServer } from '../helpers/server'
+import { header, startRelay } from '../helpers/smtp-relay'
 import { testDb } from '../helpers/db'
 import { addClick, eventually, postback, seedCatalog } from '../postback/seed'
 import { invoke, systemActor } from '../../src/lib/verb'
-
-interface Received { to: string; raw: string }
-
-function startRelay() {
-  const received: Received[] = []
-  const server = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = []
-      stream.on('data', (c: Buffer) => chunks.push(c))
-      stream.on('end', () => {
-        received.push({ to: (session.envelope.rcptTo[0] as SMTPServerAddress).address, raw: Buffer.concat(chunks).toString('utf8') })
-        cb()
-      })
-    },
-  })
-  return new Promise<{ url: string; received: Received[]; close: () => void }>((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({ url: `smtp://127.0.0.1:${(server.server.address() as { port: number }).port}`, received, close: () => server.close() }))
-  })
-}
-
-const header = (raw: string, name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' '))?.[1]
 
 let relay: Awaited<ReturnType<typeof startRelay>>
 let s: TestServer
@@ -95,7 +73,7 @@ describe('postback → trigger → automation → unsubscribe', () => {
     // The buyer joined through the trigger; both messages were scheduled in that enrolment's transaction.
     const sub = await eventually(async () => (await s.api('GET', `/admin/api/email-lists/${list}/subscribers?email=buyer@example.com`)).body.items[0], 10_000, 'buyer enrolled')
     expect(sub.source).toBe('trigger')
-    const mail = await eventually(() => relay.received.find((m) => m.to === 'buyer@example.com'), 10_000, 'first message delivered')
+    const mail = await eventually(() => relay.received.find((m) => m.to[0] === 'buyer@example.com'), 10_000, 'first message delivered')
     expect(header(mail.raw, 'Subject')).toBe('Thanks buyer@example.com')
     const jobs = (await stepJobs()).filter((j) => JSON.parse(j.payload).subscriber_id === sub.id)
     expect(jobs.map((j) => JSON.parse(j.payload).step)).toEqual([0, 1])
@@ -113,8 +91,8 @@ describe('postback → trigger → automation → unsubscribe', () => {
     expect(after.find((j) => j.id === jobs[0]!.id)!.status).toBe('done')
     // Nothing for the subscriber who was there before the automation.
     expect(after.filter((j) => JSON.parse(j.payload).list_id === list).every((j) => JSON.parse(j.payload).subscriber_id === sub.id)).toBe(true)
-    expect(relay.received.filter((m) => m.to === 'buyer@example.com')).toHaveLength(1)
-    expect(relay.received.some((m) => m.to === 'early@example.com')).toBe(false)
+    expect(relay.received.filter((m) => m.to[0] === 'buyer@example.com')).toHaveLength(1)
+    expect(relay.received.some((m) => m.to[0] === 'early@example.com')).toBe(false)
   })
 
   test('a step job whose subscriber is no longer active sends nothing', async () => {
@@ -131,7 +109,7 @@ describe('postback → trigger → automation → unsubscribe', () => {
     s.ctx.jobs.kick()
     const done = await eventually(async () => (await stepJobs()).find((j) => j.id === job!.id && j.status === 'done'), 10_000, 'step done')
     expect(done.result).toBe('not sent: the subscriber is removed')
-    expect(relay.received.some((m) => m.to === 'removed@example.com')).toBe(false)
+    expect(relay.received.some((m) => m.to[0] === 'removed@example.com')).toBe(false)
   })
 
   test('email.purchases.enroll (what commerce calls on a paid order) enrols the buyer and starts the list\'s automation', async () => {
@@ -144,7 +122,7 @@ describe('postback → trigger → automation → unsubscribe', () => {
     expect(await invoke(verb, systemActor('commerce'), { list_id: list, email: 'payer@example.com' } as never)).toEqual({ subscriber_id: out.subscriber_id, created: false })
     const sub = (await s.api('GET', `/admin/api/email-lists/${list}/subscribers/${out.subscriber_id}`)).body
     expect(sub).toMatchObject({ email: 'payer@example.com', name: 'Pat', source: 'purchase' })
-    const mail = await eventually(() => relay.received.find((m) => m.to === 'payer@example.com'), 10_000, 'receipt delivered')
+    const mail = await eventually(() => relay.received.find((m) => m.to[0] === 'payer@example.com'), 10_000, 'receipt delivered')
     expect(header(mail.raw, 'Subject')).toBe('Receipt for Pat')
   })
 })
