@@ -5,7 +5,7 @@
 // Each build gets its own data directory, one campaign whose offer has an active email trigger
 // (BENCH_AB_TRIGGER=0 leaves it out; a build without triggers answers 404 to that request and runs
 // without), 3 s of redirects for click ids, then rounds of `wrk` on /postback in alternating order.
-// Output: req/s per round and the per-round ratio second/first, with its median.
+// Output: req/s per round, the per-round ratio second/first with its median, and each side's p99.
 //
 // Placement as in `npm run bench`: the servers on core 0, wrk on core 1. The first-started server has
 // been seen to do better than the second even for two copies of one binary, so run it both ways round.
@@ -68,10 +68,12 @@ try {
     runWrk({ url: `${s.base}/postback`, seconds, connections: 64, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
   for (const s of sides) await pb(s, 2) // warm-up
   const rps: Record<string, number[]> = {}
+  const p99: Record<string, number[]> = {}
   for (let r = 0; r < ROUNDS; r++) {
     for (const s of r % 2 ? [...sides].reverse() : sides) {
       const w = await pb(s, SECONDS)
       ;(rps[s.label] ??= []).push(Math.round(w.rps))
+      ;(p99[s.label] ??= []).push(w.p99ms)
       if (w.other) console.log(`  ${s.label}: ${w.other} answers that were not 2xx`)
     }
     console.log(`round ${r + 1}: ${sides.map((s) => `${s.label} ${rps[s.label]!.at(-1)!.toLocaleString('en-US')}`).join(', ')} req/s`)
@@ -79,6 +81,8 @@ try {
   const [a, b] = sides.map((s) => rps[s.label]!)
   const ratios = a!.map((x, i) => b![i]! / x).sort((x, y) => x - y)
   console.log(`${sides[1]!.label}/${sides[0]!.label} per round: ${ratios.map((r) => r.toFixed(3)).join(' ')}; median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)}`)
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+  for (const s of sides) console.log(`${s.label}: p99 per round ${p99[s.label]!.map((x) => x.toFixed(1)).join(' / ')} ms; median ${median(p99[s.label]!).toFixed(1)} ms`)
 } finally {
   for (const p of procs) await stopGracefully(p)
   for (const s of sides) rmSync(s.dir, { recursive: true, force: true })
