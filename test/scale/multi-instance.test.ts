@@ -167,6 +167,28 @@ describe.skipIf(!pg.ok)('two instances on one Postgres database', () => {
     expect(errors.map((r: { reason: string }) => r.reason)).toEqual(['duplicate'])
   })
 
+  test('an email trigger and an automation made on A fire for a postback on B, within two seconds', async () => {
+    const { slug, id } = await campaignOn(a)
+    const offerId = (await api(a, 'GET', `/admin/api/campaigns/${id}`)).body.offer_id
+    const list = (await api(a, 'POST', '/admin/api/email-lists', { name: 'multi buyers' })).body.id
+    expect((await api(a, 'POST', '/admin/api/automations', { list_id: list, name: 'welcome', steps: [{ delay_minutes: 60, subject: 'Hi', text: 'x' }] })).status).toBe(201)
+    expect((await api(a, 'POST', '/admin/api/email-triggers', { offer_id: offerId, target_list_id: list })).status).toBe(201)
+    const started = Date.now()
+    await eventually(async () => (await click(b.base, slug)).status === 302, 1000, 'routing on B')
+    // Postbacks on B until B's trigger table has the new trigger (a conversion before that enrols nobody).
+    let n = 0
+    const sub = await eventually(async () => {
+      const { clickId } = await click(b.base, slug)
+      await (await fetch(`${b.base}/postback?subid=${clickId}&email=multi-buyer@example.com&tid=m-${++n}`)).text()
+      const [row] = await db`SELECT id FROM email_subscribers WHERE list_id = ${list} AND email = 'multi-buyer@example.com'`
+      return row ?? null
+    }, 2000, 'the buyer enrolled through B')
+    expect(Date.now() - started).toBeLessThan(2000)
+    // Whichever instance ran the enrolment had the automation too: its step is scheduled.
+    const steps = await db`SELECT status FROM jobs WHERE kind = 'email_automation_step' AND payload LIKE ${`%"subscriber_id":${Number(sub.id)},%`}`
+    expect(steps.map((r: { status: string }) => r.status)).toEqual(['pending'])
+  })
+
   test('1,000 forward jobs made on both instances are delivered exactly once', async () => {
     const { slug } = await campaignOn(a, { postbackUrl: `${source.base}/pb?cid={click_id}` })
     await eventually(async () => (await click(b.base, slug)).status === 302, 1000, 'routing on B')
