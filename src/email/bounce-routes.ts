@@ -8,7 +8,15 @@ import { errorResponse } from '../http/errors'
 import { JobError, type JobQueue } from '../jobs/types'
 import { expectSuccess, outboundFetch } from '../lib/outbound'
 import { checkAndParse, PROVIDERS, WebhookRefused, type Provider } from './bounces'
-import type { MailEventStore } from './store/mail-events'
+import type { MailEvent, MailEventStore } from './store/mail-events'
+import { Type } from '@sinclair/typebox'
+import { adminGuard } from '../http/admin-guard'
+import { docQuery } from '../http/api-docs'
+import { invalid } from '../lib/errors'
+import { parseCursor, parseLimit, toPage } from '../lib/paging'
+import { iso } from '../lib/time'
+import { adminActor, defineVerb, invoke } from '../lib/verb'
+import { normalizeEmail } from './address'
 
 export const SNS_CONFIRM_JOB = 'sns_confirm'
 
@@ -20,9 +28,42 @@ export function registerSnsConfirm(jobs: JobQueue, allowPrivate: boolean): void 
   }, { section: 'email', target: (p) => { try { return new URL(String((p as { url?: unknown }).url)).host } catch { return null } } })
 }
 
-export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; cancelPending: (subscriberId: number) => unknown }) {
+/** The verb of the admin view: what providers reported, newest first (section email). */
+export function mailEventsVerb(store: MailEventStore) {
+  return defineVerb({
+    name: 'email.mail-events.list',
+    summary: 'List what mail providers reported (bounces, complaints, unsubscribes), newest first; filters email, kind',
+    permission: 'email:read',
+    input: Type.Object({ email: Type.Optional(Type.String()), kind: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), cursor: Type.Optional(Type.String()) }),
+    async run(_actor, input) {
+      const kind = input.kind || undefined
+      if (kind && !(MAIL_EVENT_KINDS as readonly string[]).includes(kind)) throw invalid(`kind: must be one of ${MAIL_EVENT_KINDS.join(', ')}`)
+      let email: string | undefined
+      if (input.email) {
+        email = normalizeEmail(input.email) ?? undefined
+        if (!email) throw invalid('email: not a valid email address')
+      }
+      const limit = parseLimit(input.limit)
+      const rows = await store.list({ email, kind: kind as MailEvent['kind'] | undefined, before: parseCursor(input.cursor), limit: limit + 1 })
+      return toPage(rows, { limit }, (r) => ({
+        id: r.id, provider: r.provider, kind: r.kind, hard: r.hard, email: r.email, occurred_at: iso(r.occurredAt), received_at: iso(r.createdAt),
+      }))
+    },
+  })
+}
+
+const MAIL_EVENT_KINDS = ['bounce', 'complaint', 'unsubscribe'] as const
+const first = (v: unknown): string | undefined => (Array.isArray(v) ? (v.length ? String(v[0]) : undefined) : v === undefined ? undefined : String(v))
+
+export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; list: ReturnType<typeof mailEventsVerb>; cancelPending: (subscriberId: number) => unknown }) {
   const ok = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
-  return new Elysia({ name: 'mail-webhooks' }).post('/webhook/mail/:provider', async ({ request, params }) => {
+  const { list } = deps
+  return new Elysia({ name: 'mail-webhooks' })
+    .use(adminGuard(ctx))
+    .get('/admin/api/mail-events', ({ query, admin }) =>
+      invoke(list, adminActor(admin), { email: first(query.email), kind: first(query.kind), limit: first(query.limit), cursor: first(query.cursor) }),
+    { permission: 'email:read', query: docQuery({ email: 'one address', kind: MAIL_EVENT_KINDS.join(', '), limit: 'page size', cursor: 'next_cursor of the previous page' }), detail: { tags: ['email'], summary: list.summary } })
+    .post('/webhook/mail/:provider', async ({ request, params }) => {
     if (!(PROVIDERS as readonly string[]).includes(params.provider)) return errorResponse(404, 'unknown mail provider')
     const raw = await request.text()
     let parsed

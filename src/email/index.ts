@@ -6,7 +6,7 @@ import type { AppContext, Feature } from '../context'
 import { CustomerAccounts } from './account'
 import { accountRoutes } from './account-routes'
 import { customerStore } from './store/customers'
-import { bounceRoutes, registerSnsConfirm } from './bounce-routes'
+import { bounceRoutes, mailEventsVerb, registerSnsConfirm } from './bounce-routes'
 import { mailEventStore } from './store/mail-events'
 import type { AnyDatabase } from '../db/engine'
 import { errorFields, log } from '../lib/log'
@@ -51,13 +51,15 @@ export function emailFeature(ctx: AppContext): Feature {
   const sending = sendVerbs({ lists: store, outbox, sender, links, cancelPending })
   const automationSet = automationVerbs({ store: automations, events: ctx.events })
   registerSnsConfirm(ctx.jobs, ctx.config.outboundAllowPrivate)
+  const mailEvents = mailEventStore(database)
+  const mailEventsList = mailEventsVerb(mailEvents)
   const customers = customerStore(database)
   const accounts = new CustomerAccounts({ store: customers, outbox, sender, settings: ctx.settings, secret: ctx.config.secret, publicUrl: ctx.config.publicUrl })
 
   const named: VerbSet = {}
   for (const v of [
     ...Object.values(verbs.lists), ...Object.values(verbs.subscribers), ...Object.values(triggers), ...Object.values(automationSet),
-    sending.broadcast, sending.outbox, sending.unsubscribe, verbs.purchase,
+    sending.broadcast, sending.outbox, sending.unsubscribe, verbs.purchase, mailEventsList,
   ]) named[v.name] = v as never
 
   return {
@@ -65,7 +67,7 @@ export function emailFeature(ctx: AppContext): Feature {
     routes: new Elysia({ name: 'email-feature' })
       .use(emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet }))
       .use(accountRoutes(ctx, accounts))
-      .use(bounceRoutes(ctx, { store: mailEventStore(database), cancelPending })),
+      .use(bounceRoutes(ctx, { store: mailEvents, list: mailEventsList, cancelPending })),
     verbs: named,
     async start() {
       // Begun in the server's synchronous start pass, before any request (a postback or an enrolment waits

@@ -21,7 +21,7 @@ const SECTION_OF: Record<string, Section | 'session' | 'public' | 'any'> = {
   clicks: 'conversions', conversions: 'conversions', 'conversion-types': 'conversions', 'status-map': 'conversions',
   'postback-errors': 'conversions', jobs: 'any',
   reports: 'reports',
-  'email-lists': 'email', 'email-triggers': 'email', automations: 'email', outbox: 'email',
+  'email-lists': 'email', 'email-triggers': 'email', automations: 'email', outbox: 'email', 'mail-events': 'email',
   'payment-accounts': 'commerce', products: 'commerce', orders: 'commerce', refunds: 'commerce', subscriptions: 'commerce',
   settings: 'settings', 'postback-aliases': 'settings',
 }

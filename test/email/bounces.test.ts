@@ -51,6 +51,14 @@ describe('POST /webhook/mail/generic', () => {
     expect(await hook('generic', body, {}, `?token=${TOKEN}`)).toEqual({ status: 200, body: { ok: true, recorded: 0, duplicates: 2 } })
     expect(await hook('generic', '{"type":', {}, `?token=${TOKEN}`)).toEqual({ status: 400, body: { error: 'body is not JSON' } })
     expect(await hook('nope', body)).toEqual({ status: 404, body: { error: 'unknown mail provider' } })
+    // What was reported, as the admin sees it: newest first, the soft bounce counted.
+    const events = await s.api('GET', '/admin/api/mail-events?kind=bounce')
+    expect(events.status).toBe(200)
+    expect(events.body.items.map((e: any) => [e.provider, e.kind, e.hard, e.email])).toEqual([
+      ['generic', 'bounce', false, 'soft@example.com'], ['generic', 'bounce', true, 'hard@example.com'],
+    ])
+    expect((await s.api('GET', '/admin/api/mail-events?email=Soft@Example.com')).body.items).toHaveLength(1)
+    expect((await s.api('GET', '/admin/api/mail-events?kind=nope')).status).toBe(400)
     // A broadcast leaves the bounced address out.
     expect((await s.api('GET', `/admin/api/email-lists/${listB}`)).body.active_subscribers).toBe(0)
   })

@@ -2,6 +2,7 @@
 // redelivery is a no-op) and, in the same transaction, changes the address's subscriptions everywhere.
 import type { SQL } from 'bun'
 import type { Database, RawDb, RawStatement } from '../../db/client'
+import { where } from '../../db/where'
 import type { AnyDatabase } from '../../db/engine'
 
 export interface MailEvent {
@@ -23,8 +24,24 @@ export interface Recorded {
   changedSubscribers: number[]
 }
 
+/** A recorded event as the admin view lists it. */
+export interface MailEventRow extends Omit<MailEvent, 'key'> {
+  id: number
+  createdAt: number
+}
+
+export interface MailEventFilter {
+  email?: string
+  kind?: MailEvent['kind']
+  /** Cursor: ids below this one (newest first). */
+  before?: number
+  limit: number
+}
+
 export interface MailEventStore {
   record(events: readonly MailEvent[]): Promise<Recorded>
+  /** Newest first. */
+  list(filter: MailEventFilter): Promise<MailEventRow[]>
 }
 
 /** The status an event puts an address in, and the statuses it replaces (a complaint outranks the rest). */
@@ -54,6 +71,18 @@ class SqliteMailEventStore implements MailEventStore {
     )
   }
 
+  async list(f: MailEventFilter): Promise<MailEventRow[]> {
+    const w = where([
+      ['email = $email', 'email', f.email],
+      ['kind = $kind', 'kind', f.kind],
+      ['id < $before', 'before', f.before],
+    ])
+    const rows = this.raw.prepare(
+      `SELECT id, provider, kind, hard, email, occurred_at AS occurredAt, created_at AS createdAt FROM mail_events ${w.sql} ORDER BY id DESC LIMIT $limit`,
+    ).all({ ...w.params, limit: f.limit }) as Array<Omit<MailEventRow, 'hard'> & { hard: number }>
+    return rows.map((r) => ({ ...r, hard: r.hard === 1 }))
+  }
+
   async record(events: readonly MailEvent[]): Promise<Recorded> {
     return this.raw.transaction((): Recorded => {
       const now = Date.now()
@@ -75,6 +104,17 @@ class SqliteMailEventStore implements MailEventStore {
 
 class PgMailEventStore implements MailEventStore {
   constructor(private readonly sql: SQL) {}
+
+  async list(f: MailEventFilter): Promise<MailEventRow[]> {
+    const sql = this.sql
+    const rows = await sql`SELECT id, provider, kind, hard, email, occurred_at AS "occurredAt", created_at AS "createdAt" FROM mail_events
+      WHERE ${f.email !== undefined ? sql`email = ${f.email}` : sql`TRUE`} AND ${f.kind !== undefined ? sql`kind = ${f.kind}` : sql`TRUE`}
+        AND ${f.before !== undefined ? sql`id < ${f.before}::int8` : sql`TRUE`}
+      ORDER BY id DESC LIMIT ${f.limit}::int`
+    return [...rows].map((r) => ({
+      id: Number(r.id), provider: r.provider, kind: r.kind, hard: Number(r.hard) === 1, email: r.email, occurredAt: Number(r.occurredAt), createdAt: Number(r.createdAt),
+    }))
+  }
 
   async record(events: readonly MailEvent[]): Promise<Recorded> {
     return (await this.sql.begin(async (tx) => {
