@@ -78,6 +78,11 @@ function errorAnswer(code: string | number, error: unknown, request: Request): R
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return json(status, status === 413 ? 'request body too large' : 'invalid request')
       }
+      // A JSON body nested tens of thousands of levels deep overflows the stack while Elysia validates it
+      // (its ValidationError stringifies the value): the request's fault, not a server failure.
+      if (error instanceof RangeError && /call stack/i.test(error.message) && request.method !== 'GET' && request.method !== 'HEAD') {
+        return json(400, 'request body is nested too deeply')
+      }
       return internalError(request, error)
     }
   }

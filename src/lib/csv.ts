@@ -31,16 +31,26 @@ export const csvLine = (cells: readonly Cell[]): string => cells.map(csvCell).jo
  */
 export function csvStream(next: () => string | null | Promise<string | null>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
+  // The client may go away mid-export: the stream is cancelled, and a read still in flight must then
+  // neither enqueue into the closed stream nor be logged as a failure.
+  let cancelled = false
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let chunk: string | null
       try {
-        const chunk = await next()
-        if (chunk === null) controller.close()
-        else controller.enqueue(encoder.encode(chunk))
+        chunk = await next()
       } catch (err) {
+        if (cancelled) return
         log.error('CSV export failed', errorFields(err))
         controller.error(err)
+        return
       }
+      if (cancelled) return
+      if (chunk === null) controller.close()
+      else controller.enqueue(encoder.encode(chunk))
+    },
+    cancel() {
+      cancelled = true
     },
   })
 }

@@ -44,6 +44,14 @@ test('found by the fuzzer: a status map entry 100,000 arrays deep is a 400 with 
   expect(long.body).toEqual({ error: `approved: "${'x'.repeat(64)}" is not an existing conversion type slug` })
 })
 
+test('found by the fuzzer: a body nested 100,000 objects deep is a 400, not a 500, on every body route', async () => {
+  const deep = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)
+  for (const path of ['/admin/api/automations', '/admin/api/sources', '/admin/api/email-lists']) {
+    const res = await s.api('POST', path, deep)
+    expect({ path, status: res.status }).toEqual({ path, status: 400 })
+  }
+}, 60_000) // each such body costs Elysia's validation seconds (admins only: strangers get 401 before the body is read)
+
 test('a NUL character in admin text is a 400 naming the field on either engine (PostgreSQL text cannot hold one)', async () => {
   const res = await s.api('POST', '/admin/api/sources', { name: 'before\u0000after' })
   expect(res.status).toBe(400)
