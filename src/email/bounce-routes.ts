@@ -17,6 +17,7 @@ import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { iso } from '../lib/time'
 import { adminActor, defineVerb, invoke } from '../lib/verb'
 import { normalizeEmail } from './address'
+import { firstParam as first } from '../http/collection'
 
 export const SNS_CONFIRM_JOB = 'sns_confirm'
 
@@ -53,7 +54,6 @@ export function mailEventsVerb(store: MailEventStore) {
 }
 
 const MAIL_EVENT_KINDS = ['bounce', 'complaint', 'unsubscribe'] as const
-const first = (v: unknown): string | undefined => (Array.isArray(v) ? (v.length ? String(v[0]) : undefined) : v === undefined ? undefined : String(v))
 
 export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; list: ReturnType<typeof mailEventsVerb>; cancelPending: (subscriberId: number) => unknown }) {
   const ok = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })

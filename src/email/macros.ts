@@ -4,6 +4,7 @@
 // gets the link as a footer: every message svc sends can be unsubscribed from.
 import type { NewMessage } from './store/outbox-types'
 import type { SubscriberRow } from './store/types'
+import { escapeHtml } from '../lib/html'
 
 const MACRO = /\{([a-z0-9_]{1,40})\}/g
 
@@ -21,7 +22,6 @@ export function fill(template: string, values: Record<string, string>, escape: (
   return template.replace(MACRO, (whole, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? escape(values[name]!) : whole))
 }
 
-const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 export function renderMessage(t: { subject: string; text: string; html: string | null }, s: SubscriberRow, unsubscribeUrl: string | null): NewMessage {
   // The subscriber's own fields first, so a field cannot override name, email or the link.

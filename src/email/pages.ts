@@ -1,10 +1,10 @@
 // The small HTML pages people see from an email link (unsubscribe, sign-in): constant text, nothing from
 // the request echoed; only a form posting back to the same page may run.
 import { htmlPageHeaders } from '../http/security-headers'
+import { escapeHtml } from '../lib/html'
 
 /** Only a form posting back to this page may run; nothing else loads. */
 const PAGE_HEADERS = htmlPageHeaders({ 'form-action': ["'self'"] })
-const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** A small page of constant text (nothing from the request is echoed). */
 export function page(status: number, title: string, text: string, extra = ''): Response {

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
-import { collectionRoutes, okResponse, pageQuery, pageSchema, parseId } from '../http/collection'
+import { collectionRoutes, firstParam as first, okResponse, pageQuery, pageSchema, parseId } from '../http/collection'
 import { adminActor, invoke, systemActor } from '../lib/verb'
 import { page } from './pages'
 import { ListCreate, ListPatch, ListRecord, renderList, renderSubscriber, SubscriberCreate, SubscriberRecord } from './model'
@@ -24,8 +24,6 @@ const subscriberQuery = t.Object({
   ...pageQuery.properties,
 })
 
-/** A repeated query parameter counts once (first occurrence). */
-const first = (v: unknown): string | undefined => (Array.isArray(v) ? (v.length ? String(v[0]) : undefined) : v === undefined ? undefined : String(v))
 
 export function emailRoutes(ctx: AppContext, { verbs, sending, triggers, automations }: { verbs: EmailVerbs; sending: SendVerbs; triggers: TriggerVerbs; automations: AutomationVerbs }) {
   const listId = (raw: string) => parseId(raw, 'email list')

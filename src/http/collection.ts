@@ -28,6 +28,12 @@ export function parseId(raw: string, what: string): number {
   return Number(raw)
 }
 
+/** A repeated query parameter counts once (its first occurrence); never an array bound into SQL. */
+export function firstParam(v: unknown): string | undefined {
+  if (Array.isArray(v)) return v.length ? String(v[0]) : undefined
+  return v === undefined ? undefined : String(v)
+}
+
 export const okResponse = t.Object({ ok: t.Literal(true) })
 export const errorSchema = t.Object({ error: t.String() })
 

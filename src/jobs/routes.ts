@@ -4,7 +4,7 @@ import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { docQuery } from '../http/api-docs'
-import { pageQuery, parseId } from '../http/collection'
+import { firstParam as first, pageQuery, parseId } from '../http/collection'
 import { adminActor, invoke } from '../lib/verb'
 import { SECTIONS } from '../auth/permissions'
 import { JOB_STATUSES } from './types'
@@ -18,12 +18,6 @@ const jobsQuery = docQuery({
   limit: pageQuery.properties.limit.description!,
   cursor: pageQuery.properties.cursor.description!,
 })
-
-/** A repeated query parameter counts once (first occurrence); never an array bound into SQL. */
-function first(v: unknown): string | undefined {
-  if (Array.isArray(v)) return v.length ? String(v[0]) : undefined
-  return v === undefined ? undefined : String(v)
-}
 
 const jobId = (raw: string) => parseId(raw, 'job')
 
