@@ -85,6 +85,15 @@ try {
   const conv = body.items?.[0]
   check(list.status === 200 && conv && conv.revenue === 7.25 && conv.type === 'sale' && conv.transaction_id === 'smoke-1',
     `conversion visible: ${JSON.stringify(conv)}`)
+  // The browser scripts are embedded in the binary; a hosted landing is served with pixel.js.
+  for (const name of ['pixel.js', 'client.js', 'cloak.js', 'i18n.js']) {
+    const r = await fetch(`${base}/${name}`)
+    check(r.status === 200 && (await r.text()).length > 500 && r.headers.get('etag'), `GET /${name} → 200 with the script and an ETag`)
+  }
+  await api('/admin/api/landings', { name: 'Smoke page', slug: 'smoke-page', html: '<h1>{click_id}</h1></body>' })
+  const lp = await fetch(`${base}/lp/smoke-page`)
+  const lpText = await lp.text()
+  check(lp.status === 200 && lpText.includes('<h1></h1>') && lpText.includes('src="/pixel.js"'), `GET /lp/smoke-page serves the page with pixel.js (${lp.status})`)
   console.log('smoke test passed')
 } finally {
   child.kill('SIGTERM')

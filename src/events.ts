@@ -24,6 +24,21 @@ export interface DomainEvents {
   'email-triggers.changed': Record<string, never>
   /** An address joined a list (a new row: enrolling an address already there announces nothing). */
   'email.subscriber.enrolled': { listId: number; subscriberId: number; email: string; source: string }
+  /** A lead form was submitted (POST /api/lead); in-transaction with the lead row. */
+  'lead.captured': LeadCaptured
+}
+
+export interface LeadCaptured {
+  leadId: number
+  landingId: number
+  /** The list the landing enrols into, or null. */
+  emailListId: number | null
+  email: string
+  name: string | null
+  fields: Record<string, string>
+  clickId: string | null
+  ip: string | null
+  createdAt: number
 }
 
 export type EventName = keyof DomainEvents

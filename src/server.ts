@@ -32,6 +32,7 @@ import { settingsFeature } from './settings'
 import { usersFeature } from './users'
 import { usersVerbs } from './users/verbs'
 import { emailFeature } from './email'
+import { landingsFeature } from './landings'
 
 export { MAX_BODY_BYTES } from './http/body-limit'
 
@@ -100,6 +101,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const tracking = trackingFeature(ctx, { routes: catalog.routingSource })
   const postback = postbackFeature(ctx, tracking.findClickRow)
   await postback.ready
+  const landings = landingsFeature(ctx, { catalog: catalog.store, tracker: tracking.tracker })
   const features: Feature[] = [
     catalog,
     tracking,
@@ -109,7 +111,8 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     usersFeature(ctx),
     settingsFeature(ctx),
     reportsFeature(ctx),
-    emailFeature(ctx),
+    emailFeature(ctx, { leadEmailOf: landings.leadEmailOf }),
+    landings,
   ]
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.

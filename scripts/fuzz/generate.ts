@@ -184,7 +184,7 @@ function finish(rng: Rng, req: FuzzRequest, bodyFields: string[]): FuzzRequest {
 
 const latinBody = (rng: Rng) => latin1(rng.bytes(rng.pick([1, 100, 5000])))
 
-/** One hostile request to the public route `route` (/c, /r, /postback, /healthz, /email/unsubscribe, /api/account or /webhook/mail). */
+/** One hostile request to a public route (PUBLIC_ROUTES in run.ts). */
 export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequest {
   const methodRaw = rng.chance(0.04)
   let method = methodRaw ? rng.pick(RAW_METHODS) : rng.chance(0.8) ? 'GET' : rng.pick(METHODS)
@@ -218,6 +218,20 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
     path = `/email/unsubscribe/${token}`
     method = methodRaw ? method : rng.chance(0.5) ? 'POST' : method
     names = ['List-Unsubscribe', 'x']
+  } else if (route === '/lp') {
+    const slug = rng.int(10) < 6 ? 'fuzz-lp' : rng.chance(0.5) ? value(rng).text : rng.pick(['', '.', '..', '%2f', 'fuzz-lp%00', 'FUZZ-LP', 'x'.repeat(3000)])
+    const deep = rng.chance(0.3) ? `/${rng.pick(['', 'img/a.png', '../x', '%2e%2e/x', 'a//b.css', value(rng).text, 'x'.repeat(500)])}` : ''
+    raw ||= /[^\x21-\x7e]/.test(slug + deep)
+    path = `/lp/${slug}${deep}`
+    names = ['click_id', 'campaign', 'utm_source', 'q', 'sub1']
+  } else if (route === '/api/lead' || route === '/api/cloak') {
+    path = route
+    method = methodRaw ? method : rng.chance(0.85) ? 'POST' : method
+    names = route === '/api/lead' ? ['email', 'name', 'landing_id', 'click_id', '_svc_t', '_svc_hp', 'company'] : ['click_id', 'signals']
+  } else if (route === '/api/events') {
+    path = '/api/events'
+    method = methodRaw ? method : rng.chance(0.5) ? 'POST' : method
+    names = ['name', 'click_id', 'landing_id', 'url', 'props']
   } else {
     path = rng.chance(0.9) ? '/healthz' : rng.pick(['/healthz/', '/HEALTHZ', '/healthz%2f', '/healthz/../healthz', '/./healthz'])
     names = ['x', 'verbose', 'probe']
@@ -229,7 +243,8 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
   let target = q.text === '' && rng.chance(0.5) ? path : `${path}?${q.text}`
   const broken = rng.chance(0.01)
   if (broken) target += rng.pick([' x', ' HTTP/1.1 x', '\rx', ' ', '\t', '\u0000', '\u001f', '\u0008a'])
-  return finish(rng, { route, method, target, headers: h.list, ...(broken || !isToken(method) ? { brokenRequestLine: true } : {}) }, ['payout', 'subid'])
+  const bodyFields = route === '/api/lead' || route === '/api/events' || route === '/api/cloak' ? names : ['payout', 'subid']
+  return finish(rng, { route, method, target, headers: h.list, ...(broken || !isToken(method) ? { brokenRequestLine: true } : {}) }, bodyFields)
 }
 
 /** One hostile request to the admin API, with the admin's valid session cookie (most of the time). */

@@ -4,7 +4,9 @@ import { adminRequest, publicRequest, type FuzzRequest, type FuzzTargets } from 
 import { Rng } from './prng'
 import { send, type Outcome } from './send'
 
-export const PUBLIC_ROUTES = ['/c', '/r', '/postback', '/healthz', '/email/unsubscribe', '/api/account', '/webhook/mail'] as const
+export const PUBLIC_ROUTES = [
+  '/c', '/r', '/postback', '/healthz', '/email/unsubscribe', '/api/account', '/webhook/mail', '/lp', '/api/lead', '/api/events', '/api/cloak',
+] as const
 
 export interface FuzzTally {
   /** route → outcome → count */

@@ -20,11 +20,17 @@ export async function seedTargets(base: URL, email: string, password: string): P
   const me = await api('GET', '/admin/api/me')
   const source = await api('POST', '/admin/api/sources', { name: 'Fuzz source' })
   const offer = await api('POST', '/admin/api/offers', { name: 'Fuzz offer', slug: 'fuzz-offer', url: 'https://offer.example/?c={click_id}&s={sub1}', payout: 2 })
-  await api('POST', '/admin/api/campaigns', { name: 'Fuzz', slug: FUZZ_SLUG, source_id: source.id, offer_id: offer.id, cost_model: 'param' })
+  const landing = await api('POST', '/admin/api/landings', {
+    name: 'Fuzz page', slug: 'fuzz-lp', html: '<h1>{click_id}</h1><a href="{offer_url}">{utm_source}</a><form data-svc-lead></form></body>',
+  })
+  // The landing is in the campaign, so /lp has a campaign for its clicks and /c goes through it.
+  await api('POST', '/admin/api/campaigns', {
+    name: 'Fuzz', slug: FUZZ_SLUG, source_id: source.id, offer_id: offer.id, cost_model: 'param', landings: [{ landing_id: landing.id, weight: 1 }],
+  })
   const clickIds: string[] = []
   for (let i = 0; i < 20; i++) {
     const res = await fetch(`${base.origin}/c/${FUZZ_SLUG}?sub1=seed${i}`, { redirect: 'manual' })
-    const id = /[?&]c=([0-9a-f-]{36})/.exec(res.headers.get('location') ?? '')?.[1]
+    const id = /[?&](?:c|click_id)=([0-9a-f-]{36})/.exec(res.headers.get('location') ?? '')?.[1]
     if (id) clickIds.push(id)
   }
   if (clickIds.length === 0) throw new Error('seeding made no clicks')

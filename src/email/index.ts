@@ -25,7 +25,7 @@ import { subscribeTriggers, TriggerTable } from './triggers'
 import { UnsubscribeLinks } from './unsubscribe'
 import { emailVerbs } from './verbs'
 
-export function emailFeature(ctx: AppContext): Feature {
+export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: string) => Promise<string | null> } = {}): Feature {
   const database = ctx.database as AnyDatabase
   const store = emailStore(database)
   const outbox = outboxStore(database)
@@ -46,8 +46,8 @@ export function emailFeature(ctx: AppContext): Feature {
   const verbs = emailVerbs({ store, events: ctx.events, onEnrolled: scheduleAutomations(automationTable, ctx.jobs), cancelPending })
   const triggers = triggerVerbs({ store: triggerStore(database), events: ctx.events })
   const triggerTable = new TriggerTable(triggerStore(database))
-  // Landings (a later issue) will pass leadEmailOf: the email of the click's lead; until then email= only.
-  subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table: triggerTable, enroll: verbs.enroll })
+  // leadEmailOf (the landings feature): postback rule 6, the buyer's address from the click's lead.
+  subscribeTriggers({ events: ctx.events, jobs: ctx.jobs, table: triggerTable, enroll: verbs.enroll, leadEmailOf: deps.leadEmailOf })
   const sending = sendVerbs({ lists: store, outbox, sender, links, cancelPending })
   const automationSet = automationVerbs({ store: automations, events: ctx.events })
   registerSnsConfirm(ctx.jobs, ctx.config.outboundAllowPrivate)

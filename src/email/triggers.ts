@@ -77,8 +77,26 @@ export function subscribeTriggers(deps: {
     void table.reload()
   })
 
+  // A lead form on a landing bound to a list: the enrolment is a job written with the lead (same
+  // transaction), so a crash between the two cannot lose it, and a deleted list ends it cleanly.
+  const leadJobs = new WeakSet<object>()
+  events.on('lead.captured', 'in-transaction', 'email.lead-enrol', (lead, tx) => {
+    if (lead.emailListId === null) return
+    leadJobs.add(lead)
+    // Subscriber fields end up in mail headers and bodies: a textarea's line breaks become spaces.
+    const fields = Object.fromEntries(Object.entries(lead.fields).map(([k, v]) => [k, v.replace(/[\u0000-\u001f\u007f]+/g, ' ')]))
+    const id = jobs.enqueue(ENROL_JOB, {
+      list_id: lead.emailListId, email: lead.email, name: lead.name, fields, source: 'lead', consent_at: lead.createdAt,
+      consent_ip: lead.ip, click_id: lead.clickId, lead_id: lead.leadId,
+    }, { tx: tx ?? undefined })
+    if (id instanceof Promise) return id.then(() => {})
+  })
+  events.on('lead.captured', 'after-commit', 'email.lead-wake-job-loop', (lead) => {
+    if (leadJobs.delete(lead)) jobs.kick()
+  })
+
   jobs.register(ENROL_JOB, async (payload) => {
-    const p = payload as { list_id?: unknown; email?: unknown; click_id?: unknown }
+    const p = payload as { list_id?: unknown; email?: unknown; click_id?: unknown; source?: unknown; name?: unknown; fields?: unknown; consent_at?: unknown; consent_ip?: unknown }
     if (typeof p.list_id !== 'number') throw new JobError('payload has no list_id', false)
     const email = typeof p.email === 'string' && p.email.trim()
       ? p.email
@@ -86,7 +104,9 @@ export function subscribeTriggers(deps: {
     if (!email) return 'no email for this buyer: nothing enrolled'
     let s: NewSubscriber
     try {
-      s = subscriberOf({ email }, 'trigger')
+      s = p.source === 'lead'
+        ? subscriberOf({ email, name: p.name, fields: p.fields, consentAt: typeof p.consent_at === 'number' ? p.consent_at : undefined, consentIp: typeof p.consent_ip === 'string' ? p.consent_ip : null }, 'lead')
+        : subscriberOf({ email }, 'trigger')
     } catch {
       return 'the buyer\'s email is not a valid address: nothing enrolled'
     }

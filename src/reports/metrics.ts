@@ -4,7 +4,10 @@
 //   revenue     = Σ over types with include_in_revenue of revenue     (negative types: − Σ|revenue|)
 //   profit = revenue − cost        roi = profit / cost × 100          (null when cost = 0)
 //   cr  = conversions / clicks × 100 (null when clicks = 0)            epc = revenue / clicks (null when clicks = 0)
-//   landing_ctr = clicks / landing_views × 100 (null when landing_views = 0)
+//   landing_views  = clicks whose landing page was viewed (pixel.js), once per click
+//   landing_clicks = clicks that went on from their landing to the offer (/r), once per click (a click-through
+//                    counts as a view too, so a visitor whose browser blocked the pixel still counts once)
+//   landing_ctr = landing_clicks / landing_views × 100 (null when landing_views = 0)
 //
 // Money and ratios are rounded to 6 decimals in the output (float noise); counts stay integers.
 
@@ -21,15 +24,17 @@ export class Sums {
   bots = 0
   cost = 0
   views = 0
+  throughs = 0
   readonly types = new Map<string, TypeSums>()
 
   /** `sign` -1 takes rows back out (a daily row's hours that belong to another local day). */
-  addClicks(r: { clicks: number; unique_clicks: number; bot_clicks: number; cost: number; landing_views: number }, sign: 1 | -1 = 1): void {
+  addClicks(r: { clicks: number; unique_clicks: number; bot_clicks: number; cost: number; landing_views: number; landing_clicks: number }, sign: 1 | -1 = 1): void {
     this.clicks += sign * r.clicks
     this.unique += sign * r.unique_clicks
     this.bots += sign * r.bot_clicks
     this.cost += sign * r.cost
     this.views += sign * r.landing_views
+    this.throughs += sign * r.landing_clicks
   }
 
   addConversions(type: string, n: number, revenue: number, abs: number): void {
@@ -49,6 +54,7 @@ export class Sums {
     this.bots += o.bots
     this.cost += o.cost
     this.views += o.views
+    this.throughs += o.throughs
     for (const [type, t] of o.types) this.addConversions(type, t.n, t.revenue, t.abs)
   }
 
@@ -57,7 +63,7 @@ export class Sums {
    * local day. Money below 1e-9 is float residue of such moves, not money.
    */
   get empty(): boolean {
-    if (this.clicks !== 0 || this.unique !== 0 || this.bots !== 0 || this.views !== 0 || Math.abs(this.cost) > 1e-9) return false
+    if (this.clicks !== 0 || this.unique !== 0 || this.bots !== 0 || this.views !== 0 || this.throughs !== 0 || Math.abs(this.cost) > 1e-9) return false
     for (const t of this.types.values()) if (t.n !== 0 || Math.abs(t.revenue) > 1e-9) return false
     return true
   }
@@ -76,6 +82,7 @@ export interface Metrics {
   unique_clicks: number
   bot_clicks: number
   landing_views: number
+  landing_clicks: number
   landing_ctr: number | null
   conversions: number
   revenue: number
@@ -88,7 +95,7 @@ export interface Metrics {
 }
 
 export const METRIC_NAMES = [
-  'clicks', 'unique_clicks', 'bot_clicks', 'landing_views', 'landing_ctr', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc',
+  'clicks', 'unique_clicks', 'bot_clicks', 'landing_views', 'landing_clicks', 'landing_ctr', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc',
 ] as const
 export type MetricName = (typeof METRIC_NAMES)[number]
 
@@ -119,7 +126,8 @@ export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, s
     unique_clicks: s.unique,
     bot_clicks: s.bots,
     landing_views: s.views,
-    landing_ctr: ratio(s.clicks, s.views, 100),
+    landing_clicks: s.throughs,
+    landing_ctr: ratio(s.throughs, s.views, 100),
     conversions,
     revenue: round6(revenue),
     cost: round6(s.cost),

@@ -33,7 +33,7 @@ export class PgReportQueries implements ReportQueries {
   }
 
   async rollupClicks(g: Grouping, f: Filters, seg: Segment): Promise<ClickSumsRow[]> {
-    return this.rows(rollupClicksQuery(this.sql, g, f, seg), g, 'u', 'clicks', 'unique_clicks', 'bot_clicks', 'cost', 'landing_views')
+    return this.rows(rollupClicksQuery(this.sql, g, f, seg), g, 'u', 'clicks', 'unique_clicks', 'bot_clicks', 'cost', 'landing_views', 'landing_clicks')
   }
 
   async rollupConversions(g: Grouping, f: Filters, seg: Segment): Promise<ConversionSumsRow[]> {
@@ -46,7 +46,8 @@ export class PgReportQueries implements ReportQueries {
       SELECT ${keys(sql, g, (d) => rawExpr(sql, d, g, 'c', 'c.created_at'))}, count(*)::float8 AS clicks,
         sum(CASE WHEN coalesce(c.bot_reason, '') = '' AND c.is_unique <> 0 THEN 1 ELSE 0 END)::float8 AS unique_clicks,
         sum(CASE WHEN coalesce(c.bot_reason, '') <> '' THEN 1 ELSE 0 END)::float8 AS bot_clicks,
-        coalesce(sum(c.cost), 0)::float8 AS cost, 0::float8 AS landing_views
+        coalesce(sum(c.cost), 0)::float8 AS cost,
+        count(c.landing_viewed_at)::float8 AS landing_views, count(c.landing_clicked_at)::float8 AS landing_clicks
       FROM clicks c
       WHERE c.created_at >= ${from}::bigint AND c.created_at < ${to}::bigint AND c.excluded = 0 ${rawFilters(sql, f, 'c')}
       GROUP BY ${groupBy(sql, g)} LIMIT ${limit}`
@@ -118,7 +119,8 @@ export function rollupClicksQuery(sql: SQL, g: Grouping, f: Filters, seg: Segmen
   const r = rollupRead(sql, 'click', g, seg)
   return sql`
     SELECT ${r.keys}, sum(clicks)::float8 AS clicks, sum(unique_clicks)::float8 AS unique_clicks, sum(bot_clicks)::float8 AS bot_clicks,
-      sum(cost)::float8 AS cost, sum(landing_views)::float8 AS landing_views
+      sum(cost)::float8 AS cost, sum(landing_views)::float8 AS landing_views,
+      sum(landing_clicks)::float8 AS landing_clicks
     FROM ${r.table} WHERE ${r.where} ${rollupFilters(sql, f)} GROUP BY ${r.groupBy}`
 }
 

@@ -25,6 +25,7 @@ export interface ClickSumsRow {
   bot_clicks: number
   cost: number
   landing_views: number
+  landing_clicks: number
 }
 
 export interface ConversionSumsRow {
@@ -137,7 +138,8 @@ export class SqliteReportQueries implements ReportQueries {
     const r = rollupRead('click', g, seg)
     const sql =
       `SELECT ${r.keys}, sum(clicks) AS clicks, sum(unique_clicks) AS unique_clicks, ` +
-      `sum(bot_clicks) AS bot_clicks, total(cost) AS cost, sum(landing_views) AS landing_views ` +
+      `sum(bot_clicks) AS bot_clicks, total(cost) AS cost, sum(landing_views) AS landing_views, ` +
+      `sum(landing_clicks) AS landing_clicks ` +
       `FROM ${r.table} WHERE ${r.where}${rollupFilters(f)} GROUP BY ${r.groupBy}`
     return this.stmt(sql).all({ ...r.params, ...filterParams(f, false) }) as ClickSumsRow[]
   }
@@ -154,7 +156,8 @@ export class SqliteReportQueries implements ReportQueries {
     const sql =
       `SELECT ${keys(g, (d) => rawExpr(d, g, 'c', 'c.created_at'))}, count(*) AS clicks, ` +
       `sum(CASE WHEN coalesce(c.bot_reason, '') = '' AND c.is_unique <> 0 THEN 1 ELSE 0 END) AS unique_clicks, ` +
-      `sum(CASE WHEN coalesce(c.bot_reason, '') <> '' THEN 1 ELSE 0 END) AS bot_clicks, total(c.cost) AS cost, 0 AS landing_views ` +
+      `sum(CASE WHEN coalesce(c.bot_reason, '') <> '' THEN 1 ELSE 0 END) AS bot_clicks, total(c.cost) AS cost, ` +
+      `count(c.landing_viewed_at) AS landing_views, count(c.landing_clicked_at) AS landing_clicks ` +
       `FROM clicks c WHERE c.created_at >= $from AND c.created_at < $to AND c.excluded = 0${rawFilters(f, 'c')} ` +
       `GROUP BY ${groupBy(g)} LIMIT $limit`
     return this.stmt(sql).all({ from, to, limit, ...filterParams(f, true) }) as ClickSumsRow[]

@@ -12,6 +12,8 @@ import { UniqueVisitors, type UniqueWindows } from './unique-visitors'
 import { trackingVerbs } from './verbs'
 
 export { normalizeClickId, CLICK_COOKIE } from './visitor'
+export { clickCookieHeader, readVisitor } from './routes'
+export type { Tracker, LandingVisit, Visitor } from './track'
 
 export interface TrackingFeature extends Feature {
   /**
@@ -24,6 +26,8 @@ export interface TrackingFeature extends Feature {
   clicks: ClickStore
   /** Raw click retention (setting raw_click_retention_days); `run()` prunes what is due now. */
   retention: ClickRetention
+  /** The click decisions, for hosted landings (/lp visits, leads, page views, bot signals). */
+  tracker: Tracker
 }
 
 export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSource }): TrackingFeature {
@@ -62,6 +66,7 @@ export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSourc
     },
     clicks,
     retention,
+    tracker,
     start: async () => {
       clicks.start()
       retention.start()

@@ -30,35 +30,41 @@ const NOT_FOUND_PAGE =
 const HTML_HEADERS = htmlPageHeaders({ 'style-src': ["'unsafe-inline'"] })
 const UNAVAILABLE_BODY = JSON.stringify({ error: 'temporarily unavailable' })
 
+/** The `_svc_click` cookie that keeps a visitor's click (/c, /r, /lp). */
+export function clickCookieHeader(ctx: AppContext, request: Request, clickId: string): string {
+  const maxAge = ctx.settings.get('click_cookie_days') * 86400
+  return `${CLICK_COOKIE}=${clickId}; Path=/; Max-Age=${maxAge}; SameSite=Lax${isHttpsRequest(ctx.config, request) ? '; Secure' : ''}`
+}
+
+/** A visitor as a request tells it (tracking links, hosted landings, lead forms): bounded strings only. */
+export function readVisitor(request: Request, socketIp: string | null | undefined, trustProxy: boolean, withCookie: boolean): Visitor {
+  const h = request.headers
+  const ua = h.get('user-agent')
+  const ref = h.get('referer')
+  return {
+    method: request.method,
+    headers: h,
+    query: parseVisitQuery(request.url),
+    ip: clientIp(h, socketIp, trustProxy),
+    userAgent: ua === null ? null : crop(ua, UA_MAX),
+    referrer: ref === null ? null : crop(ref, REFERRER_MAX),
+    cookieClickId: withCookie ? clickCookie(h.get('cookie')) : null,
+  }
+}
+
 type Handler = (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>
 
 /** Bun routes for /c/:slug and /r/:slug, with and without a trailing slash. */
 export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRoutes {
   const { trustProxy } = ctx.config
 
-  const visitor = (request: Request, server: Server<unknown>, withCookie: boolean): Visitor => {
-    const h = request.headers
-    const ua = h.get('user-agent')
-    const ref = h.get('referer')
-    return {
-      method: request.method,
-      headers: h,
-      query: parseVisitQuery(request.url),
-      ip: clientIp(h, server.requestIP(request)?.address, trustProxy),
-      userAgent: ua === null ? null : crop(ua, UA_MAX),
-      referrer: ref === null ? null : crop(ref, REFERRER_MAX),
-      cookieClickId: withCookie ? clickCookie(h.get('cookie')) : null,
-    }
-  }
+  const visitor = (request: Request, server: Server<unknown>, withCookie: boolean): Visitor =>
+    readVisitor(request, server.requestIP(request)?.address, trustProxy, withCookie)
 
   const respond = (o: Outcome, request: Request): Response => {
     if (o.kind === 'redirect') {
       const headers: Record<string, string> = { location: o.location, 'cache-control': 'no-store' }
-      if (o.clickId) {
-        const maxAge = ctx.settings.get('click_cookie_days') * 86400
-        headers['set-cookie'] =
-          `${CLICK_COOKIE}=${o.clickId}; Path=/; Max-Age=${maxAge}; SameSite=Lax${isHttpsRequest(ctx.config, request) ? '; Secure' : ''}`
-      }
+      if (o.clickId) headers['set-cookie'] = clickCookieHeader(ctx, request, o.clickId)
       return new Response(null, { status: 302, headers })
     }
     if (o.kind === 'not-found') {

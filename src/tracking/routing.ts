@@ -4,7 +4,7 @@
 // at once (Postgres, whose store answers asynchronously).
 import type { RoutingRows, RoutingSource } from '../catalog/store/types'
 import { errorFields, log } from '../lib/log'
-import { compileUrlTemplate, encodeMacroValue, literalTemplate, type Template } from './template'
+import { compileUrlTemplate, encodeMacroValue, MACROS, type Template } from './template'
 
 export interface Target {
   id: number
@@ -55,6 +55,9 @@ export class RoutingCache {
   private routes: Map<string, CampaignRoute> | null = null
   /** Built together with `routes`: only a miss reads it, so a hit costs what it did before fallbacks. */
   private fallbacks = new Map<string, string>()
+  /** Built with `routes`: routable campaigns by id, and by each landing they rotate (lowest campaign id first). */
+  private byId = new Map<number, CampaignRoute>()
+  private byLanding = new Map<number, CampaignRoute[]>()
   /** Whether the source answers with a Promise; null until it first answered. */
   private async: boolean | null = null
   /** The async load in flight (the newest one), or null. */
@@ -103,6 +106,18 @@ export class RoutingCache {
   /** Active campaign with at least one usable offer, or undefined. */
   get(slug: string): CampaignRoute | undefined {
     return (this.routes ?? this.load()).get(slug)
+  }
+
+  /** The routable campaign with this id (after whenReady(), like get()). */
+  campaign(id: number): CampaignRoute | undefined {
+    if (this.routes === null) this.load()
+    return this.byId.get(id)
+  }
+
+  /** The routable campaigns that rotate this landing (weight > 0), lowest campaign id first. */
+  campaignsOf(landingId: number): readonly CampaignRoute[] {
+    if (this.routes === null) this.load()
+    return this.byLanding.get(landingId) ?? []
   }
 
   /**
@@ -171,17 +186,30 @@ export class RoutingCache {
 
   private install(rows: RoutingRows): Map<string, CampaignRoute> {
     const { routes, fallbacks } = compile(rows, (slug) => this.landingPage(slug))
+    const byId = new Map<number, CampaignRoute>()
+    const byLanding = new Map<number, CampaignRoute[]>()
+    for (const r of routes.values()) {
+      byId.set(r.id, r)
+      for (const l of r.landings?.items ?? []) push(byLanding, l.id, r)
+    }
+    for (const list of byLanding.values()) list.sort((a, b) => a.id - b.id)
     this.fallbacks = fallbacks
+    this.byId = byId
+    this.byLanding = byLanding
     return (this.routes = routes)
   }
 
-  private landingPage(slug: string): string {
-    return `${this.publicUrl ?? ''}/lp/${encodeMacroValue(slug)}`
+  /**
+   * The hosted page of an html landing, carrying the click id in the URL as well as in the cookie: a
+   * browser that blocks cookies keeps its attribution through the landing.
+   */
+  private landingPage(slug: string): Template {
+    return [`${this.publicUrl ?? ''}/lp/${encodeMacroValue(slug)}?click_id=`, MACROS.indexOf('click_id')]
   }
 }
 
 /** The routing table of a set of routing rows (pure). */
-function compile(rows: RoutingRows, landingPage: (slug: string) => string): { routes: Map<string, CampaignRoute>; fallbacks: Map<string, string> } {
+function compile(rows: RoutingRows, landingPage: (slug: string) => Template): { routes: Map<string, CampaignRoute>; fallbacks: Map<string, string> } {
   const fallbacks = new Map<string, string>()
   const offersBy = new Map<number, Target[]>()
   for (const o of rows.offers) {
@@ -191,7 +219,7 @@ function compile(rows: RoutingRows, landingPage: (slug: string) => string): { ro
   }
   const landingsBy = new Map<number, Target[]>()
   for (const l of rows.landings) {
-    const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? literalTemplate(landingPage(l.slug)) : null
+    const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? landingPage(l.slug) : null
     if (!template) continue
     push(landingsBy, l.campaignId, { id: l.landingId, weight: weightOf(l.weight), template })
   }
@@ -219,7 +247,7 @@ function compile(rows: RoutingRows, landingPage: (slug: string) => string): { ro
   return { routes, fallbacks }
 }
 
-function push(m: Map<number, Target[]>, k: number, v: Target) {
+function push<T>(m: Map<number, T[]>, k: number, v: T) {
   const list = m.get(k)
   if (list) list.push(v)
   else m.set(k, [v])

@@ -60,11 +60,6 @@ export function compileUrlTemplate(url: string | null | undefined): Template | n
   return parts
 }
 
-/** A fixed target (the /lp/<slug> page of an html-only landing). */
-export function literalTemplate(url: string): Template {
-  return [url]
-}
-
 /** URL-encodes one macro value; never throws (ill-formed UTF-16 is repaired first). */
 export function encodeMacroValue(v: string | number | null | undefined): string {
   if (v === null || v === undefined || v === '') return ''

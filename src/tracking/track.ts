@@ -1,6 +1,7 @@
 // The decisions of /c (tracking link) and /r (landing → offer): which click, which target, what to store.
-import type { Click, ContinuableClick } from './store/click'
+import type { Click, ContinuableClick, SUB_FIELDS } from './store/click'
 import type { ClickStore } from './store/click-store'
+import type { ClickAmend } from './store/commit'
 import { pick, type CampaignRoute, type Rotation, type Target } from './routing'
 import { render } from './template'
 import { normalizeClickId, type VisitQuery } from './visitor'
@@ -39,8 +40,17 @@ export type Outcome =
   | { kind: 'not-found' }
   | { kind: 'unavailable' }
 
+/**
+ * A visitor on a hosted landing (/lp, a lead, a page view): the click they continue and its campaign; both
+ * null when the landing is in no routable campaign (the page is served without a click).
+ */
+export type LandingVisit =
+  | { kind: 'click'; click: ContinuableClick | Click; route: CampaignRoute; created: boolean }
+  | { kind: 'none' }
+  | { kind: 'unavailable' }
+
 const NOT_FOUND: Outcome = { kind: 'not-found' }
-const UNAVAILABLE: Outcome = { kind: 'unavailable' }
+const UNAVAILABLE = { kind: 'unavailable' } as const
 
 /** Macro values vector, ordered like MACROS in template.ts. */
 function macroValues(
@@ -50,7 +60,7 @@ function macroValues(
   return [clickId, route.id, sourceId, offerId, landingId, route.externalId, ...subs]
 }
 
-function storedSubs(c: ContinuableClick): Array<string | null> {
+function storedSubs(c: Pick<Click, (typeof SUB_FIELDS)[number]>): Array<string | null> {
   return [c.sub1, c.sub2, c.sub3, c.sub4, c.sub5, c.sub6, c.sub7, c.sub8, c.sub9, c.sub10]
 }
 
@@ -70,12 +80,16 @@ export interface Routes {
   get(slug: string): CampaignRoute | undefined
   /** Fallback URL for a slug get() did not find; null = 404. */
   fallback(slug: string): string | null
+  /** The routable campaign with this id. */
+  campaign(id: number): CampaignRoute | undefined
+  /** The routable campaigns that rotate this landing, lowest id first. */
+  campaignsOf(landingId: number): readonly CampaignRoute[]
 }
 
 export class Tracker {
   constructor(
     private readonly routes: Routes,
-    private readonly clicks: Pick<ClickStore, 'append' | 'repoint' | 'find'>,
+    private readonly clicks: Pick<ClickStore, 'append' | 'amend' | 'find'>,
     private readonly quality: ClickQuality,
   ) {}
 
@@ -112,10 +126,72 @@ export class Tracker {
     }
     if (cont) {
       const offer = keepOrPick(route.offers, cont.offerId)
-      return this.resume(route, cont, offer, null)
+      // From a landing to the offer: the click-through is counted once per click (landing CTR).
+      return this.resume(route, cont, offer, null, cont.landingId !== null && !cont.landingClickedAt)
     }
     return this.create(route, v, pick(route.offers), null)
   }
+
+  /**
+   * A visitor on landing `landingId` (GET /lp, POST /api/lead): the click of the query's click_id, else of the
+   * cookie, when its campaign still routes; it is moved to this landing when it came from another. Else a new
+   * click of the landing's campaign: `campaignSlug` (a ?campaign= parameter) when that campaign rotates the
+   * landing, else the routable campaign with the lowest id among those that do.
+   */
+  async landingVisit(landingId: number, v: Visitor, campaignSlug: string | null): Promise<LandingVisit> {
+    const ready = this.ready()
+    if (ready) await ready
+    for (const raw of [v.query.clickId, v.cookieClickId]) {
+      const id = normalizeClickId(raw)
+      if (!id) continue
+      let c = this.clicks.find(id)
+      if (c instanceof Promise) c = await c
+      const route = c && this.routes.campaign(c.campaignId)
+      if (!c || !route) continue
+      if (c.landingId !== landingId) {
+        try {
+          await this.clicks.amend({ row: c.row, landingId })
+        } catch {
+          return UNAVAILABLE
+        }
+        c = { ...c, landingId }
+      }
+      return { kind: 'click', click: c, route, created: false }
+    }
+    const campaigns = this.routes.campaignsOf(landingId)
+    const route = campaigns.find((r) => r.slug === campaignSlug) ?? campaigns[0]
+    if (!route) return { kind: 'none' }
+    const landing = route.landings!.byId.get(landingId)!
+    const click = await this.newClick(route, v, pick(route.offers), landing)
+    return click ? { kind: 'click', click, route, created: true } : UNAVAILABLE
+  }
+
+  /**
+   * Records what a browser reported about its click (pixel.js views, cloak.js bot signals). Resolves with
+   * the click's campaign route (null when it no longer routes), or null for an unknown click.
+   */
+  async noteClick(clickId: string, change: Omit<ClickAmend, 'row'>): Promise<{ click: ContinuableClick; route: CampaignRoute | null } | null> {
+    const ready = this.ready()
+    if (ready) await ready
+    let c = this.clicks.find(clickId)
+    if (c instanceof Promise) c = await c
+    if (!c) return null
+    // Nothing to change (a custom event only needs the click's attribution): no write.
+    if (Object.keys(change).length > 0) await this.clicks.amend({ ...change, row: c.row })
+    return { click: c, route: this.routes.campaign(c.campaignId) ?? null }
+  }
+
+  /** The routable campaigns that rotate this landing, lowest id first (after ready(), like every lookup). */
+  campaignsOf(landingId: number): readonly CampaignRoute[] {
+    return this.routes.campaignsOf(landingId)
+  }
+
+  /** Where a flagged click of `route` goes (its bot_url with the click's macros), or null when the campaign has none. */
+  botLocation(route: CampaignRoute, c: ContinuableClick | Click): string | null {
+    if (!route.botTarget) return null
+    return render(route.botTarget, macroValues(c.clickId, route, c.sourceId, c.offerId ?? 0, c.landingId, storedSubs(c)))
+  }
+
 
   /**
    * Null when the routing table is loaded (always on SQLite: nothing to await on its path). On Postgres a
@@ -157,6 +233,16 @@ export class Tracker {
 
   /** New click; the visitor goes to the landing when there is one, else to the offer. */
   private async create(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Outcome> {
+    const click = await this.newClick(route, v, offer, landing)
+    if (!click) return UNAVAILABLE
+    const values = macroValues(click.clickId, route, route.sourceId, offer.id, landing ? landing.id : null, v.query.subs)
+    // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
+    const template = click.botReason !== null && route.botTarget ? route.botTarget : (landing ?? offer).template
+    return { kind: 'redirect', location: render(template, values), clickId: click.clickId }
+  }
+
+  /** Classifies, stores and commits a new click; null when the store refused it (→ 503). */
+  private async newClick(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Click | null> {
     const windows = this.quality.whenReady?.()
     if (windows) await windows
     const clickId = crypto.randomUUID()
@@ -174,30 +260,33 @@ export class Tracker {
       sub1: s[0]!, sub2: s[1]!, sub3: s[2]!, sub4: s[3]!, sub5: s[4]!, sub6: s[5]!, sub7: s[6]!, sub8: s[7]!, sub9: s[8]!, sub10: s[9]!,
       params: v.query.params ? JSON.stringify(v.query.params) : null,
       botReason: verdict.bot, excluded: verdict.excluded, isUnique: unique, cost,
-      deviceType: ua.device_type, os: ua.os, browser: ua.browser, referrerDomain: referrerDomain(v.referrer), createdAt: now,
+      deviceType: ua.device_type, os: ua.os, browser: ua.browser, referrerDomain: referrerDomain(v.referrer),
+      landingViewedAt: null, landingClickedAt: null, createdAt: now,
     }
     try {
       await this.clicks.append(click)
     } catch {
-      return UNAVAILABLE
+      return null
     }
-    const values = macroValues(clickId, route, route.sourceId, offer.id, landing ? landing.id : null, s)
-    // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
-    const template = verdict.bot !== null && route.botTarget ? route.botTarget : (landing ?? offer).template
-    return { kind: 'redirect', location: render(template, values), clickId }
+    return click
   }
 
   /**
    * Existing click; goes to `landing` when given, else to the offer. A null `landing` keeps the stored
-   * landing id (the /r step, or a campaign that no longer has landings).
+   * landing id (the /r step, or a campaign that no longer has landings). `through`: the /r step from a
+   * landing, counted once per click.
    */
-  private async resume(route: CampaignRoute, c: ContinuableClick, offer: Target, landing: Target | null): Promise<Outcome> {
+  private async resume(route: CampaignRoute, c: ContinuableClick, offer: Target, landing: Target | null, through = false): Promise<Outcome> {
     const landingId = landing ? landing.id : c.landingId
-    if (offer.id !== c.offerId || landingId !== c.landingId) {
+    const moved = offer.id !== c.offerId || landingId !== c.landingId
+    if (moved || through) {
       // The stored offer/landing left the rotation: record where the visitor really goes, so a later
       // conversion is attributed to it. Committed before the 302, like a new click.
+      const amend: ClickAmend = { row: c.row }
+      if (moved) Object.assign(amend, { offerId: offer.id, landingId })
+      if (through) amend.clickedAt = Date.now()
       try {
-        await this.clicks.repoint(c.row, offer.id, landingId)
+        await this.clicks.amend(amend)
       } catch {
         return UNAVAILABLE
       }

@@ -106,14 +106,14 @@ describe('report CSV', () => {
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="report-sub1-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv"$/)
     const rows = parseCsv(res.text)
     expect(rows[0]).toEqual([
-      'sub1', 'clicks', 'unique_clicks', 'bot_clicks', 'landing_views', 'landing_ctr', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc',
+      'sub1', 'clicks', 'unique_clicks', 'bot_clicks', 'landing_views', 'landing_clicks', 'landing_ctr', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc',
       'type_sale', 'type_lead', 'type_trial', 'type_install', 'type_reject', 'type_chargeback',
     ])
     expect(rows.slice(1).map((r) => r[0])).toEqual([
       "'-5", "'=HYPERLINK(\"http://evil.example\")", "'@cmd", 'a,b', 'he said "hi"', 'line\nbreak', 'plain',
     ])
     // Numbers stay numbers: a negative profit is not defused; null ratios are empty cells.
-    expect(rows[1]).toEqual(["'-5", '1', '1', '0', '0', '', '0', '0', '0.5', '-0.5', '-100', '0', '0', '0', '0', '0', '0', '0', '0'])
+    expect(rows[1]).toEqual(["'-5", '1', '1', '0', '0', '0', '', '0', '0', '0.5', '-0.5', '-100', '0', '0', '0', '0', '0', '0', '0', '0'])
   })
 
   test('two levels give one line per second-level row with both keys and names', async () => {

@@ -61,7 +61,7 @@ describe('metrics of a campaign', () => {
     const res = await report(s, '')
     expect(row(res.body.rows, ids.alpha)).toEqual({
       key: ids.alpha, label: 'Alpha',
-      clicks: 5, unique_clicks: 3, bot_clicks: 1, landing_views: 0, landing_ctr: null,
+      clicks: 5, unique_clicks: 3, bot_clicks: 1, landing_views: 0, landing_clicks: 0, landing_ctr: null,
       // sale 2 + lead 1 + trial 1 + install 1 − chargeback 2 (reject counts nowhere)
       conversions: 3,
       // 10 + 2.5 + 5 + 2 − |4| − |−6| (trial is not in revenue by default)

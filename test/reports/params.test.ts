@@ -35,7 +35,7 @@ describe('report parameters', () => {
     ['source_id=-1', 'source_id: must be a whole number (0 = none)'],
     ['offer_id=1.5', 'offer_id: must be a whole number (0 = none)'],
     ['landing_id=1e3', 'landing_id: must be a whole number (0 = none)'],
-    ['sort=name', 'sort: must be key, label or one of clicks, unique_clicks, bot_clicks, landing_views, landing_ctr, conversions, revenue, cost, profit, roi, cr, epc'],
+    ['sort=name', 'sort: must be key, label or one of clicks, unique_clicks, bot_clicks, landing_views, landing_clicks, landing_ctr, conversions, revenue, cost, profit, roi, cr, epc'],
     ['order=up', 'order: must be asc or desc'],
     ['limit=0', 'limit: must be a whole number from 1 to 1000'],
     ['limit=1001', 'limit: must be a whole number from 1 to 1000'],

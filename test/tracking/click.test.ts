@@ -145,13 +145,14 @@ describe('GET /c/:slug with landings', () => {
     expect(row.offer_id).toBe(offer)
   })
 
-  test('a click on a campaign with an html-only landing redirects to /lp/<slug> (relative without SVC_PUBLIC_URL)', async () => {
+  test('a click on a campaign with an html-only landing redirects to /lp/<slug>?click_id=… (relative without SVC_PUBLIC_URL)', async () => {
     const offer = await seed.offer('https://offer.example/o')
     const landing = await seed.landing({ html: '<h1>hi</h1>' }, 'hosted-page')
     await seed.campaign({ slug: 'hosted', offers: [[offer, 1]], landings: [[landing, 1]] })
     const res = await get(`${s.base}/c/hosted`)
     expect(res.status).toBe(302)
-    expect(res.headers.get('location')).toBe('/lp/hosted-page')
+    // The click id rides in the URL too: a browser that blocks cookies keeps its attribution.
+    expect(res.headers.get('location')).toBe(`/lp/hosted-page?click_id=${cookieClickId(res)}`)
   })
 
   test('a landing that is neither a usable URL nor html is skipped; with none left the visitor goes to the offer', async () => {
@@ -173,7 +174,7 @@ describe('cookie Secure flag and public URL', () => {
       const landing = await sd.landing({ html: '<p>x</p>' }, 'abs-page')
       await sd.campaign({ slug: 'abs', offers: [[offer, 1]], landings: [[landing, 1]] })
       const res = await get(`${t.base}/c/abs`)
-      expect(res.headers.get('location')).toBe('https://track.example/lp/abs-page')
+      expect(res.headers.get('location')).toBe(`https://track.example/lp/abs-page?click_id=${cookieClickId(res)}`)
       expect(res.headers.get('set-cookie')).toBe(`_svc_click=${cookieClickId(res)}; Path=/; Max-Age=2592000; SameSite=Lax; Secure`)
     } finally {
       await t.destroy()

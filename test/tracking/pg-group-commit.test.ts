@@ -145,7 +145,8 @@ describe.skipIf(!avail.ok)('Postgres click store: group commit', () => {
     })
     // Like RoutingCache: a Promise while the table loads, null once it is loaded.
     let ready: Promise<void> | null = Bun.sleep(10).then(() => { ready = null })
-    const routes: Routes = { whenReady: () => ready, get: (slug) => (slug === 'pg' ? route() : undefined), fallback: () => null }
+    const routes: Routes = { whenReady: () => ready, get: (slug) => (slug === 'pg' ? route() : undefined), fallback: () => null,
+      campaign: (id) => (id === 9 ? route() : undefined), campaignsOf: () => [] }
     const quality: ClickQuality = { classify: () => ({ bot: null, excluded: false }) as never, isUnique: () => true, whenReady: () => null }
     const tracker = new Tracker(routes, storeA, quality)
     const visitor = (clickId: string | null): Visitor => ({

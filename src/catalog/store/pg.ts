@@ -181,6 +181,11 @@ export class PgCatalogStore implements CatalogStore, RoutingSource {
     return row && landingRow(row)
   }
 
+  async findLandingBySlug(slug: string): Promise<LandingRow | undefined> {
+    const [row] = await this.sql`SELECT ${this.cols.landing} FROM landings WHERE slug = ${slug}`
+    return row && landingRow(row)
+  }
+
   async createLanding(values: LandingValues): Promise<LandingRow> {
     if (await this.slugTaken('landings', values.slug)) throw slugTaken(values.slug, 'landing')
     const now = Date.now()

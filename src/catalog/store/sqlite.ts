@@ -147,6 +147,10 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
     return this.landingRow(id)
   }
 
+  async findLandingBySlug(slug: string): Promise<LandingRow | undefined> {
+    return this.db.select().from(landings).where(eq(landings.slug, slug)).get()
+  }
+
   async createLanding(values: LandingValues): Promise<LandingRow> {
     return this.tx(() => {
       if (this.landingSlugTaken(values.slug)) throw slugTaken(values.slug, 'landing')

@@ -51,6 +51,8 @@ export interface CatalogStore {
 
   listLandings(page: Page): Promise<LandingRow[]>
   findLanding(id: number): Promise<LandingRow | undefined>
+  /** The landing served at /lp/:slug. */
+  findLandingBySlug(slug: string): Promise<LandingRow | undefined>
   createLanding(values: LandingValues): Promise<LandingRow>
   updateLanding(id: number, changes: Partial<LandingValues>): Promise<LandingRow>
   deleteLanding(id: number): Promise<void>

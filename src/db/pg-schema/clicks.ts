@@ -29,6 +29,10 @@ export const clicks = pgTable('clicks', {
   os: text('os'),
   browser: text('browser'),
   referrerDomain: text('referrer_domain'),
+  /** First page view of the click's landing (pixel.js); null until then. */
+  landingViewedAt: bigint('landing_viewed_at', { mode: 'number' }),
+  /** First click-through from the landing to the offer (/r); null until then. */
+  landingClickedAt: bigint('landing_clicked_at', { mode: 'number' }),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
 }, (t) => [
   uniqueIndex('clicks_click_id_idx').on(t.clickId),

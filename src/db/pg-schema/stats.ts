@@ -16,6 +16,7 @@ export const clickStatsHourly = pgTable('click_stats_hourly', {
   botClicks: integer('bot_clicks').notNull().default(0),
   cost: doublePrecision('cost').notNull().default(0),
   landingViews: integer('landing_views').notNull().default(0),
+  landingClicks: integer('landing_clicks').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId] })])
 
 export const conversionStatsHourly = pgTable('conversion_stats_hourly', {
@@ -41,6 +42,7 @@ export const clickStatsDaily = pgTable('click_stats_daily', {
   botClicks: integer('bot_clicks').notNull().default(0),
   cost: doublePrecision('cost').notNull().default(0),
   landingViews: integer('landing_views').notNull().default(0),
+  landingClicks: integer('landing_clicks').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId] })])
 
 export const conversionStatsDaily = pgTable('conversion_stats_daily', {

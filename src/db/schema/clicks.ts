@@ -33,6 +33,10 @@ export const clicks = sqliteTable('clicks', {
   os: text('os'),
   browser: text('browser'),
   referrerDomain: text('referrer_domain'),
+  /** First page view of the click's landing (pixel.js); null until then. */
+  landingViewedAt: integer('landing_viewed_at'),
+  /** First click-through from the landing to the offer (/r); null until then. */
+  landingClickedAt: integer('landing_clicked_at'),
   createdAt: integer('created_at').notNull(),
 }, (t) => [
   index('clicks_campaign_created_idx').on(t.campaignId, t.createdAt),

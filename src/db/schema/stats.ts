@@ -20,6 +20,7 @@ export const clickStatsHourly = sqliteTable('click_stats_hourly', {
   botClicks: integer('bot_clicks').notNull().default(0),
   cost: real('cost').notNull().default(0),
   landingViews: integer('landing_views').notNull().default(0),
+  landingClicks: integer('landing_clicks').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId] })])
 
 /**
@@ -55,6 +56,7 @@ export const clickStatsDaily = sqliteTable('click_stats_daily', {
   botClicks: integer('bot_clicks').notNull().default(0),
   cost: real('cost').notNull().default(0),
   landingViews: integer('landing_views').notNull().default(0),
+  landingClicks: integer('landing_clicks').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId] })])
 
 /** conversion_stats_hourly summed per UTC day; maintained by triggers only; WITHOUT ROWID (see above). */

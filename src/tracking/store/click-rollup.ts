@@ -6,7 +6,7 @@ import type { RollupClick } from './click'
 const HOUR_MS = 3_600_000
 
 /** One rollup row's change: the engine-neutral part both engines upsert. */
-export interface RollupDelta { hour: number; campaign: number; source: number; offer: number; landing: number; clicks: number; unique: number; bots: number; cost: number }
+export interface RollupDelta { hour: number; campaign: number; source: number; offer: number; landing: number; clicks: number; unique: number; bots: number; cost: number; views: number; throughs: number }
 
 /** Adds (sign 1) or removes (sign -1) clicks to `deltas`, one entry per rollup row. */
 export function addRollupDeltas(deltas: Map<string, RollupDelta>, clicks: readonly RollupClick[], sign: 1 | -1): void {
@@ -17,13 +17,16 @@ export function addRollupDeltas(deltas: Map<string, RollupDelta>, clicks: readon
     const key = `${hour}|${r.campaignId}|${r.sourceId ?? 0}|${r.offerId ?? 0}|${r.landingId ?? 0}`
     let d = deltas.get(key)
     if (!d) {
-      d = { hour, campaign: r.campaignId, source: r.sourceId ?? 0, offer: r.offerId ?? 0, landing: r.landingId ?? 0, clicks: 0, unique: 0, bots: 0, cost: 0 }
+      d = { hour, campaign: r.campaignId, source: r.sourceId ?? 0, offer: r.offerId ?? 0, landing: r.landingId ?? 0, clicks: 0, unique: 0, bots: 0, cost: 0, views: 0, throughs: 0 }
       deltas.set(key, d)
     }
     d.clicks += sign
     if (r.botReason) d.bots += sign
     else if (r.isUnique) d.unique += sign
     d.cost += sign * r.cost
+    // Landing views and click-throughs count once per click, in the click's own row (so CTR ≤ 100 %).
+    if (r.landingViewedAt) d.views += sign
+    if (r.landingClickedAt) d.throughs += sign
   }
 }
 
@@ -32,11 +35,12 @@ export class ClickRollup {
 
   constructor(raw: RawDb) {
     this.upsert = raw.prepare(
-      'INSERT INTO click_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost) ' +
-        'VALUES ($hour, $campaign, $source, $offer, $landing, $clicks, $unique, $bots, $cost) ' +
+      'INSERT INTO click_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
+        'VALUES ($hour, $campaign, $source, $offer, $landing, $clicks, $unique, $bots, $cost, $views, $throughs) ' +
         'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id) DO UPDATE SET ' +
         'clicks = clicks + excluded.clicks, unique_clicks = unique_clicks + excluded.unique_clicks, ' +
-        'bot_clicks = bot_clicks + excluded.bot_clicks, cost = cost + excluded.cost',
+        'bot_clicks = bot_clicks + excluded.bot_clicks, cost = cost + excluded.cost, ' +
+        'landing_views = landing_views + excluded.landing_views, landing_clicks = landing_clicks + excluded.landing_clicks',
     )
   }
 

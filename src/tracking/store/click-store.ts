@@ -1,7 +1,7 @@
 // The SQLite click store: every read and write of clicks, click_index and the click rollups goes through here.
 //
 //   append   a new click, group-committed with the other clicks of this event-loop turn (the redirect)
-//   repoint  a continued click's new offer/landing, committed with the same batch
+//   amend    a stored click's change (offer/landing, landing view/click-through, bot flag), committed with the same batch
 //   import   clicks from elsewhere (seeds, imports), committed now, through the same commit as append
 //   find / record / rowOf   lookups by click_id, through the click index (tail first, then buckets)
 //   prune    one chunk of retention: old clicks and their index entries
@@ -15,7 +15,7 @@ import {
   CLICK_FIELDS, CONTINUE_FIELDS, selectList, type Click, type ContinuableClick, type StoredClick,
 } from './click'
 import { ClickIndex } from './click-index'
-import type { Repoint } from './commit'
+import type { ClickAmend } from './commit'
 import { ClickWriter } from './group-commit'
 import { startCheckpointer, type Checkpointer } from './checkpointer'
 import type { ClickStore, UniqueClick } from './types'
@@ -60,8 +60,13 @@ export class SqliteClickStore implements ClickStore {
 
   /** Moves a stored click to another offer/landing (rollups follow); committed with the current batch. */
   repoint(row: number, offerId: number, landingId: number | null): Promise<void> {
+    return this.amend({ row, offerId, landingId })
+  }
+
+  /** Changes a stored click, rollups following; committed with the current batch. */
+  amend(a: ClickAmend): Promise<void> {
     try {
-      return this.writer.repoint([row, offerId, landingId] satisfies Repoint)
+      return this.writer.amend(a)
     } catch (err) {
       return Promise.reject(err)
     }

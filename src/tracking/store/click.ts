@@ -27,6 +27,10 @@ export interface Click {
   os: string | null
   browser: string | null
   referrerDomain: string | null
+  /** First page view of the click's landing (pixel.js), epoch ms; null until then. */
+  landingViewedAt: number | null
+  /** First click-through from the landing to the offer (/r), epoch ms; null until then. */
+  landingClickedAt: number | null
   /** Epoch milliseconds. */
   createdAt: number
 }
@@ -45,7 +49,8 @@ export const CLICK_COLUMNS = [
   ['sub6', 'sub6'], ['sub7', 'sub7'], ['sub8', 'sub8'], ['sub9', 'sub9'], ['sub10', 'sub10'],
   ['params', 'params'], ['botReason', 'bot_reason'], ['excluded', 'excluded'], ['isUnique', 'is_unique'],
   ['cost', 'cost'], ['deviceType', 'device_type'], ['os', 'os'], ['browser', 'browser'],
-  ['referrerDomain', 'referrer_domain'], ['createdAt', 'created_at'],
+  ['referrerDomain', 'referrer_domain'], ['landingViewedAt', 'landing_viewed_at'], ['landingClickedAt', 'landing_clicked_at'],
+  ['createdAt', 'created_at'],
 ] as const satisfies ReadonlyArray<readonly [keyof Click, string]>
 
 export type ClickField = (typeof CLICK_COLUMNS)[number][0]
@@ -87,6 +92,7 @@ export const bindClicks = new Function(
 /** The fields a click's rollup row depends on. */
 export const ROLLUP_FIELDS = [
   'createdAt', 'campaignId', 'sourceId', 'offerId', 'landingId', 'botReason', 'excluded', 'isUnique', 'cost',
+  'landingViewedAt', 'landingClickedAt',
 ] as const satisfies readonly ClickField[]
 /** A Click, or a stored click read back with its flags as 0/1. */
 export type RollupClick = { [K in Exclude<(typeof ROLLUP_FIELDS)[number], 'excluded' | 'isUnique'>]: Click[K] } & {
@@ -94,8 +100,13 @@ export type RollupClick = { [K in Exclude<(typeof ROLLUP_FIELDS)[number], 'exclu
   isUnique: boolean | number
 }
 
-/** What continuing a click needs: its row, attribution and its own sub1..sub10 for the macros. */
-export const CONTINUE_FIELDS = ['clickId', 'campaignId', 'sourceId', 'offerId', 'landingId', ...SUB_FIELDS] as const satisfies readonly ClickField[]
+/**
+ * What continuing a click needs: its row, attribution, whether it already went through its landing or was
+ * flagged, and its own sub1..sub10 and parameters for the macros.
+ */
+export const CONTINUE_FIELDS = [
+  'clickId', 'campaignId', 'sourceId', 'offerId', 'landingId', 'botReason', 'landingClickedAt', 'params', ...SUB_FIELDS,
+] as const satisfies readonly ClickField[]
 export type ContinuableClick = Pick<Click, (typeof CONTINUE_FIELDS)[number]> & { row: number }
 
 /** A stored click with its row id. */
@@ -110,6 +121,7 @@ export function newClick(f: Pick<Click, 'clickId' | 'campaignId' | 'createdAt'> 
     sub6: f.sub6 ?? null, sub7: f.sub7 ?? null, sub8: f.sub8 ?? null, sub9: f.sub9 ?? null, sub10: f.sub10 ?? null,
     params: f.params ?? null, botReason: f.botReason ?? null, excluded: f.excluded ?? false, isUnique: f.isUnique ?? false,
     cost: f.cost ?? 0, deviceType: f.deviceType ?? null, os: f.os ?? null, browser: f.browser ?? null,
-    referrerDomain: f.referrerDomain ?? null, createdAt: f.createdAt,
+    referrerDomain: f.referrerDomain ?? null, landingViewedAt: f.landingViewedAt ?? null,
+    landingClickedAt: f.landingClickedAt ?? null, createdAt: f.createdAt,
   }
 }

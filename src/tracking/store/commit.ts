@@ -6,12 +6,44 @@ import { ClickRollup } from './click-rollup'
 /** 28 × 64 bound values stays far below SQLite's variable limit. */
 const MAX_ROWS_PER_INSERT = 64
 
-/** [row id, offer id, landing id]: a continued click whose offer/landing left the rotation. */
-export type Repoint = [row: number, offerId: number, landingId: number | null]
+/** A change to a stored click, committed with a batch; the click's rollup rows follow it. */
+export interface ClickAmend {
+  row: number
+  /** Continue to another offer (the stored one left the rotation). */
+  offerId?: number
+  /** Another landing: the stored one left the rotation, or the visitor is on (or sent a lead from) this one. */
+  landingId?: number | null
+  /** The first view of its landing: set once, kept after. */
+  viewedAt?: number
+  /** The first click-through to the offer: set once, kept after (implies a view). */
+  clickedAt?: number
+  /** Flagged as a bot (cloak.js): no longer unique, cost 0; a click already flagged keeps its first reason. */
+  botReason?: string
+}
+
+/** The stored click after `a`; the same object when `a` changes nothing. */
+export function amended(c: RollupClick, a: ClickAmend): RollupClick {
+  const next = { ...c }
+  if (a.offerId !== undefined) next.offerId = a.offerId
+  if (a.landingId !== undefined) next.landingId = a.landingId
+  if (a.viewedAt !== undefined && next.landingViewedAt === null) next.landingViewedAt = a.viewedAt
+  if (a.clickedAt !== undefined && next.landingClickedAt === null) {
+    next.landingClickedAt = a.clickedAt
+    next.landingViewedAt ??= a.clickedAt
+  }
+  if (a.botReason !== undefined && !next.botReason) {
+    next.botReason = a.botReason
+    next.isUnique = 0
+    next.cost = 0
+  }
+  const same = next.offerId === c.offerId && next.landingId === c.landingId && next.landingViewedAt === c.landingViewedAt &&
+    next.landingClickedAt === c.landingClickedAt && next.botReason === c.botReason
+  return same ? c : next
+}
 
 export interface Committer {
-  /** Inserts `clicks` and applies `repoints` in one transaction, rollups included; returns the clicks' row ids, in order. */
-  commit(clicks: readonly Click[], repoints: readonly Repoint[]): number[]
+  /** Inserts `clicks` and applies `amends` in one transaction, rollups included; returns the clicks' row ids, in order. */
+  commit(clicks: readonly Click[], amends: readonly ClickAmend[]): number[]
   close(): void
 }
 
@@ -43,18 +75,26 @@ export function createCommitter(path: string): Committer {
   }
   const rollup = new ClickRollup(raw)
   const before = raw.prepare(`SELECT ${selectList(ROLLUP_FIELDS)} FROM clicks WHERE id = $row`)
-  const repoint = raw.prepare('UPDATE clicks SET offer_id = $offer, landing_id = $landing WHERE id = $row')
+  const update = raw.prepare(
+    'UPDATE clicks SET offer_id = $offer, landing_id = $landing, bot_reason = $bot, is_unique = $unique, cost = $cost, ' +
+      'landing_viewed_at = $viewed, landing_clicked_at = $clicked WHERE id = $row',
+  )
 
-  /** A repointed click moves from its old rollup row to its new one. */
-  const applyRepoint = ([row, offer, landing]: Repoint) => {
-    const old = before.get({ row }) as RollupClick | undefined
+  /** An amended click moves from its old rollup row (or counts) to its new one. */
+  const applyAmend = (a: ClickAmend) => {
+    const old = before.get({ row: a.row }) as RollupClick | undefined
     if (!old) return
-    repoint.run({ row, offer, landing })
+    const next = amended(old, a)
+    if (next === old) return
+    update.run({
+      row: a.row, offer: next.offerId, landing: next.landingId, bot: next.botReason, unique: next.isUnique ? 1 : 0, cost: next.cost,
+      viewed: next.landingViewedAt, clicked: next.landingClickedAt,
+    })
     rollup.apply([old], -1)
-    rollup.apply([{ ...old, offerId: offer, landingId: landing }], 1)
+    rollup.apply([next], 1)
   }
 
-  const write = raw.immediate((clicks: readonly Click[], repoints: readonly Repoint[]): number[] => {
+  const write = raw.immediate((clicks: readonly Click[], amends: readonly ClickAmend[]): number[] => {
     const ids = new Array<number>(clicks.length)
     for (let from = 0; from < clicks.length; from += MAX_ROWS_PER_INSERT) {
       const n = Math.min(MAX_ROWS_PER_INSERT, clicks.length - from)
@@ -66,7 +106,7 @@ export function createCommitter(path: string): Committer {
     }
     // Counted in the same transaction that stores them: reports are exact the moment a click commits.
     rollup.apply(clicks)
-    for (let i = 0; i < repoints.length; i++) applyRepoint(repoints[i]!)
+    for (let i = 0; i < amends.length; i++) applyAmend(amends[i]!)
     return ids
   })
   return {

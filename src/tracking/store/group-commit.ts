@@ -6,17 +6,17 @@
 // and unpinned on two: the WAL page writes are CPU work in the kernel either way, and the round trip
 // between threads came on top.
 import type { Click } from './click'
-import { createCommitter, type Committer, type Repoint } from './commit'
+import { createCommitter, type ClickAmend, type Committer } from './commit'
 import { errorFields, log } from '../../lib/log'
 
 import { WriterUnavailable } from './types'
 
 export { WriterUnavailable }
 
-/** The clicks and repoints of one commit, and the promise their 302s wait on (both engines' writers). */
+/** The clicks and amends of one commit, and the promise their 302s wait on (both engines' writers). */
 export interface Batch {
   clicks: Click[]
-  repoints: Repoint[]
+  amends: ClickAmend[]
   promise: Promise<void>
   resolve: () => void
   reject: (e: unknown) => void
@@ -26,7 +26,7 @@ export function newBatch(): Batch {
   const { promise, resolve, reject } = Promise.withResolvers<void>()
   // Waiters await this promise; the no-op handler only keeps a rejection with no waiter quiet.
   promise.catch(() => {})
-  return { clicks: [], repoints: [], promise, resolve, reject }
+  return { clicks: [], amends: [], promise, resolve, reject }
 }
 
 export class ClickWriter {
@@ -57,10 +57,10 @@ export class ClickWriter {
     return rows
   }
 
-  /** Changes a stored click's offer/landing, committed with the current batch. */
-  repoint(r: Repoint): Promise<void> {
+  /** Changes a stored click (offer/landing, views, bot flag), committed with the current batch. */
+  amend(a: ClickAmend): Promise<void> {
     const b = this.open()
-    b.repoints.push(r)
+    b.amends.push(a)
     return b.promise
   }
 
@@ -87,7 +87,7 @@ export class ClickWriter {
       // and nobody waits for a clock tick.
       setImmediate(this.flush)
     }
-    if (b.clicks.length + b.repoints.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
+    if (b.clicks.length + b.amends.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
     return b
   }
 
@@ -96,7 +96,7 @@ export class ClickWriter {
     if (!b) return
     this.batch = null
     try {
-      const rows = this.committer().commit(b.clicks, b.repoints)
+      const rows = this.committer().commit(b.clicks, b.amends)
       if (b.clicks.length > 0) this.onCommitted(b.clicks, rows)
     } catch (err) {
       log.error('tracking: a batch of clicks was not committed', { clicks: b.clicks.length, error: errorFields(err).error })

@@ -4,20 +4,20 @@
 // INSERT with a fixed parameter count (28 arrays, one prepared statement for every batch size) instead of
 // 28 × n parameters that would hit Postgres' 65,535 parameter limit at 2,340 clicks.
 //
-// Lock order, so that two instances committing at once never deadlock: repointed click rows (sorted by
-// id), then the hourly rollup rows in (day, campaign, source, offer, landing, hour) order in one
+// Lock order, so that two instances committing at once never deadlock: amended click rows (sorted by
+// id, one statement), then the hourly rollup rows in (day, campaign, source, offer, landing, hour) order in one
 // statement, whose row triggers (drizzle-pg/0001) then update the daily rows at the end of that
 // statement, in the same, day-first, order. New click rows are never contended (fresh ids, UUID click_ids).
 import type { SQL } from 'bun'
 import { num } from '../../db/pg/client'
 import { CLICK_COLUMNS, CLICK_FIELDS, type Click, type ClickField, type RollupClick } from './click'
 import { addRollupDeltas, type RollupDelta } from './click-rollup'
-import type { Repoint } from './commit'
+import { amended, type ClickAmend } from './commit'
 
 /** Postgres element type of each non-text click column (schema: src/db/pg-schema/clicks.ts). */
 const PG_TYPE: Partial<Record<ClickField, string>> = {
   campaignId: 'int4', sourceId: 'int4', offerId: 'int4', landingId: 'int4',
-  excluded: 'int4', isUnique: 'int4', cost: 'float8', createdAt: 'int8',
+  excluded: 'int4', isUnique: 'int4', cost: 'float8', landingViewedAt: 'int8', landingClickedAt: 'int8', createdAt: 'int8',
 }
 
 /** Constant text, derived once from CLICK_COLUMNS (never from input). */
@@ -27,14 +27,28 @@ const INSERT_SQL =
   'RETURNING id, click_id'
 
 const ROLLUP_SQL =
-  'INSERT INTO click_stats_hourly AS h (hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost) ' +
-  'SELECT * FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::int4[], $9::float8[]) ' +
-  'AS d(hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost) ' +
+  'INSERT INTO click_stats_hourly AS h (hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
+  'SELECT * FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::int4[], $9::float8[], $10::int4[], $11::int4[]) ' +
+  'AS d(hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
   // Day first: the daily rows the triggers touch come out sorted too (see the lock order above).
   'ORDER BY d.hour - d.hour % 86400000, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.hour ' +
   'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id) DO UPDATE SET ' +
   'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
-  'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost'
+  'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
+  'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
+
+/** The amended clicks' rollup fields, locked in id order (see the lock order above). */
+const LOCK_SQL =
+  'SELECT id, created_at AS "createdAt", campaign_id AS "campaignId", source_id AS "sourceId", offer_id AS "offerId", ' +
+  'landing_id AS "landingId", bot_reason AS "botReason", excluded, is_unique AS "isUnique", cost, ' +
+  'landing_viewed_at AS "landingViewedAt", landing_clicked_at AS "landingClickedAt" ' +
+  'FROM clicks WHERE id = ANY($1::int8[]) ORDER BY id FOR UPDATE'
+
+const AMEND_SQL =
+  'UPDATE clicks c SET offer_id = u.offer_id, landing_id = u.landing_id, bot_reason = u.bot_reason, is_unique = u.is_unique, ' +
+  'cost = u.cost, landing_viewed_at = u.viewed, landing_clicked_at = u.clicked ' +
+  'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::text[], $5::int4[], $6::float8[], $7::int8[], $8::int8[]) ' +
+  'AS u(id, offer_id, landing_id, bot_reason, is_unique, cost, viewed, clicked) WHERE c.id = u.id'
 
 /** One array per column, flags as 0/1. (Visitor values arrive without NULs: see lib/nul.ts.) */
 function columnArrays(clicks: readonly Click[]): unknown[][] {
@@ -50,40 +64,57 @@ function columnArrays(clicks: readonly Click[]): unknown[][] {
 }
 
 function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
-  const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
+  const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []]
   // A delta that nets out (a click repointed through a row within one batch) is still written, as a zero
   // row, exactly as SQLite's statement-per-step leaves it.
   for (const d of deltas) {
-    const row = [d.hour, d.campaign, d.source, d.offer, d.landing, d.clicks, d.unique, d.bots, d.cost]
-    for (let j = 0; j < 9; j++) cols[j]!.push(row[j])
+    const row = [d.hour, d.campaign, d.source, d.offer, d.landing, d.clicks, d.unique, d.bots, d.cost, d.views, d.throughs]
+    for (let j = 0; j < 11; j++) cols[j]!.push(row[j])
   }
   return cols
 }
 
+/** Locks the amended clicks, applies the amends in order (each sees the one before), writes the changed rows. */
+async function applyAmends(tx: SQL, amends: readonly ClickAmend[], deltas: Map<string, RollupDelta>): Promise<void> {
+  const ids = [...new Set(amends.map((a) => a.row))]
+  const locked = await tx.unsafe(LOCK_SQL, [ids])
+  const before = new Map<number, RollupClick>()
+  for (const r of locked as Array<Record<string, unknown>>) {
+    before.set(num(r.id), {
+      ...(r as unknown as RollupClick), createdAt: num(r.createdAt),
+      landingViewedAt: r.landingViewedAt === null ? null : num(r.landingViewedAt),
+      landingClickedAt: r.landingClickedAt === null ? null : num(r.landingClickedAt),
+    })
+  }
+  const after = new Map(before)
+  for (const a of amends) {
+    const c = after.get(a.row)
+    if (!c) continue
+    const next = amended(c, a)
+    if (next === c) continue
+    // Step by step, as SQLite applies them: a row passed through is written too (as a zero row).
+    addRollupDeltas(deltas, [c], -1)
+    addRollupDeltas(deltas, [next], 1)
+    after.set(a.row, next)
+  }
+  const cols: unknown[][] = [[], [], [], [], [], [], [], []]
+  for (const [id, next] of after) {
+    if (next === before.get(id)) continue
+    const row = [id, next.offerId, next.landingId, next.botReason, next.isUnique ? 1 : 0, next.cost, next.landingViewedAt, next.landingClickedAt]
+    for (let j = 0; j < 8; j++) cols[j]!.push(row[j])
+  }
+  if (cols[0]!.length > 0) await tx.unsafe(AMEND_SQL, cols)
+}
+
 /**
- * Inserts `clicks` and applies `repoints` in one transaction, rollups included; resolves with the clicks'
+ * Inserts `clicks` and applies `amends` in one transaction, rollups included; resolves with the clicks'
  * row ids, in order, once committed. Rejects (and stores nothing) when any part fails.
  */
-export function commitPg(sql: SQL, clicks: readonly Click[], repoints: readonly Repoint[]): Promise<number[]> {
+export function commitPg(sql: SQL, clicks: readonly Click[], amends: readonly ClickAmend[]): Promise<number[]> {
   return sql.begin(async (tx) => {
     const deltas = new Map<string, RollupDelta>()
     addRollupDeltas(deltas, clicks, 1)
-    // Stable sort: two repoints of one click keep their order, the second sees the first.
-    const sorted = repoints.length > 1 ? [...repoints].sort((a, b) => a[0] - b[0]) : repoints
-    for (const [row, offer, landing] of sorted) {
-      // The subquery locks the row and hands back its values before the update: the old rollup row.
-      const [old] = await tx`
-        UPDATE clicks c SET offer_id = ${offer}, landing_id = ${landing}
-        FROM (SELECT id, offer_id, landing_id FROM clicks WHERE id = ${row} FOR UPDATE) old
-        WHERE c.id = old.id
-        RETURNING c.created_at AS "createdAt", c.campaign_id AS "campaignId", c.source_id AS "sourceId",
-          old.offer_id AS "offerId", old.landing_id AS "landingId", c.bot_reason AS "botReason",
-          c.excluded, c.is_unique AS "isUnique", c.cost`
-      if (!old) continue
-      const before = { ...(old as RollupClick), createdAt: num(old.createdAt) }
-      addRollupDeltas(deltas, [before], -1)
-      addRollupDeltas(deltas, [{ ...before, offerId: offer, landingId: landing }], 1)
-    }
+    if (amends.length > 0) await applyAmends(tx as unknown as SQL, amends, deltas)
     const rollup = rollupArrays(deltas.values())
     // Both statements are sent at once (pipelined on the transaction's connection), awaited together.
     const [inserted] = await Promise.all([

@@ -12,7 +12,7 @@ import { errorFields, log } from '../../lib/log'
 import { CLICK_COLUMNS, CONTINUE_FIELDS, CLICK_FIELDS, type Click, type ClickField, type ContinuableClick, type StoredClick } from './click'
 import { newBatch, type Batch } from './group-commit'
 import { commitPg } from './pg-commit'
-import { WriterUnavailable, type ClickStore, type UniqueClick } from './types'
+import { WriterUnavailable, type ClickAmend, type ClickStore, type UniqueClick } from './types'
 
 const COLUMN_OF = new Map<string, string>(CLICK_COLUMNS)
 /** `column AS "field"`: Postgres folds unquoted aliases to lower case. Constant text from CLICK_COLUMNS. */
@@ -50,9 +50,13 @@ export class PgClickStore implements ClickStore {
   }
 
   repoint(row: number, offerId: number, landingId: number | null): Promise<void> {
+    return this.amend({ row, offerId, landingId })
+  }
+
+  amend(a: ClickAmend): Promise<void> {
     try {
       const b = this.open()
-      b.repoints.push([row, offerId, landingId])
+      b.amends.push(a)
       return b.promise
     } catch (err) {
       return Promise.reject(err)
@@ -75,13 +79,13 @@ export class PgClickStore implements ClickStore {
 
   async find(clickId: string): Promise<ContinuableClick | undefined> {
     const [r] = await this.db.sql.unsafe(FIND_SQL, [clickId])
-    return r ? numCols([r], 'row')[0] : undefined
+    return r ? numCols([r], 'row', 'landingClickedAt')[0] : undefined
   }
 
   async record(clickId: string): Promise<StoredClick | undefined> {
     const [r] = await this.db.sql.unsafe(RECORD_SQL, [clickId])
     if (!r) return undefined
-    numCols([r], 'row', 'createdAt')
+    numCols([r], 'row', 'createdAt', 'landingViewedAt', 'landingClickedAt')
     // Flags are stored as 0/1.
     r.excluded = r.excluded === 1
     r.isUnique = r.isUnique === 1
@@ -122,7 +126,7 @@ export class PgClickStore implements ClickStore {
     if (this.closed) throw new WriterUnavailable('click writer is stopped')
     let b = this.gathering
     if (!b) b = this.gathering = newBatch()
-    if (b.clicks.length + b.repoints.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
+    if (b.clicks.length + b.amends.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
     // End of this event-loop turn, not a timer; while a batch is in flight its completion flushes instead.
     if (!this.inFlight && !this.scheduled) {
       this.scheduled = true
@@ -146,13 +150,13 @@ export class PgClickStore implements ClickStore {
   private async commit(b: Batch): Promise<void> {
     let rows: number[]
     try {
-      rows = await commitPg(this.db.sql, b.clicks, b.repoints)
+      rows = await commitPg(this.db.sql, b.clicks, b.amends)
     } catch (err) {
       log.error('tracking: a batch of clicks was not committed', { clicks: b.clicks.length, error: errorFields(err).error })
       b.reject(err)
       return
     }
-    this.opts.onBatch?.({ clicks: b.clicks.length, repoints: b.repoints.length })
+    this.opts.onBatch?.({ clicks: b.clicks.length, repoints: b.amends.length })
     if (b.clicks.length > 0) this.events.committed('click.committed', { clicks: b.clicks, rows })
     b.resolve()
   }

@@ -3,6 +3,9 @@
 // /r path free of awaits; Postgres (pg.ts) answers them with Promises. Callers await a lookup only when
 // they got a Promise (`if (r instanceof Promise) r = await r`), so SQLite's path stays as it was.
 import type { Click, ContinuableClick, StoredClick } from './click'
+import type { ClickAmend } from './commit'
+
+export type { ClickAmend }
 
 /** The store refuses the click (stopped, or too many waiting for a commit): the visitor gets 503. */
 export class WriterUnavailable extends Error {}
@@ -22,6 +25,8 @@ export interface ClickStore {
   append(click: Click): Promise<void>
   /** Moves a stored click (row id) to another offer/landing, rollups following; committed with the current batch. */
   repoint(row: number, offerId: number, landingId: number | null): Promise<void>
+  /** Changes a stored click (landing view, click-through, bot flag, landing), rollups following; committed with the current batch. */
+  amend(a: ClickAmend): Promise<void>
   /** Commits clicks now (seeds, imports), rollups included, emits click.committed; their row ids in order. */
   import(clicks: readonly Click[]): MaybePromise<number[]>
   /** Row id of a committed click; `clickId` must be a lower-case UUID. */

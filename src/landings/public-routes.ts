@@ -1,0 +1,187 @@
+// The public side of hosted landings: GET /lp/:slug (the page) and /lp/:slug/<path> (its assets), as Bun
+// routes like /c and /r; POST /api/lead (spec §4, about 10 a minute per IP); /api/events (pixel.js page
+// views, client.js custom events) and /api/cloak (cloak.js), about 30 a minute per IP together (spec §8,
+// "tracking pixels"). CORS on the API routes from the cors_allowlist setting, preflight included.
+import { Elysia } from 'elysia'
+import type { BunRequest, Server } from 'bun'
+import type { AppContext, NativeRoutes } from '../context'
+import { AppError } from '../lib/errors'
+import { appErrorResponse, errorResponse, internalError } from '../http/errors'
+import { PublicCors } from '../http/public-cors'
+import { clientIp, clientKey } from '../lib/ip'
+import { RateLimiter } from '../lib/rate-limit'
+import { clickCookieHeader, readVisitor, type Tracker } from '../tracking'
+import { infoPage } from '../http/info-page'
+import type { LandingAssets } from './assets'
+import type { LandingCapture } from './capture'
+import type { FormTokens } from './form-token'
+import { injectPixel, offerUrl, renderPage, type LandingPages } from './pages'
+
+export const LEADS_PER_MINUTE = 10
+export const PIXEL_HITS_PER_MINUTE = 30
+/** A lead form, custom fields included, is a few KB; an event a few hundred bytes. */
+const MAX_LEAD_BODY = 64 * 1024
+const MAX_EVENT_BODY = 8 * 1024
+/** The smallest transparent GIF: the answer to the image fallback of pixel.js. */
+const GIF = Uint8Array.from(atob('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7'), (c) => c.charCodeAt(0))
+
+const notFound = () => infoPage(404, 'Page not found', 'This page does not exist. Please check the address.')
+
+type Handler = (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>
+
+export function landingPageRoutes(ctx: AppContext, deps: { pages: LandingPages; tracker: Tracker; tokens: FormTokens; assets: LandingAssets }): NativeRoutes {
+  const { pages, tracker, tokens, assets } = deps
+  const publicUrl = ctx.config.publicUrl
+  const pixelSrc = `${publicUrl ?? ''}/pixel.js`
+
+  const servePage = async (request: BunRequest<string>, server: Server<unknown>, slug: string): Promise<Response> => {
+    const page = await pages.get(slug)
+    if (!page || page.parts === null) return notFound()
+    const headers: Record<string, string> = {
+      'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
+      'referrer-policy': 'strict-origin-when-cross-origin',
+    }
+    // Link checkers and previews: the page exists; no click is made.
+    if (request.method === 'HEAD') return new Response(null, { headers })
+    const v = readVisitor(request, server.requestIP(request)?.address, ctx.config.trustProxy, true)
+    const visit = await tracker.landingVisit(page.id, v, v.query.params?.campaign ?? null)
+    if (visit.kind === 'unavailable') {
+      return infoPage(503, 'Temporarily unavailable', 'Please try again in a moment.')
+    }
+    const click = visit.kind === 'click' ? visit.click : null
+    const route = visit.kind === 'click' ? visit.route : null
+    if (click) {
+      headers['set-cookie'] = clickCookieHeader(ctx, request, click.clickId)
+      // A new click that traffic quality flagged goes where the campaign sends bots, like /c.
+      const bot = visit.kind === 'click' && visit.created && click.botReason && route ? tracker.botLocation(route, click) : null
+      if (bot) return new Response(null, { status: 302, headers: { location: bot, 'cache-control': 'no-store', 'set-cookie': headers['set-cookie'] } })
+    }
+    const html = renderPage(page, { click, route, landingId: page.id, query: v.query.params, offerUrl: offerUrl(publicUrl, route, click?.clickId ?? null) })
+    const body = injectPixel(html, pixelSrc, { clickId: click?.clickId ?? null, landingId: page.id, campaignId: route?.id ?? null, formToken: tokens.issue(page.id) })
+    return new Response(body, { headers })
+  }
+
+  const guarded = (h: Handler): Handler => async (request, server) => {
+    try {
+      return await h(request, server)
+    } catch (err) {
+      return internalError(request, err)
+    }
+  }
+  const lp: Handler = (request, server) => servePage(request, server, request.params.slug!)
+  // /lp/<slug>/ is the page; /lp/<slug>/<path> one of its assets.
+  const lpDeep: Handler = (request, server) => {
+    const path = new URL(request.url).pathname
+    const rest = path.slice(path.indexOf('/', 4) + 1)
+    if (rest === '') return servePage(request, server, request.params.slug!)
+    let decoded: string
+    try {
+      decoded = decodeURIComponent(rest)
+    } catch {
+      return notFound()
+    }
+    return assets.respond(request.params.slug!, decoded, request)
+  }
+  return {
+    '/lp/:slug': { GET: guarded(lp), HEAD: guarded(lp) },
+    '/lp/:slug/*': { GET: guarded(lpDeep), HEAD: guarded(lpDeep) },
+  }
+}
+
+/** The body of a form post or a JSON request as one object of fields (the first of a repeated field wins). */
+async function readFields(request: Request, max: number, jsonOnly = false): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get('content-length') ?? 0)
+  if (declared > max) throw new AppError('invalid', `request body too large (at most ${max} bytes)`)
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type === 'multipart/form-data' && !jsonOnly) {
+    let form: FormData
+    try {
+      form = await request.formData()
+    } catch {
+      throw new AppError('invalid', 'the form body could not be read')
+    }
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of form.entries()) if (!(k in out) && typeof v === 'string') out[k] = v
+    return out
+  }
+  let text: string
+  try {
+    text = await request.text()
+  } catch {
+    // The client went away or broke the body mid-way: nothing to record.
+    throw new AppError('invalid', 'the request body could not be read')
+  }
+  if (text.length > max) throw new AppError('invalid', `request body too large (at most ${max} bytes)`)
+  if (type === 'application/x-www-form-urlencoded' && !jsonOnly) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of new URLSearchParams(text)) if (!(k in out)) out[k] = v
+    return out
+  }
+  // JSON, and sendBeacon's text/plain carrying JSON (a simple request: no preflight).
+  if (type === 'application/json' || type === 'text/plain' || jsonOnly) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      throw new AppError('invalid', 'the body is not valid JSON')
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('invalid', 'the body must be a JSON object')
+    return parsed as Record<string, unknown>
+  }
+  throw new AppError('invalid', 'content-type: send application/x-www-form-urlencoded, multipart/form-data or application/json')
+}
+
+export function landingApiRoutes(ctx: AppContext, capture: LandingCapture) {
+  const cors = new PublicCors(ctx.settings)
+  const leads = new RateLimiter(LEADS_PER_MINUTE, 60_000)
+  const pixels = new RateLimiter(PIXEL_HITS_PER_MINUTE, 60_000)
+  const ipOf = (request: Request, server: Server<unknown> | null) => clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
+  const json = (request: Request, body: unknown, status = 200) =>
+    new Response(body === null ? null : JSON.stringify(body), {
+      status, headers: { ...(body === null ? {} : { 'content-type': 'application/json' }), 'cache-control': 'no-store', ...cors.headers(request) },
+    })
+  /** Rate limit, then `run`; an AppError is answered with the CORS headers, so the page's script can read it. */
+  const answer = async (request: Request, ip: string, limiter: RateLimiter, run: () => Promise<Response>): Promise<Response> => {
+    const decision = limiter.hit(clientKey(ip) ?? ip)
+    if (!decision.allowed) return errorResponse(429, 'too many requests', { ...cors.headers(request), 'retry-after': String(decision.retryAfter), 'cache-control': 'no-store' })
+    try {
+      return await run()
+    } catch (err) {
+      if (err instanceof AppError) return appErrorResponse(err, { ...cors.headers(request), 'cache-control': 'no-store' })
+      throw err
+    }
+  }
+
+  return new Elysia({ name: 'landing-api' })
+    .options('/api/lead', ({ request }) => cors.preflight(request, 'POST'))
+    .options('/api/events', ({ request }) => cors.preflight(request, 'GET, POST'))
+    .options('/api/cloak', ({ request }) => cors.preflight(request, 'POST'))
+    .post('/api/lead', ({ request, server }) => {
+      const ip = ipOf(request, server)
+      return answer(request, ip, leads, async () => {
+        const body = await readFields(request, MAX_LEAD_BODY)
+        const visitor = readVisitor(request, server?.requestIP(request)?.address, ctx.config.trustProxy, true)
+        return json(request, await capture.lead(body, visitor))
+      })
+    }, { parse: 'none', detail: { tags: ['landings'], summary: 'A lead form: {"ok":true,"redirect_url":"/r/…"} continuing the click to the landing\'s offer' } })
+    .post('/api/events', ({ request, server }) => {
+      const ip = ipOf(request, server)
+      return answer(request, ip, pixels, async () => {
+        await capture.event(await readFields(request, MAX_EVENT_BODY, true), ip)
+        return json(request, null, 204)
+      })
+    }, { parse: 'none', detail: { tags: ['landings'], summary: 'A page view (pixel.js) or a custom event (client.js): JSON {name, click_id, landing_id, url, props}' } })
+    .get('/api/events', ({ request, server, query }) => {
+      const ip = ipOf(request, server)
+      return answer(request, ip, pixels, async () => {
+        const q = query as Record<string, string | string[] | undefined>
+        const one = (k: string) => (Array.isArray(q[k]) ? q[k]![0] : q[k])
+        await capture.event({ name: one('name'), click_id: one('click_id'), landing_id: one('landing_id'), url: one('url') }, ip)
+        return new Response(GIF, { headers: { 'content-type': 'image/gif', 'cache-control': 'no-store', ...cors.headers(request) } })
+      })
+    }, { detail: { tags: ['landings'], summary: 'The image fallback of pixel.js: the same event as query parameters; answers a 1×1 GIF' } })
+    .post('/api/cloak', ({ request, server }) => {
+      const ip = ipOf(request, server)
+      return answer(request, ip, pixels, async () => json(request, await capture.botSignals(await readFields(request, MAX_EVENT_BODY, true), ip)))
+    }, { parse: 'none', detail: { tags: ['landings'], summary: 'cloak.js bot signals: {"bot":true,"reason":"cloak:…","redirect_url":…} or {"bot":false}' } })
+}
