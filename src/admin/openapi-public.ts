@@ -60,7 +60,43 @@ const offer = operation(
   [slug, clickId('the click to continue (else the _svc_click cookie)'), ...SUBS, cost, other],
 )
 
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } })
+const landingSlug = { name: 'slug', in: 'path', required: true, description: 'the landing slug', schema: { type: 'string' } }
+
+const landingPage = {
+  tags: ['public'], security: [],
+  summary: 'Hosted landing page',
+  description: 'The landing\'s html with its macros filled in (HTML-escaped) and pixel.js injected. The click is click_id, else the _svc_click cookie; without one a click is made for the landing\'s campaign (?campaign=<slug> when it rotates the landing, else the lowest campaign id). HEAD records nothing.',
+  parameters: [
+    landingSlug, clickId('the click to continue (else the _svc_click cookie)'),
+    { name: 'campaign', in: 'query', required: false, description: 'for a visit without a click: the campaign (slug) to make it in', schema: { type: 'string' } },
+    { ...other, description: 'any parameter fills the {name} macro of the same name' },
+  ],
+  responses: { 200: html('the page; sets the _svc_click cookie'), 302: { description: "a new click flagged as a bot, to the campaign's bot_url" }, 404: html('no hosted landing with this slug') },
+}
+
+const landingAsset = {
+  tags: ['public'], security: [], summary: 'A static file of a hosted landing',
+  description: 'Served with a strong ETag (304 on If-None-Match) and Cache-Control: public, max-age=604800.',
+  parameters: [landingSlug, { name: 'path', in: 'path', required: true, description: 'the asset path, e.g. img/hero.png', schema: { type: 'string' } }],
+  responses: { 200: { description: 'the file' }, 304: { description: 'not modified' }, 404: html('no such asset') },
+}
+
+const script = (name: string, what: string) => ({
+  get: {
+    tags: ['public'], security: [], operationId: `get${name}`, summary: what,
+    description: 'Embedded in the binary; Cache-Control: public, max-age=3600, a strong ETag, 304 on If-None-Match.',
+    responses: { 200: { description: 'the script', content: { 'text/javascript': { schema: { type: 'string' } } } }, 304: { description: 'not modified' } },
+  },
+})
+
 export const publicPaths = {
+  '/lp/{slug}': { get: { ...landingPage, operationId: 'getLandingPage' }, head: { ...landingPage, operationId: 'headLandingPage', summary: 'Hosted landing page (headers only, records nothing)' } },
+  '/lp/{slug}/{path}': { get: { ...landingAsset, operationId: 'getLandingAsset' } },
+  '/pixel.js': script('PixelJs', 'pixel.js: page views of hosted landings, lead-form fields'),
+  '/client.js': script('ClientJs', 'client.js: svc.track custom events, click id across pages, lead forms'),
+  '/cloak.js': script('CloakJs', 'cloak.js: client-side bot signals'),
+  '/i18n.js': script('I18nJs', 'i18n.js: translates data-i18n elements from the landing\'s dictionaries'),
   '/c/{slug}': { get: { ...click, operationId: 'getClick' }, head: { ...click, operationId: 'headClick', summary: 'Preview of a tracking link (records nothing)' } },
   '/r/{slug}': { get: { ...offer, operationId: 'getOfferRedirect' }, head: { ...offer, operationId: 'headOfferRedirect', summary: 'Preview of the offer step (records nothing)' } },
 }

@@ -134,6 +134,7 @@ export class LandingCapture {
     const landingId = rawLanding === undefined || rawLanding === '' ? null : landingIdOf(rawLanding)
     const url = text(input.url, 'url')
     if (url !== undefined && url.length > 2048) throw invalid('url: must be at most 2048 characters')
+    if (url !== undefined && CONTROL.test(url)) throw invalid('url: must not contain control characters')
     let props: string | null = null
     if (input.props !== undefined && input.props !== null) {
       if (typeof input.props !== 'object' || Array.isArray(input.props)) throw invalid('props: must be an object')

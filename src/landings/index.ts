@@ -19,6 +19,8 @@ import { landingApiRoutes, landingPageRoutes } from './public-routes'
 import { scriptRoutes } from './scripts/serve'
 import { assetStore } from './store/assets'
 import { leadStore, visitorEventStore } from './store'
+import { ClickRetention } from '../tracking/retention'
+import { errorFields, log } from '../lib/log'
 
 export interface LandingsFeature extends Feature {
   /** The email of a click's lead (postback rule 6: the buyer's address when the postback has none). */
@@ -35,6 +37,18 @@ export function landingsFeature(ctx: AppContext, deps: { catalog: CatalogStore; 
   const tokens = new FormTokens(ctx.config.secret)
   const capture = new LandingCapture({
     leads, events, bus: ctx.events, tracker: deps.tracker, findLanding: (id) => deps.catalog.findLanding(id), tokens, publicUrl: ctx.config.publicUrl,
+  })
+  // Page views and custom events are raw visit data: they follow raw_click_retention_days like the clicks
+  // (leads are kept: they are the business's records).
+  const retention = new ClickRetention(events, {
+    days: () => ctx.settings.get('raw_click_retention_days'),
+    onError: (err) => log.error('landings: visitor event retention failed', errorFields(err)),
+  })
+  let retentionDays = ctx.settings.get('raw_click_retention_days')
+  ctx.events.on('settings.changed', 'after-commit', 'landings.retention', () => {
+    const days = ctx.settings.get('raw_click_retention_days')
+    if (days !== retentionDays) retention.kick()
+    retentionDays = days
   })
   const admin = landingAdminVerbs({ leads, events })
   const assetSet = assetVerbs(assets)
@@ -53,5 +67,7 @@ export function landingsFeature(ctx: AppContext, deps: { catalog: CatalogStore; 
     },
     verbs,
     leadEmailOf: (clickId) => leads.emailOfClick(clickId),
+    start: () => retention.start(),
+    stop: () => retention.stop(),
   }
 }

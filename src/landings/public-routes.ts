@@ -10,6 +10,7 @@ import { appErrorResponse, errorResponse, internalError } from '../http/errors'
 import { PublicCors } from '../http/public-cors'
 import { clientIp, clientKey } from '../lib/ip'
 import { RateLimiter } from '../lib/rate-limit'
+import { SLUG } from '../lib/fields'
 import { clickCookieHeader, readVisitor, type Tracker } from '../tracking'
 import { infoPage } from '../http/info-page'
 import type { LandingAssets } from './assets'
@@ -35,6 +36,8 @@ export function landingPageRoutes(ctx: AppContext, deps: { pages: LandingPages; 
   const pixelSrc = `${publicUrl ?? ''}/pixel.js`
 
   const servePage = async (request: BunRequest<string>, server: Server<unknown>, slug: string): Promise<Response> => {
+    // Not a slug a landing can have (a NUL, a path trick…): not found, without asking the database.
+    if (!SLUG.test(slug)) return notFound()
     const page = await pages.get(slug)
     if (!page || page.parts === null) return notFound()
     const headers: Record<string, string> = {
@@ -74,13 +77,9 @@ export function landingPageRoutes(ctx: AppContext, deps: { pages: LandingPages; 
     const path = new URL(request.url).pathname
     const rest = path.slice(path.indexOf('/', 4) + 1)
     if (rest === '') return servePage(request, server, request.params.slug!)
-    let decoded: string
-    try {
-      decoded = decodeURIComponent(rest)
-    } catch {
-      return notFound()
-    }
-    return assets.respond(request.params.slug!, decoded, request)
+    if (!SLUG.test(request.params.slug!)) return notFound()
+    // respond() decodes the path once and checks it.
+    return assets.respond(request.params.slug!, rest, request)
   }
   return {
     '/lp/:slug': { GET: guarded(lp), HEAD: guarded(lp) },

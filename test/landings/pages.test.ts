@@ -292,6 +292,12 @@ describe('page views, click-throughs and bot signals', () => {
     expect(counts).toEqual(expect.arrayContaining([{ key: 'signup', count: 1 }, { key: 'scroll_50', count: 1 }]))
     const bad = await post('/api/events', JSON.stringify({ name: '<script>' }), 'text/plain', ip)
     expect({ status: bad.status, body: await bad.json() }).toEqual({ status: 400, body: { error: 'name: 1-64 characters A-Z, a-z, 0-9, _ . : -' } })
+    // A NUL is refused before it reaches a database that cannot store it (Postgres text).
+    const nul = await post('/api/events', JSON.stringify({ name: 'x', url: 'https://a.example/\u0000' }), 'text/plain', ip)
+    expect({ status: nul.status, body: await nul.json() }).toEqual({ status: 400, body: { error: 'url: must not contain control characters' } })
+    const lead = await post('/api/lead', JSON.stringify({ email: 'a@example.com', landing_id: c.landingId, note: 'a\u0000b' }), 'application/json', ip)
+    expect({ status: lead.status, body: await lead.json() }).toEqual({ status: 400, body: { error: 'note: must not contain control characters' } })
+    expect((await get(`${s.base}/lp/${c.slug}%00`)).status).toBe(404)
   })
 
   test('the 31st pixel hit of a minute from one address is 429', async () => {

@@ -277,6 +277,17 @@ for (const [name, open, available, classes] of engines) {
         expect(await events.count({ name: 'nothing' }, 'name')).toEqual([])
         for (const r of await events.count(f, 'day')) expect(typeof r.count).toBe('number')
       })
+
+      test('prune (retention): the oldest first, up to the limit, only before the cutoff', async () => {
+        const old = 1_000_000
+        await events.prune(old, 1000) // the lead tests' hook rows (created_at 0) go first
+        for (let i = 0; i < 3; i++) await events.insert(event('old', { createdAt: old + i }))
+        expect(await events.prune(old + 2, 1)).toBe(1)
+        expect((await events.list({ name: 'old' }, page(50))).map((r) => r.createdAt)).toEqual([old + 1, old + 2])
+        expect(await events.prune(old + 2, 100)).toBe(1)
+        expect((await events.list({ name: 'old' }, page(50))).map((r) => r.createdAt)).toEqual([old + 2])
+        expect((await events.list({ from: T1 }, page(500))).length).toBe(6) // newer rows untouched
+      })
     })
   })
 }

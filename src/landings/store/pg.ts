@@ -96,6 +96,14 @@ export class PgVisitorEventStore implements VisitorEventStore {
     }
   }
 
+  /** SKIP LOCKED: two instances pruning at once take different rows. */
+  async prune(cutoff: number, limit: number): Promise<number> {
+    const r = await this.sql`
+      DELETE FROM visitor_events WHERE id IN (
+        SELECT id FROM visitor_events WHERE created_at < ${cutoff}::bigint ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`
+    return r.count
+  }
+
   async insert(e: NewVisitorEvent): Promise<void> {
     await this.sql`INSERT INTO visitor_events (name, click_id, campaign_id, landing_id, props, url, ip, created_at)
       VALUES (${e.name}, ${e.clickId}, ${e.campaignId}::int, ${e.landingId}::int, ${e.props}, ${e.url}, ${e.ip}, ${e.createdAt}::int8)`

@@ -97,9 +97,13 @@ export class SqliteLeadStore implements LeadStore {
 export class SqliteVisitorEventStore implements VisitorEventStore {
   private readonly cache: StatementCache
   private readonly insertEvent: RawStatement
+  private readonly pruneEvents: RawStatement
 
   constructor(database: Database) {
     this.cache = new StatementCache(database.raw)
+    this.pruneEvents = database.raw.prepare(
+      'DELETE FROM visitor_events WHERE id IN (SELECT id FROM visitor_events WHERE created_at < $cutoff ORDER BY created_at LIMIT $limit)',
+    )
     this.insertEvent = database.raw.prepare(
       'INSERT INTO visitor_events (name, click_id, campaign_id, landing_id, props, url, ip, created_at) ' +
         'VALUES ($name, $clickId, $campaignId, $landingId, $props, $url, $ip, $createdAt)',
@@ -110,6 +114,10 @@ export class SqliteVisitorEventStore implements VisitorEventStore {
     this.insertEvent.run({
       name: e.name, clickId: e.clickId, campaignId: e.campaignId, landingId: e.landingId, props: e.props, url: e.url, ip: e.ip, createdAt: e.createdAt,
     })
+  }
+
+  async prune(cutoff: number, limit: number): Promise<number> {
+    return this.pruneEvents.run({ cutoff, limit }).changes
   }
 
   async list(filter: VisitorEventFilter, page: Page): Promise<VisitorEventRow[]> {

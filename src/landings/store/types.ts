@@ -82,6 +82,8 @@ export interface VisitorEventStore {
   insert(e: NewVisitorEvent): Promise<void>
   /** In id order after page.afterId, limit + 1 rows. */
   list(filter: VisitorEventFilter, page: Page): Promise<VisitorEventRow[]>
+  /** Deletes up to `limit` events created before `cutoff`, oldest first; resolves with how many went (retention). */
+  prune(cutoff: number, limit: number): Promise<number>
   /** Counts per group within the filter. */
   count(filter: VisitorEventFilter, groupBy: 'name' | 'campaign' | 'landing' | 'day'): Promise<VisitorEventCount[]>
 }
