@@ -33,6 +33,7 @@ import { usersFeature } from './users'
 import { usersVerbs } from './users/verbs'
 import { emailFeature } from './email'
 import { landingsFeature } from './landings'
+import { commerceFeature } from './commerce'
 
 export { MAX_BODY_BYTES } from './http/body-limit'
 
@@ -113,6 +114,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     reportsFeature(ctx),
     emailFeature(ctx, { leadEmailOf: landings.leadEmailOf }),
     landings,
+    commerceFeature(ctx, { recorder: postback.recorder, types: postback.types }),
   ]
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.

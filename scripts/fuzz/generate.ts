@@ -228,6 +228,10 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
     path = route
     method = methodRaw ? method : rng.chance(0.85) ? 'POST' : method
     names = route === '/api/lead' ? ['email', 'name', 'landing_id', 'click_id', '_svc_t', '_svc_hp', 'company'] : ['click_id', 'signals']
+  } else if (route === '/webhook/ecom') {
+    path = `/webhook/${rng.pick(['ecom-a', 'ecom-b', 'ecom-a', 'ecom-b', 'ecom-c', 'ecom-a/', 'ECOM-A'])}`
+    method = methodRaw ? method : rng.chance(0.9) ? 'POST' : method
+    names = ['key', 'id', 'total_price', 'note_attributes', 'landing_site', 'tags', 'customer_note', 'meta_data', 'status']
   } else if (route === '/api/events') {
     path = '/api/events'
     method = methodRaw ? method : rng.chance(0.5) ? 'POST' : method
@@ -243,7 +247,12 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
   let target = q.text === '' && rng.chance(0.5) ? path : `${path}?${q.text}`
   const broken = rng.chance(0.01)
   if (broken) target += rng.pick([' x', ' HTTP/1.1 x', '\rx', ' ', '\t', '\u0000', '\u001f', '\u0008a'])
-  const bodyFields = route === '/api/lead' || route === '/api/events' || route === '/api/cloak' ? names : ['payout', 'subid']
+  const bodyFields = route === '/api/lead' || route === '/api/events' || route === '/api/cloak' || route === '/webhook/ecom' ? names : ['payout', 'subid']
+  if (route === '/webhook/ecom' && rng.chance(0.5)) {
+    // Signature and topic headers, forged (the secrets are not set): the 401 path and the header parsing.
+    h.list.push([rng.pick(['x-shopify-hmac-sha256', 'x-ecoma-hmac-sha256', 'x-wc-webhook-signature', 'x-ecomb-webhook-signature']), rng.pick(['', 'AAAA', value(rng).text.replace(/[\r\n]/g, '')])])
+    h.list.push([rng.pick(['x-shopify-topic', 'x-wc-webhook-topic']), rng.pick(['orders/create', 'orders/cancelled', 'order.updated', 'x'])])
+  }
   return finish(rng, { route, method, target, headers: h.list, ...(broken || !isToken(method) ? { brokenRequestLine: true } : {}) }, bodyFields)
 }
 

@@ -21,6 +21,8 @@ export const IMPORT_BODY_BYTES = 8 * 1024 * 1024
 export const ASSET_BODY_BYTES = 5 * 1024 * 1024
 /** A landing asset uploaded as multipart/form-data (POST …/assets): the 5 MB file plus the form's overhead. */
 export const ASSET_MULTIPART_BODY_BYTES = ASSET_BODY_BYTES + 64 * 1024
+/** Every /webhook/* route (spec §8): the raw body up to exactly 2 MB; one byte more is 413. */
+export const WEBHOOK_BODY_BYTES = 2 * 1024 * 1024
 /** Bun.serve's maxRequestBodySize: the stop for bodies that do not declare their length. Above every limit here. */
 export const BODY_HARD_CAP = 4 * MAX_BODY_BYTES
 
@@ -34,6 +36,7 @@ const ASSET_POST_PATH = /^\/admin\/api\/landings\/[^/?]+\/assets\/?(?:\?|$)/
 export function bodyLimitOf(method: string, path: string): number {
   if (method === 'PUT' && ASSET_PUT_PATH.test(path)) return ASSET_BODY_BYTES
   if (method === 'POST' && ASSET_POST_PATH.test(path)) return ASSET_MULTIPART_BODY_BYTES
+  if (path.startsWith('/webhook/')) return WEBHOOK_BODY_BYTES
   return IMPORT_PATH.test(path) ? IMPORT_BODY_BYTES : MAX_BODY_BYTES
 }
 

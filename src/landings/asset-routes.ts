@@ -17,6 +17,7 @@ import { adminGuard, authenticateAdmin, earlyCheck } from '../http/admin-guard'
 import { ASSET_BODY_BYTES, ASSET_MULTIPART_BODY_BYTES } from '../http/body-limit'
 import { firstParam as first, okResponse, pageQuery, parseId } from '../http/collection'
 import { errorResponse } from '../http/errors'
+import { readBodyLimited } from '../http/raw-body'
 import { forbidden, invalid } from '../lib/errors'
 import { adminActor, invoke } from '../lib/verb'
 import { ASSET_TYPES, assetPathFromUrl, type AssetVerbs, MAX_ASSET_BYTES, MAX_LANDING_ASSET_BYTES, servedType } from './assets'
@@ -33,28 +34,7 @@ class TooLarge {
 
 /** The request body, read until `limit` bytes; past it, reading stops (the rest is never buffered). */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array | TooLarge> {
-  if (!request.body) return new Uint8Array(0)
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > limit) {
-      await reader.cancel().catch(() => {})
-      return new TooLarge(limit)
-    }
-    chunks.push(value)
-  }
-  if (chunks.length === 1) return chunks[0]!
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const c of chunks) {
-    out.set(c, at)
-    at += c.byteLength
-  }
-  return out
+  return (await readBodyLimited(request, limit)) ?? new TooLarge(limit)
 }
 
 /** Connection: close, as body-limit.ts does: the unread rest of the body must not be taken for a request. */

@@ -33,7 +33,7 @@ export { postbackSignature } from './receive'
 export function postbackFeature(
   ctx: AppContext,
   findClickRow?: (clickId: string) => number | undefined,
-): Feature & { ready: Promise<void>; types: ConversionTypes } {
+): Feature & { ready: Promise<void>; types: ConversionTypes; recorder: ConversionRecorder } {
   // AppContext types the SQLite database only until the engines are wired in; both are handled here.
   const database = ctx.database as AnyDatabase
   const pg = database.engine === 'postgres' ? new PgPostbackStore(database) : null
@@ -55,7 +55,7 @@ export function postbackFeature(
     .use(postbackRoutes(ctx, batcher))
     .use(conversionAdminRoutes(ctx, conversions, typeVerbs))
 
-  return { name: 'postback', routes, verbs: { ...conversions, ...typeVerbs }, ready: types.loaded(), types }
+  return { name: 'postback', routes, verbs: { ...conversions, ...typeVerbs }, ready: types.loaded(), types, recorder }
 }
 
 function noClickIndex(): never {

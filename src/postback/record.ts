@@ -4,6 +4,7 @@
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { ConversionType } from './conversion-types'
 import type { Attribution, ClickForConversion, ConversionFacts, PostbackStore, RecordingQueries } from './store'
+import type { Tx } from '../db/engine'
 import type { MaybeAsync, Steps } from './steps'
 
 export interface ConversionInput extends ConversionFacts {
@@ -70,6 +71,28 @@ export class ConversionRecorder {
       return r
     })
     const committed = (r: RecordResult) => {
+      unit!.commit()
+      return r
+    }
+    return result instanceof Promise ? result.then(committed) : committed(result)
+  }
+
+  /**
+   * Runs `body` in one transaction with the means to record conversions in it: the caller's own writes
+   * (through `tx`, or the shared connection on SQLite) and every conversion it records commit together or
+   * not at all (incoming webhooks: the event row, the order change and the conversion). `record` is a step
+   * body to `yield*`; `q.findClick` finds the click. Synchronous on SQLite, a Promise on Postgres.
+   */
+  within<R>(body: (record: (input: ConversionInput) => Steps<RecordResult>, q: RecordingQueries, tx: Tx) => Steps<R>): MaybeAsync<R> {
+    let unit: Unit | undefined
+    const events = this.events
+    const result = this.store.atomically(function* (q, tx) {
+      const u = (unit = events.unit(tx))
+      const r: R = yield* body((input) => recordSteps(q, u, input), q, tx)
+      yield events.beforeCommit([u], tx)
+      return r
+    })
+    const committed = (r: R) => {
       unit!.commit()
       return r
     }

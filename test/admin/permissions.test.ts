@@ -22,7 +22,7 @@ const SECTION_OF: Record<string, Section | 'session' | 'public' | 'any'> = {
   'postback-errors': 'conversions', jobs: 'any',
   reports: 'reports',
   'email-lists': 'email', 'email-triggers': 'email', automations: 'email', outbox: 'email', 'mail-events': 'email',
-  'payment-accounts': 'commerce', products: 'commerce', orders: 'commerce', refunds: 'commerce', subscriptions: 'commerce',
+  'payment-accounts': 'commerce', products: 'commerce', orders: 'commerce', refunds: 'commerce', subscriptions: 'commerce', 'webhook-events': 'commerce',
   settings: 'settings', 'postback-aliases': 'settings',
 }
 

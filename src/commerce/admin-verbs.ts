@@ -1,0 +1,214 @@
+// The admin verbs of the commerce feature's records (section commerce, read-only): every webhook delivery
+// the receivers answered (why an order was or was not attributed), and the orders they describe. Newest
+// first with cursor paging, as conversions.list. Filters arrive as query-string text and are parsed here,
+// with a 400 naming the parameter.
+import { Type } from '@sinclair/typebox'
+import { IdInput, PageInput } from '../catalog/shared'
+import { normalizeClickId } from '../lib/click-id'
+import { invalid, notFound } from '../lib/errors'
+import { Int } from '../lib/fields'
+import { parseCursor, parseLimit, toPage } from '../lib/paging'
+import { iso } from '../lib/time'
+import { defineVerb } from '../lib/verb'
+import {
+  OUTCOMES, SIGNATURES, WEBHOOK_SOURCES,
+  type CommerceStore, type OrderFilter, type OrderRow, type WebhookEventFilter, type WebhookEventRow,
+} from './store/types'
+
+type Query = Record<string, string | undefined>
+
+/** Where an order can come from: the webhook sources, and svc's own (native) commerce. */
+export const ORDER_SOURCES = [...WEBHOOK_SOURCES, 'native'] as const
+/** Longest text filter (an order's external id, a status): anything longer names nothing stored. */
+const MAX_TEXT_FILTER = 255
+
+// ── records ──
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+/** A string documented with its values (the store holds only these). */
+const oneOf = (values: readonly string[], description?: string) =>
+  Type.String({ description: `one of ${values.join(', ')}${description ? `: ${description}` : ''}` })
+
+export const WebhookEventRecord = Type.Object({
+  id: Int(),
+  source: oneOf(WEBHOOK_SOURCES),
+  external_id: nullable(Type.String({ description: "the sender's event id, when it has one" })),
+  topic: nullable(Type.String({ description: 'the event type as the sender named it' })),
+  order_external_id: nullable(Type.String({ description: "the order's id at the sender" })),
+  signature: oneOf(SIGNATURES),
+  outcome: oneOf(OUTCOMES, 'recorded: no money moved; rejected: refused (signature); error: failed, the sender retries'),
+  error: nullable(Type.String()),
+  click_id: nullable(Type.String()),
+  order_id: nullable(Int()),
+  conversion_id: nullable(Int()),
+  deliveries: Int({ description: 'how many times the sender delivered this event (redeliveries are counted, not stored again)' }),
+  received_at: Type.String({ format: 'date-time' }),
+  last_received_at: Type.String({ format: 'date-time' }),
+})
+
+export const WebhookEventDetailRecord = Type.Composite([
+  WebhookEventRecord,
+  Type.Object({ payload: nullable(Type.String({ description: 'the body as received (first 64 KB)' })) }),
+])
+
+export const OrderRecord = Type.Object({
+  id: Int(),
+  source: oneOf(ORDER_SOURCES),
+  external_id: Type.String({ description: "the order's id at its source" }),
+  status: Type.String(),
+  currency: nullable(Type.String()),
+  total: Type.Number(),
+  refunded: Type.Number(),
+  email: nullable(Type.String()),
+  click_id: nullable(Type.String({ description: 'the click the order is attributed to (the first attribution wins)' })),
+  conversion_id: nullable(Int({ description: 'the sale conversion, once the order counted' })),
+  reversal_id: nullable(Int({ description: 'the negative conversion of its cancellation' })),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+})
+
+type WebhookEventApi = typeof WebhookEventRecord.static
+type OrderApi = typeof OrderRecord.static
+
+/** A webhook event as the lists show it (no payload). */
+export const renderWebhookEvent = (r: WebhookEventRow): WebhookEventApi => ({
+  id: r.id,
+  source: r.source,
+  external_id: r.externalId,
+  topic: r.topic,
+  order_external_id: r.orderExternalId,
+  signature: r.signature,
+  outcome: r.outcome,
+  error: r.error,
+  click_id: r.clickId,
+  order_id: r.orderId,
+  conversion_id: r.conversionId,
+  deliveries: r.deliveries,
+  received_at: iso(r.receivedAt),
+  last_received_at: iso(r.lastReceivedAt),
+})
+
+/** One webhook event with the body as received. */
+export const renderWebhookEventDetail = (r: WebhookEventRow): typeof WebhookEventDetailRecord.static => ({
+  ...renderWebhookEvent(r),
+  payload: r.payload,
+})
+
+export const renderOrder = (r: OrderRow): OrderApi => ({
+  id: r.id,
+  source: r.source,
+  external_id: r.externalId,
+  status: r.status,
+  currency: r.currency,
+  total: r.total,
+  refunded: r.refunded,
+  email: r.email,
+  click_id: r.clickId,
+  conversion_id: r.conversionId,
+  reversal_id: r.reversalId,
+  created_at: iso(r.createdAt),
+  updated_at: iso(r.updatedAt),
+})
+
+// ── filters ──
+
+const text = () => Type.Optional(Type.String())
+export const WebhookEventQuery = Type.Object({ source: text(), outcome: text(), order: text(), click_id: text() })
+export const OrderQuery = Type.Object({ source: text(), status: text(), click_id: text() })
+
+const given = (q: Query, name: string): string | undefined => (q[name] === undefined || q[name] === '' ? undefined : q[name])
+
+function oneOfFilter(q: Query, name: string, values: readonly string[]): string | undefined {
+  const raw = given(q, name)
+  if (raw !== undefined && !values.includes(raw)) throw invalid(`${name}: must be one of ${values.join(', ')}`)
+  return raw
+}
+
+/** Free text looked up as is; NUL (which Postgres text cannot hold) and overlong values are 400s. */
+function textFilter(q: Query, name: string): string | undefined {
+  const raw = given(q, name)
+  if (raw === undefined) return undefined
+  if (raw.includes('\u0000')) throw invalid(`${name}: must not contain NUL characters`)
+  if (raw.length > MAX_TEXT_FILTER) throw invalid(`${name}: at most ${MAX_TEXT_FILTER} characters`)
+  return raw
+}
+
+/** Stored click ids are lower-case UUIDs: any case is accepted. */
+function clickFilter(q: Query): string | undefined {
+  const raw = given(q, 'click_id')
+  if (raw === undefined) return undefined
+  const id = normalizeClickId(raw.trim())
+  if (!id) throw invalid('click_id: must be a click id (UUID)')
+  return id
+}
+
+export function webhookEventFilter(q: Query): WebhookEventFilter {
+  return {
+    source: oneOfFilter(q, 'source', WEBHOOK_SOURCES),
+    outcome: oneOfFilter(q, 'outcome', OUTCOMES),
+    orderExternalId: textFilter(q, 'order'),
+    clickId: clickFilter(q),
+  }
+}
+
+export function orderFilter(q: Query): OrderFilter {
+  return { source: oneOfFilter(q, 'source', ORDER_SOURCES), status: textFilter(q, 'status'), clickId: clickFilter(q) }
+}
+
+// ── verbs ──
+
+export function commerceAdminVerbs(store: CommerceStore) {
+  const webhookEvents = {
+    list: defineVerb({
+      name: 'commerce.webhook-events.list',
+      summary: 'List webhook deliveries, newest first (filters source, outcome, order, click_id)',
+      permission: 'commerce:read',
+      input: Type.Composite([WebhookEventQuery, PageInput]),
+      async run(_actor, input) {
+        const filter = webhookEventFilter(input)
+        const limit = parseLimit(input.limit)
+        return toPage(await store.listEvents(filter, parseCursor(input.cursor), limit + 1), { limit }, (r) => r)
+      },
+    }),
+    get: defineVerb({
+      name: 'commerce.webhook-events.get',
+      summary: 'Get a webhook delivery, with its body as received',
+      permission: 'commerce:read',
+      input: IdInput,
+      async run(_actor, { id }) {
+        const row = await store.findEvent(id)
+        if (!row) throw notFound('webhook event not found')
+        return row
+      },
+    }),
+  }
+
+  const orders = {
+    list: defineVerb({
+      name: 'commerce.orders.list',
+      summary: 'List orders, newest first (filters source, status, click_id)',
+      permission: 'commerce:read',
+      input: Type.Composite([OrderQuery, PageInput]),
+      async run(_actor, input) {
+        const filter = orderFilter(input)
+        const limit = parseLimit(input.limit)
+        return toPage(await store.listOrders(filter, parseCursor(input.cursor), limit + 1), { limit }, (r) => r)
+      },
+    }),
+    get: defineVerb({
+      name: 'commerce.orders.get',
+      summary: 'Get an order',
+      permission: 'commerce:read',
+      input: IdInput,
+      async run(_actor, { id }) {
+        const row = await store.findOrder(id)
+        if (!row) throw notFound('order not found')
+        return row
+      },
+    }),
+  }
+
+  return { webhookEvents, orders }
+}
+
+export type CommerceAdminVerbs = ReturnType<typeof commerceAdminVerbs>

@@ -1,0 +1,92 @@
+// What an order event does, once for both engines (a step body, see postback/steps.ts): inside one
+// transaction, the delivery is recorded (a redelivery stops there), the order row follows the event, and
+// the order counts as a conversion once, or is reversed once.
+//
+//   count    (ecom-a orders/create, orders/paid; ecom-b processing, completed): the first such event of an
+//            order with a known click records a `sale` conversion of the order total, in the order's currency
+//   reverse  (ecom-a orders/cancelled; ecom-b cancelled, refunded, failed): an order that counted records one
+//            `chargeback` conversion of minus its total; an order that never counted only changes status
+//   update   (fulfilled, pending, on-hold…): the order's status and totals, no money
+import type { ConversionInput, RecordResult } from '../postback/record'
+import type { ConversionType } from '../postback/conversion-types'
+import type { RecordingQueries } from '../postback/store'
+import type { Steps } from '../postback/steps'
+import type { CommerceQueries, EventResult, NewWebhookEvent, OrderRow } from './store/types'
+
+export type OrderEffect = 'count' | 'reverse' | 'update' | 'ignore'
+
+/** Statuses after which an order never counts again (a late or replayed create/paid must not revive it). */
+export const TERMINAL = new Set(['cancelled', 'refunded', 'failed'])
+
+export interface OrderEvent {
+  delivery: NewWebhookEvent
+  effect: OrderEffect
+  order: {
+    externalId: string
+    status: string
+    currency: string | null
+    total: number
+    email: string | null
+    clickId: string | null
+  }
+}
+
+export interface OrderTypes {
+  sale: ConversionType
+  reversal: ConversionType
+}
+
+export type StepResult = EventResult & { duplicate: boolean }
+
+const result = (r: Partial<EventResult> & Pick<EventResult, 'outcome'>, order?: OrderRow): StepResult => ({
+  error: null, clickId: order?.clickId ?? null, orderId: order?.id ?? null, conversionId: null, duplicate: false, ...r,
+})
+
+export function* orderEventSteps(
+  cq: CommerceQueries, q: RecordingQueries, record: (input: ConversionInput) => Steps<RecordResult>, types: OrderTypes, e: OrderEvent,
+): Steps<StepResult> {
+  const delivery: { id: number; duplicate: boolean } = yield cq.recordDelivery(e.delivery)
+  // A redelivery: the first delivery's outcome stands; nothing changes.
+  if (delivery.duplicate) return { ...result({ outcome: 'recorded' }), duplicate: true }
+  const r: StepResult = yield* apply(cq, q, record, types, e)
+  yield cq.finishEvent(delivery.id, r)
+  return r
+}
+
+function* apply(
+  cq: CommerceQueries, q: RecordingQueries, record: (input: ConversionInput) => Steps<RecordResult>, types: OrderTypes, e: OrderEvent,
+): Steps<StepResult> {
+  if (e.effect === 'ignore') return result({ outcome: 'ignored' })
+  const now = e.delivery.receivedAt
+  const o = e.order
+  const order: OrderRow = yield cq.upsertOrder({
+    source: e.delivery.source, externalId: o.externalId, status: o.status, currency: o.currency, total: o.total, email: o.email,
+    clickId: o.clickId, now,
+  })
+  if (e.effect === 'update') return result({ outcome: 'recorded' }, order)
+  if (e.effect === 'count') {
+    if (order.conversionId !== null) return result({ outcome: 'recorded' }, order)
+    if (TERMINAL.has(order.status)) return result({ outcome: 'recorded', error: `the order is ${order.status}: it does not count` }, order)
+    if (!order.clickId) return result({ outcome: 'unattributed', error: 'no click id in the order' }, order)
+    const click: Awaited<ReturnType<RecordingQueries['findClick']>> = yield q.findClick(order.clickId)
+    if (!click) return result({ outcome: 'unattributed', error: `click ${order.clickId} not found` }, order)
+    const rec: RecordResult = yield* record({
+      click, type: types.sale, status: e.delivery.topic, revenue: order.total, currency: order.currency ?? click.offer_currency,
+      transactionId: `${e.delivery.source}:${order.externalId}`, email: order.email, date: now, dedupByTransactionId: false,
+    })
+    if (!rec.recorded) return result({ outcome: 'recorded' }, order)
+    yield cq.setOrderConversion(order.id, 'conversion', rec.conversion.id, now)
+    return result({ outcome: 'attributed', conversionId: rec.conversion.id }, order)
+  }
+  // reverse
+  if (order.conversionId === null || order.reversalId !== null || !order.clickId) return result({ outcome: 'recorded' }, order)
+  const click: Awaited<ReturnType<RecordingQueries['findClick']>> = yield q.findClick(order.clickId)
+  if (!click) return result({ outcome: 'recorded', error: `click ${order.clickId} not found: nothing to reverse` }, order)
+  const rec: RecordResult = yield* record({
+    click, type: types.reversal, status: e.delivery.topic, revenue: -Math.abs(order.total), currency: order.currency ?? click.offer_currency,
+    transactionId: `${e.delivery.source}:${order.externalId}:reversal`, email: order.email, date: now, dedupByTransactionId: false,
+  })
+  if (!rec.recorded) return result({ outcome: 'recorded' }, order)
+  yield cq.setOrderConversion(order.id, 'reversal', rec.conversion.id, now)
+  return result({ outcome: 'attributed', conversionId: rec.conversion.id }, order)
+}

@@ -1,0 +1,149 @@
+// Webhook events and orders on SQLite: prepared statements on the one shared connection. The receivers'
+// writes (`in(null)`) are synchronous and run inside the transaction the caller opened on that connection
+// (the conversion recorder's `within`), so they return plain values, never Promises. The admin reads vary
+// with their optional filters (db/where.ts): each statement text is prepared once, on first use, and kept.
+import type { Database, RawDb, RawStatement } from '../../db/client'
+import type { Tx } from '../../db/engine'
+import { where } from '../../db/where'
+import type {
+  CommerceQueries, CommerceStore, EventResult, NewWebhookEvent, OrderFilter, OrderRow, OrderUpsert, WebhookEventFilter, WebhookEventRow,
+} from './types'
+
+/** The columns under their camelCase names (the drizzle row types of db/schema/commerce.ts). */
+const EVENT = 'id, source, external_id AS externalId, dedup_key AS dedupKey, topic, order_external_id AS orderExternalId, signature, ' +
+  'outcome, error, click_id AS clickId, order_id AS orderId, conversion_id AS conversionId, payload, deliveries, ' +
+  'received_at AS receivedAt, last_received_at AS lastReceivedAt'
+const ORDER = 'id, source, external_id AS externalId, status, currency, total, refunded, email, click_id AS clickId, ' +
+  'conversion_id AS conversionId, reversal_id AS reversalId, created_at AS createdAt, updated_at AS updatedAt'
+
+const INSERT_EVENT = 'INSERT INTO webhook_events (source, external_id, dedup_key, topic, order_external_id, signature, outcome, error, ' +
+  'payload, deliveries, received_at, last_received_at) VALUES ($source, $externalId, $dedupKey, $topic, $orderExternalId, $signature, ' +
+  '$outcome, $error, $payload, 1, $receivedAt, $receivedAt)'
+
+/** Named parameters of an event insert (never undefined: better-sqlite3 rejects it). */
+const eventParams = (e: NewWebhookEvent, dedupKey: string | null) => ({
+  source: e.source, externalId: e.externalId, dedupKey, topic: e.topic, orderExternalId: e.orderExternalId, signature: e.signature,
+  outcome: e.outcome, error: e.error, payload: e.payload, receivedAt: e.receivedAt,
+})
+
+/** Statements whose text depends on which filters are set: prepared once per text. */
+class StatementCache {
+  private readonly statements = new Map<string, RawStatement>()
+  constructor(private readonly raw: RawDb) {}
+  get(sql: string): RawStatement {
+    let st = this.statements.get(sql)
+    if (!st) this.statements.set(sql, (st = this.raw.prepare(sql)))
+    return st
+  }
+}
+
+/** The receivers' queries: synchronous, on the shared connection (inside the caller's transaction). */
+class SqliteCommerceQueries implements CommerceQueries {
+  private readonly delivery: RawStatement
+  private readonly upsert: RawStatement
+  private readonly setConversion: RawStatement
+  private readonly setReversal: RawStatement
+  private readonly finish: RawStatement
+
+  constructor(raw: RawDb) {
+    // A NULL dedup_key never conflicts (NULLs are distinct in a unique index): refused deliveries stay apart.
+    this.delivery = raw.prepare(
+      `${INSERT_EVENT} ON CONFLICT (source, dedup_key) DO UPDATE SET deliveries = webhook_events.deliveries + 1, ` +
+        'last_received_at = excluded.received_at RETURNING id, deliveries',
+    )
+    this.upsert = raw.prepare(
+      'INSERT INTO orders (source, external_id, status, currency, total, email, click_id, created_at, updated_at) ' +
+        'VALUES ($source, $externalId, $status, $currency, $total, $email, $clickId, $now, $now) ' +
+        // A cancelled, refunded or failed order stays so: a late or replayed event must not revive it.
+        "ON CONFLICT (source, external_id) DO UPDATE SET status = CASE WHEN orders.status IN ('cancelled', 'refunded', 'failed') " +
+        'THEN orders.status ELSE excluded.status END, ' +
+        'currency = coalesce(excluded.currency, orders.currency), total = excluded.total, ' +
+        'email = coalesce(excluded.email, orders.email), click_id = coalesce(orders.click_id, excluded.click_id), ' +
+        `updated_at = excluded.updated_at RETURNING ${ORDER}`,
+    )
+    this.setConversion = raw.prepare('UPDATE orders SET conversion_id = $conversionId, updated_at = $now WHERE id = $orderId')
+    this.setReversal = raw.prepare('UPDATE orders SET reversal_id = $conversionId, updated_at = $now WHERE id = $orderId')
+    this.finish = raw.prepare(
+      'UPDATE webhook_events SET outcome = $outcome, error = $error, click_id = $clickId, order_id = $orderId, ' +
+        'conversion_id = $conversionId WHERE id = $id',
+    )
+  }
+
+  recordDelivery(e: NewWebhookEvent): { id: number; duplicate: boolean } {
+    const row = this.delivery.get(eventParams(e, e.dedupKey)) as { id: number; deliveries: number }
+    return { id: Number(row.id), duplicate: Number(row.deliveries) > 1 }
+  }
+
+  upsertOrder(o: OrderUpsert): OrderRow {
+    return this.upsert.get({
+      source: o.source, externalId: o.externalId, status: o.status, currency: o.currency, total: o.total, email: o.email,
+      clickId: o.clickId, now: o.now,
+    }) as OrderRow
+  }
+
+  setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): void {
+    ;(field === 'conversion' ? this.setConversion : this.setReversal).run({ orderId, conversionId, now })
+  }
+
+  finishEvent(id: number, r: EventResult): void {
+    this.finish.run({ id, outcome: r.outcome, error: r.error, clickId: r.clickId, orderId: r.orderId, conversionId: r.conversionId })
+  }
+}
+
+export class SqliteCommerceStore implements CommerceStore {
+  private readonly queries: SqliteCommerceQueries
+  private readonly cache: StatementCache
+  private readonly insertRefused: RawStatement
+  private readonly eventById: RawStatement
+  private readonly orderById: RawStatement
+
+  constructor(database: Database) {
+    const raw = database.raw
+    this.queries = new SqliteCommerceQueries(raw)
+    this.cache = new StatementCache(raw)
+    this.insertRefused = raw.prepare(INSERT_EVENT)
+    this.eventById = raw.prepare(`SELECT ${EVENT} FROM webhook_events WHERE id = $id`)
+    this.orderById = raw.prepare(`SELECT ${ORDER} FROM orders WHERE id = $id`)
+  }
+
+  /** SQLite: `tx` is null, the caller's transaction is open on the shared connection these statements use. */
+  in(_tx: Tx): CommerceQueries {
+    return this.queries
+  }
+
+  /** One statement (atomic on its own); never deduplicated, so its dedup_key is stored as NULL. */
+  async recordRefused(e: NewWebhookEvent): Promise<number> {
+    return Number(this.insertRefused.run(eventParams(e, null)).lastInsertRowid)
+  }
+
+  async listEvents(filter: WebhookEventFilter, before: number | undefined, limit: number): Promise<WebhookEventRow[]> {
+    const w = where([
+      ['source = $source', 'source', filter.source],
+      ['outcome = $outcome', 'outcome', filter.outcome],
+      ['order_external_id = $orderExternalId', 'orderExternalId', filter.orderExternalId],
+      ['click_id = $clickId', 'clickId', filter.clickId],
+      ['id < $before', 'before', before],
+    ])
+    // Lists leave the payload out (up to 64 KB a row); findEvent has it.
+    const cols = EVENT.replace('payload,', 'NULL AS payload,')
+    return this.cache.get(`SELECT ${cols} FROM webhook_events ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit }) as WebhookEventRow[]
+  }
+
+  async findEvent(id: number): Promise<WebhookEventRow | undefined> {
+    return (this.eventById.get({ id }) as WebhookEventRow | null) ?? undefined
+  }
+
+  async listOrders(filter: OrderFilter, before: number | undefined, limit: number): Promise<OrderRow[]> {
+    const w = where([
+      ['source = $source', 'source', filter.source],
+      ['status = $status', 'status', filter.status],
+      ['click_id = $clickId', 'clickId', filter.clickId],
+      ['id < $before', 'before', before],
+    ])
+    return this.cache.get(`SELECT ${ORDER} FROM orders ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit }) as OrderRow[]
+  }
+
+  async findOrder(id: number): Promise<OrderRow | undefined> {
+    return (this.orderById.get({ id }) as OrderRow | null) ?? undefined
+  }
+}

@@ -1,0 +1,103 @@
+// What the commerce feature keeps: every webhook delivery (webhook_events) and the orders they describe.
+// The receivers' writes run inside the conversion recorder's transaction (postback ConversionRecorder.within),
+// so the event row, the order change and the conversion commit together: `in(tx)` gives queries bound to
+// that transaction (Postgres) or to the shared connection inside it (SQLite: synchronous, tx null).
+import type { orders, webhookEvents } from '../../db/schema'
+import type { Tx } from '../../db/engine'
+
+export type MaybeAsync<T> = T | Promise<T>
+export type WebhookEventRow = typeof webhookEvents.$inferSelect
+export type OrderRow = typeof orders.$inferSelect
+
+export const WEBHOOK_SOURCES = ['ecom-a', 'ecom-b', 'pay-a', 'pay-b'] as const
+export type WebhookSource = (typeof WEBHOOK_SOURCES)[number]
+export const SIGNATURES = ['valid', 'legacy_key', 'ping', 'invalid', 'missing'] as const
+export type SignatureOutcome = (typeof SIGNATURES)[number]
+/**
+ * attributed: a conversion was recorded for a click; unattributed: no click id in the event, or an unknown
+ * one; recorded: the order changed, no money moved (already counted, fulfilled, pending…); ignored: nothing
+ * to do (a topic svc does not handle, a ping, a body that is not JSON); rejected: refused (signature);
+ * error: processing failed (the sender retries; a later delivery may succeed).
+ */
+export const OUTCOMES = ['attributed', 'unattributed', 'recorded', 'ignored', 'rejected', 'error'] as const
+export type EventOutcome = (typeof OUTCOMES)[number]
+
+export interface NewWebhookEvent {
+  source: WebhookSource
+  externalId: string | null
+  /** Null: never deduplicated (refused or failed deliveries). */
+  dedupKey: string | null
+  topic: string | null
+  orderExternalId: string | null
+  signature: SignatureOutcome
+  /** What it is while processing runs: overwritten by finishEvent. */
+  outcome: EventOutcome
+  error: string | null
+  /** At most 64 KB (the caller crops). */
+  payload: string | null
+  receivedAt: number
+}
+
+export interface EventResult {
+  outcome: EventOutcome
+  error: string | null
+  clickId: string | null
+  orderId: number | null
+  conversionId: number | null
+}
+
+export interface OrderUpsert {
+  source: WebhookSource | 'native'
+  externalId: string
+  status: string
+  currency: string | null
+  total: number
+  email: string | null
+  /** Kept when the row already has one (the first attribution wins). */
+  clickId: string | null
+  now: number
+}
+
+/** Queries of one transaction (see the header). Each returns a value on SQLite and a Promise on Postgres. */
+export interface CommerceQueries {
+  /**
+   * Inserts the event; for a dedup key already stored (same source), counts the redelivery on that row
+   * instead (deliveries + 1, last_received_at) and answers duplicate: true with that row's id.
+   */
+  recordDelivery(e: NewWebhookEvent): MaybeAsync<{ id: number; duplicate: boolean }>
+  /**
+   * Inserts the order or updates status (unless it is cancelled, refunded or failed: those stay), currency,
+   * total, email (and click_id when it had none); the row is
+   * locked until the transaction ends (Postgres), so concurrent events of one order take turns. Returns the row.
+   */
+  upsertOrder(o: OrderUpsert): MaybeAsync<OrderRow>
+  /** Sets orders.conversion_id or orders.reversal_id. */
+  setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): MaybeAsync<void>
+  /** The event's outcome and what it touched. */
+  finishEvent(id: number, r: EventResult): MaybeAsync<void>
+}
+
+export interface WebhookEventFilter {
+  source?: string
+  outcome?: string
+  orderExternalId?: string
+  clickId?: string
+}
+
+export interface OrderFilter {
+  source?: string
+  status?: string
+  clickId?: string
+}
+
+export interface CommerceStore {
+  in(tx: Tx): CommerceQueries
+  /** A delivery refused or failed, stored in a transaction of its own (dedup_key null: never deduplicated). */
+  recordRefused(e: NewWebhookEvent): Promise<number>
+  /** Newest first (id descending), ids below `before` when given; `limit` rows (the caller asks limit + 1). Without payloads (null). */
+  listEvents(filter: WebhookEventFilter, before: number | undefined, limit: number): Promise<WebhookEventRow[]>
+  findEvent(id: number): Promise<WebhookEventRow | undefined>
+  /** Newest first, like listEvents. */
+  listOrders(filter: OrderFilter, before: number | undefined, limit: number): Promise<OrderRow[]>
+  findOrder(id: number): Promise<OrderRow | undefined>
+}

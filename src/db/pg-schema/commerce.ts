@@ -1,0 +1,47 @@
+import { pgTable, bigint, integer, text, doublePrecision, index, uniqueIndex } from 'drizzle-orm/pg-core'
+
+// Postgres twin of ../schema/commerce.ts.
+const ms = (name: string) => bigint(name, { mode: 'number' })
+
+export const webhookEvents = pgTable('webhook_events', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  source: text('source').notNull(),
+  externalId: text('external_id'),
+  dedupKey: text('dedup_key'),
+  topic: text('topic'),
+  orderExternalId: text('order_external_id'),
+  signature: text('signature').notNull(),
+  outcome: text('outcome').notNull(),
+  error: text('error'),
+  clickId: text('click_id'),
+  orderId: bigint('order_id', { mode: 'number' }),
+  conversionId: bigint('conversion_id', { mode: 'number' }),
+  payload: text('payload'),
+  deliveries: integer('deliveries').notNull().default(1),
+  receivedAt: ms('received_at').notNull(),
+  lastReceivedAt: ms('last_received_at').notNull(),
+}, (t) => [
+  uniqueIndex('webhook_events_dedup_idx').on(t.source, t.dedupKey),
+  index('webhook_events_received_idx').on(t.receivedAt),
+  index('webhook_events_order_idx').on(t.source, t.orderExternalId),
+])
+
+export const orders = pgTable('orders', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  source: text('source').notNull(),
+  externalId: text('external_id').notNull(),
+  status: text('status').notNull(),
+  currency: text('currency'),
+  total: doublePrecision('total').notNull().default(0),
+  refunded: doublePrecision('refunded').notNull().default(0),
+  email: text('email'),
+  clickId: text('click_id'),
+  conversionId: bigint('conversion_id', { mode: 'number' }),
+  reversalId: bigint('reversal_id', { mode: 'number' }),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+}, (t) => [
+  uniqueIndex('orders_source_external_idx').on(t.source, t.externalId),
+  index('orders_click_idx').on(t.clickId),
+  index('orders_created_idx').on(t.createdAt),
+])
