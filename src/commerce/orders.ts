@@ -6,6 +6,9 @@
 //            order with a known click records a `sale` conversion of the order total, in the order's currency
 //   reverse  (ecom-a orders/cancelled; ecom-b cancelled, refunded, failed): an order that counted records one
 //            `chargeback` conversion of minus its total; an order that never counted only changes status
+//   refund   (pay-a charge.refunded): the order's cumulative refunded amount, never more than its total; the
+//            new part is one `chargeback` conversion of minus that part (an order that has not counted yet
+//            keeps the amount, and nets it out when it counts)
 //   update   (fulfilled, pending, on-hold…): the order's status and totals, no money
 import type { ConversionInput, RecordResult } from '../postback/record'
 import type { ConversionType } from '../postback/conversion-types'
@@ -13,7 +16,7 @@ import type { RecordingQueries } from '../postback/store'
 import type { Steps } from '../postback/steps'
 import type { CommerceQueries, EventResult, NewWebhookEvent, OrderRow } from './store/types'
 
-export type OrderEffect = 'count' | 'reverse' | 'update' | 'ignore'
+export type OrderEffect = 'count' | 'reverse' | 'refund' | 'update' | 'ignore'
 
 /** Statuses after which an order never counts again (a late or replayed create/paid must not revive it). */
 export const TERMINAL = new Set(['cancelled', 'refunded', 'failed'])
@@ -28,6 +31,8 @@ export interface OrderEvent {
     total: number
     email: string | null
     clickId: string | null
+    /** refund: the cumulative refunded amount the sender reports. */
+    refundedTotal?: number
   }
 }
 
@@ -76,14 +81,35 @@ function* apply(
     })
     if (!rec.recorded) return result({ outcome: 'recorded' }, order)
     yield cq.setOrderConversion(order.id, 'conversion', rec.conversion.id, now)
+    // Refunded before it was paid (senders do not keep order): the refund nets out now.
+    if (order.refunded > 0) {
+      yield* record({
+        click, type: types.reversal, status: e.delivery.topic, revenue: -order.refunded, currency: order.currency ?? click.offer_currency,
+        transactionId: `${e.delivery.source}:${order.externalId}:refund:${order.refunded}`, email: order.email, date: now, dedupByTransactionId: false,
+      })
+    }
     return result({ outcome: 'attributed', conversionId: rec.conversion.id }, order)
   }
-  // reverse
+  if (e.effect === 'refund') {
+    const target = Math.min(Math.max(o.refundedTotal ?? 0, 0), order.total)
+    const part = Math.round((target - order.refunded) * 1e8) / 1e8
+    if (part <= 0) return result({ outcome: 'recorded' }, order)
+    yield cq.setOrderRefunded(order.id, target, now)
+    if (order.conversionId === null || order.reversalId !== null || !order.clickId) return result({ outcome: 'recorded' }, order)
+    const click: Awaited<ReturnType<RecordingQueries['findClick']>> = yield q.findClick(order.clickId)
+    if (!click) return result({ outcome: 'recorded', error: `click ${order.clickId} not found: nothing to reverse` }, order)
+    const rec: RecordResult = yield* record({
+      click, type: types.reversal, status: e.delivery.topic, revenue: -part, currency: order.currency ?? click.offer_currency,
+      transactionId: `${e.delivery.source}:${order.externalId}:refund:${target}`, email: order.email, date: now, dedupByTransactionId: false,
+    })
+    return result({ outcome: 'attributed', conversionId: rec.recorded ? rec.conversion.id : null }, order)
+  }
+  // reverse: what counted and was not refunded yet
   if (order.conversionId === null || order.reversalId !== null || !order.clickId) return result({ outcome: 'recorded' }, order)
   const click: Awaited<ReturnType<RecordingQueries['findClick']>> = yield q.findClick(order.clickId)
   if (!click) return result({ outcome: 'recorded', error: `click ${order.clickId} not found: nothing to reverse` }, order)
   const rec: RecordResult = yield* record({
-    click, type: types.reversal, status: e.delivery.topic, revenue: -Math.abs(order.total), currency: order.currency ?? click.offer_currency,
+    click, type: types.reversal, status: e.delivery.topic, revenue: -Math.max(order.total - order.refunded, 0), currency: order.currency ?? click.offer_currency,
     transactionId: `${e.delivery.source}:${order.externalId}:reversal`, email: order.email, date: now, dedupByTransactionId: false,
   })
   if (!rec.recorded) return result({ outcome: 'recorded' }, order)

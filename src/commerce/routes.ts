@@ -24,4 +24,8 @@ export function commerceWebhookRoutes(receiver: WebhookReceiver) {
       const d = await delivery(request)
       return d instanceof Response ? d : json(await receiver.ecomB(d))
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform B orders (X-EcomB-Webhook-Signature or X-WC-Webhook-Signature); its save-time ping gets 200' } })
+    .post('/webhook/pay-a-ecom', async ({ request }) => {
+      const d = await delivery(request)
+      return d instanceof Response ? d : json(await receiver.payAEcom(d))
+    }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'Payment processor A, legacy global endpoint (PayA-Signature with pay_a_ecom_webhook_secret)' } })
 }

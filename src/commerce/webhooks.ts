@@ -2,13 +2,14 @@
 // WooCommerce-shaped one). Each checks its signature over the raw bytes, reads the order from the body
 // (JSON, best effort), and runs the order's steps (orders.ts) in one transaction with the conversion they
 // record. No HTTP here: routes.ts reads the request and answers what this returns.
-import { hmacSha256Base64, safeEqual } from '../lib/crypto'
+import { hmacSha256Base64, hmacSha256Hex, safeEqual } from '../lib/crypto'
 import { RateLimiter } from '../lib/rate-limit'
 import { errorFields, log } from '../lib/log'
 import type { SettingsStore } from '../settings/store'
 import type { ConversionRecorder } from '../postback/record'
 import type { ConversionTypes } from '../postback/conversion-types'
 import { ecomAClick, ecomBClick } from './extract'
+import { normalizeClickId } from '../lib/click-id'
 import { orderEventSteps, type OrderEffect, type OrderEvent, type StepResult } from './orders'
 import type { CommerceStore, NewWebhookEvent, SignatureOutcome, WebhookSource } from './store/types'
 
@@ -26,6 +27,44 @@ export interface WebhookAnswer {
   status: 200 | 401
   /** `{ok:true, …}` or the error body. */
   body: Record<string, unknown>
+}
+
+/** A PayA-Signature older (or newer) than this is a replay: refused (the processor's own default). */
+export const PAY_A_TOLERANCE_S = 300
+/** Currencies without minor units, and with three (the processor sends integer minor units). */
+const ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'])
+const THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND'])
+/** Minor units → the currency's decimal amount. */
+export function fromMinorUnits(amount: unknown, currency: string | null): number {
+  const n = typeof amount === 'number' && Number.isSafeInteger(amount) ? amount : 0
+  const exp = currency && ZERO_DECIMAL.has(currency) ? 0 : currency && THREE_DECIMAL.has(currency) ? 3 : 2
+  return n / 10 ** exp
+}
+
+/**
+ * `PayA-Signature: t=<unix>,v1=<hex>[,v1=<hex>…]`: hex HMAC-SHA256 of "<t>.<raw body>"; any v1 may match
+ * (several while a secret is rolled); t within PAY_A_TOLERANCE_S of now.
+ */
+export function payASignature(secret: string | null, body: Uint8Array, header: string | null, nowMs: number): SignatureOutcome | 'stale' {
+  if (header === null || header.trim() === '') return 'missing'
+  if (!secret) return 'invalid'
+  let t: number | null = null
+  const v1: string[] = []
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=')
+    const k = part.slice(0, eq).trim()
+    const v = part.slice(eq + 1).trim()
+    if (k === 't' && /^\d{1,12}$/.test(v)) t = Number(v)
+    else if (k === 'v1' && /^[0-9a-f]{64}$/.test(v)) v1.push(v)
+  }
+  if (t === null || v1.length === 0) return 'invalid'
+  const signed = Buffer.concat([Buffer.from(`${t}.`), body])
+  const expected = hmacSha256Hex(secret, signed)
+  // Every candidate is compared (constant time each), so timing tells nothing about which one matched.
+  let ok = false
+  for (const s of v1) ok = safeEqual(s, expected) || ok
+  if (!ok) return 'invalid'
+  return Math.abs(nowMs / 1000 - t) > PAY_A_TOLERANCE_S ? 'stale' : 'valid'
 }
 
 /** Header names: ours first, then the platform's own (the same values; either is accepted). */
@@ -65,6 +104,15 @@ const currencyOf = (v: unknown): string | null => {
   return c && /^[A-Za-z]{3}$/.test(c) ? c.toUpperCase() : null
 }
 const crop = (s: string | null, n: number) => (s === null ? null : s.slice(0, n))
+
+/** The click id a store put in the payment's metadata: `_svc_click`, `click_id` or `svc_click`. */
+function payAClick(metadata: Record<string, unknown>): string | null {
+  for (const k of ['_svc_click', 'click_id', 'svc_click']) {
+    const id = normalizeClickId(text(metadata[k]))
+    if (id) return id
+  }
+  return null
+}
 
 export class WebhookReceiver {
   /** Refused deliveries are stored for the merchant, but a stranger's flood of them is not: 120 a minute in all. */
@@ -137,6 +185,60 @@ export class WebhookReceiver {
     })
   }
 
+  /**
+   * POST /webhook/pay-a-ecom: the payment processor's events for a store outside svc (legacy global endpoint,
+   * setting pay_a_ecom_webhook_secret). payment_intent.succeeded counts the payment; payment_failed marks it;
+   * charge.refunded refunds (partial refunds add up, never past what was paid). Subscriptions: stored, not
+   * processed yet (native commerce).
+   */
+  async payAEcom(d: Delivery, now = Date.now()): Promise<WebhookAnswer> {
+    const check = payASignature(this.deps.settings.get('pay_a_ecom_webhook_secret'), d.body, header(d.headers, ['paya-signature', 'stripe-signature']), now)
+    if (check !== 'valid') {
+      if (check === 'stale') return this.refuse('pay-a', 'invalid', null, now, 'signature timestamp outside the 5-minute tolerance')
+      return this.refuse('pay-a', check, null, now)
+    }
+    const payload = this.payloadOf(d.body)
+    const event = parseJson(d.body)
+    if (!event) return this.ignore('pay-a', 'valid', null, null, payload, 'the body is not a JSON object', now)
+    const type = crop(text(event.type), 100)
+    const eventId = crop(text(event.id), 200)
+    const obj = ((event.data as Record<string, unknown> | undefined)?.object ?? null) as Record<string, unknown> | null
+    if (!obj || typeof obj !== 'object') return this.ignore('pay-a', 'valid', type, eventId, payload, 'the event has no data.object', now)
+    const currency = currencyOf(obj.currency)
+    const metadata = (obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {}) as Record<string, unknown>
+    const clickId = payAClick(metadata)
+    const email = crop(text(obj.receipt_email) ?? text(obj.billing_details && (obj.billing_details as Record<string, unknown>).email), 254)
+    let effect: OrderEffect
+    let externalId: string | null
+    let status: string
+    let total: number
+    let refundedTotal: number | undefined
+    if (type === 'payment_intent.succeeded' || type === 'payment_intent.payment_failed') {
+      externalId = text(obj.id)
+      effect = type === 'payment_intent.succeeded' ? 'count' : 'update'
+      // Not 'failed': a payment intent that failed can still succeed with another card.
+      status = type === 'payment_intent.succeeded' ? 'paid' : 'payment_failed'
+      total = fromMinorUnits(type === 'payment_intent.succeeded' ? obj.amount_received ?? obj.amount : obj.amount, currency)
+    } else if (type === 'charge.refunded') {
+      // Joined back to the sale through its payment intent.
+      externalId = text(obj.payment_intent) ?? text(obj.id)
+      effect = 'refund'
+      const amount = fromMinorUnits(obj.amount, currency)
+      refundedTotal = fromMinorUnits(obj.amount_refunded, currency)
+      status = obj.refunded === true || refundedTotal >= amount ? 'refunded' : 'partially_refunded'
+      total = amount
+    } else {
+      return this.ignore('pay-a', 'valid', type, eventId, payload,
+        type?.startsWith('customer.subscription.') ? 'subscriptions are not stored yet (native commerce)' : `event type ${type ?? '(none)'} is not handled`, now)
+    }
+    if (!externalId) return this.ignore('pay-a', 'valid', type, eventId, payload, 'the event names no payment intent', now)
+    return this.run({
+      delivery: this.delivery('pay-a', 'valid', type, eventId, eventId ?? `${externalId}:${type}`, externalId, payload, now),
+      effect,
+      order: { externalId: externalId.slice(0, 200), status, currency, total, email, clickId, refundedTotal },
+    })
+  }
+
   /** ecom-a: the HMAC header when one is sent; the legacy ?key= otherwise. */
   private ecomASignature(d: Delivery): SignatureOutcome {
     const given = header(d.headers, ECOM_A.signature)
@@ -165,12 +267,12 @@ export class WebhookReceiver {
   }
 
   /** Stored without the body: an unsigned stranger's bytes are not kept. */
-  private async refuse(source: WebhookSource, signature: SignatureOutcome, topic: string | null, now: number): Promise<WebhookAnswer> {
+  private async refuse(source: WebhookSource, signature: SignatureOutcome, topic: string | null, now: number, why?: string): Promise<WebhookAnswer> {
+    const error = why ?? (signature === 'missing' ? 'missing signature' : 'invalid signature')
     if (this.refusals.hit('all', now).allowed) await this.deps.store.recordRefused({
-      ...this.delivery(source, signature, topic, null, null, null, '', now), payload: null, outcome: 'rejected',
-      error: signature === 'missing' ? 'no signature' : 'invalid signature',
+      ...this.delivery(source, signature, topic, null, null, null, '', now), payload: null, outcome: 'rejected', error,
     })
-    return { status: 401, body: { error: signature === 'missing' ? 'missing signature' : 'invalid signature' } }
+    return { status: 401, body: { error } }
   }
 
   private async ignore(source: WebhookSource, signature: SignatureOutcome, topic: string | null, eventId: string | null, payload: string, why: string, now: number): Promise<WebhookAnswer> {

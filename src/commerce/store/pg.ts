@@ -79,6 +79,10 @@ class PgCommerceQueries implements CommerceQueries {
     else await sql`UPDATE orders SET reversal_id = ${conversionId}::int8, updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
   }
 
+  async setOrderRefunded(orderId: number, refunded: number, now: number): Promise<void> {
+    await this.sql`UPDATE orders SET refunded = ${refunded}::float8, updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
+  }
+
   async finishEvent(id: number, r: EventResult): Promise<void> {
     await this.sql`
       UPDATE webhook_events SET outcome = ${r.outcome}, error = ${r.error}, click_id = ${r.clickId},

@@ -43,6 +43,7 @@ class SqliteCommerceQueries implements CommerceQueries {
   private readonly upsert: RawStatement
   private readonly setConversion: RawStatement
   private readonly setReversal: RawStatement
+  private readonly setRefunded: RawStatement
   private readonly finish: RawStatement
 
   constructor(raw: RawDb) {
@@ -63,6 +64,7 @@ class SqliteCommerceQueries implements CommerceQueries {
     )
     this.setConversion = raw.prepare('UPDATE orders SET conversion_id = $conversionId, updated_at = $now WHERE id = $orderId')
     this.setReversal = raw.prepare('UPDATE orders SET reversal_id = $conversionId, updated_at = $now WHERE id = $orderId')
+    this.setRefunded = raw.prepare('UPDATE orders SET refunded = $refunded, updated_at = $now WHERE id = $orderId')
     this.finish = raw.prepare(
       'UPDATE webhook_events SET outcome = $outcome, error = $error, click_id = $clickId, order_id = $orderId, ' +
         'conversion_id = $conversionId WHERE id = $id',
@@ -83,6 +85,10 @@ class SqliteCommerceQueries implements CommerceQueries {
 
   setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): void {
     ;(field === 'conversion' ? this.setConversion : this.setReversal).run({ orderId, conversionId, now })
+  }
+
+  setOrderRefunded(orderId: number, refunded: number, now: number): void {
+    this.setRefunded.run({ orderId, refunded, now })
   }
 
   finishEvent(id: number, r: EventResult): void {

@@ -73,6 +73,8 @@ export interface CommerceQueries {
   upsertOrder(o: OrderUpsert): MaybeAsync<OrderRow>
   /** Sets orders.conversion_id or orders.reversal_id. */
   setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): MaybeAsync<void>
+  /** Sets orders.refunded (the cumulative refunded amount, in the order's currency). */
+  setOrderRefunded(orderId: number, refunded: number, now: number): MaybeAsync<void>
   /** The event's outcome and what it touched. */
   finishEvent(id: number, r: EventResult): MaybeAsync<void>
 }
