@@ -4,11 +4,14 @@
 //   (b) svc GET /c/:slug, fresh data dir, seeded campaign   → req/s, ratio to (a), p50/p99, click rows = 302s
 //   (b') both again, paced at about half of svc's peak        → p50/p99 (tail latency without queueing)
 //   (c) svc GET /postback?subid=<existing click>&payout=1   → req/s, p99
+//   (g) svc POST /webhook/ecom-a, signed orders/paid, each a distinct order crediting a seeded click
+//       → req/s, p99, ratio to (c) of the same run, conversions = 200s (BENCH_SKIP_WEBHOOK=1 skips it)
 //   (f) svc on PostgreSQL beside SQLite (scripts/bench-pg.ts, also `npm run bench:pg`; BENCH_SKIP_PG=1 skips it)
 //
 // Server pinned to core 0, wrk to core 1 (taskset), `wrk -t1 -c64 -d<BENCH_SECONDS>s --latency`.
 // Results: a table on stdout and .bench/results.json. Needs wrk (Debian/Ubuntu: apt-get install -y wrk).
 import { Database } from 'bun:sqlite'
+import { createHmac } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir, cpus } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -26,6 +29,9 @@ const CONNECTIONS = 64
 const SECRET = 'bench-master-secret-0123456789abcdef'
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
 const CLICK_PATH = '/c/bench?sub1=abc&sub2=banner-7&utm_source=wrk&utm_campaign=bench'
+/** (g): the owner the webhook case logs in as to set the store's webhook secret, and that secret. */
+const OWNER = { email: 'bench@example.com', password: 'bench-password-0123' }
+const WEBHOOK_SECRET = 'bench-ecom-a-webhook-secret-0123456789'
 
 function fail(msg: string): never {
   console.error(msg)
@@ -74,6 +80,48 @@ function count(dbPath: string, sql: string): number {
   } finally {
     db.close()
   }
+}
+
+/**
+ * (g) `n` distinct signed ecom-a orders/paid deliveries, one a line: "<webhook id>\t<base64 HMAC-SHA256 of
+ * the body>\t<body>" (scripts/bench/webhook.lua). Order ids start at `first`; each order credits one of
+ * `clickIds` (in turn) through note_attributes `_svc_click`, as the storefront script leaves it. A
+ * Shopify-shaped order of about 1.4 kB: what the platform sends, minus most of its optional fields.
+ */
+function writeOrders(file: string, first: number, n: number, clickIds: string[]): void {
+  const lines: string[] = new Array(n)
+  const at = new Date().toISOString()
+  for (let k = 0; k < n; k++) {
+    const seq = first + k
+    const id = 5_800_000_000_000 + seq
+    const email = `buyer${seq}@bench-shop.example`
+    const body = JSON.stringify({
+      id, admin_graphql_api_id: `gid://shopify/Order/${id}`, name: `#${1000 + seq}`, order_number: 1000 + seq,
+      email, created_at: at, updated_at: at, processed_at: at, test: false, gateway: 'shopify_payments',
+      currency: 'USD', presentment_currency: 'USD', total_price: '59.90', subtotal_price: '54.90', total_tax: '5.00', total_discounts: '0.00',
+      financial_status: 'paid', fulfillment_status: null, landing_site: '/products/shirt?utm_source=bench', referring_site: 'https://www.google.com/',
+      tags: '', note: null, note_attributes: [{ name: '_svc_click', value: clickIds[seq % clickIds.length] }],
+      customer: { id: 7_100_000_000 + seq, email, first_name: 'Bench', last_name: 'Buyer', accepts_marketing: false },
+      line_items: [
+        { id: 13_000_000_000 + 2 * seq, variant_id: 44_000_000_001, product_id: 8_000_000_001, title: 'Shirt', variant_title: 'M', sku: 'SHIRT-M', quantity: 1, price: '29.95', properties: [] },
+        { id: 13_000_000_001 + 2 * seq, variant_id: 44_000_000_002, product_id: 8_000_000_002, title: 'Cap', variant_title: null, sku: 'CAP', quantity: 1, price: '24.95', properties: [] },
+      ],
+      shipping_address: { first_name: 'Bench', last_name: 'Buyer', address1: '1 Bench Street', city: 'Berlin', zip: '10115', country_code: 'DE' },
+    })
+    lines[k] = `${crypto.randomUUID()}\t${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('base64')}\t${body}`
+  }
+  writeFileSync(file, lines.join('\n') + '\n')
+}
+
+/** (g) Logs in as OWNER and sets ecom_a_webhook_secret through the admin API (the setting is stored encrypted). */
+async function setWebhookSecret(base: string): Promise<void> {
+  const login = await fetch(`${base}/admin/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) })
+  if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`)
+  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_admin_session='))!.split(';')[0]!
+  const r = await fetch(`${base}/admin/api/settings`, {
+    method: 'PUT', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ ecom_a_webhook_secret: WEBHOOK_SECRET }),
+  })
+  if (r.status !== 200) throw new Error(`PUT /admin/api/settings: ${r.status} ${await r.text()}`)
 }
 
 /** The round with the median req/s (its latencies come with it). */
@@ -185,6 +233,7 @@ async function main() {
       p = spawn([...PIN_SERVER, ...svc.cmd, 'serve'], { ...svcEnv, PORT: String(port), SVC_TRUST_PROXY: '1' })
       await waitHttp(`http://127.0.0.1:${port}/healthz`)
       const idsFile = join(dataDir, 'click-ids.txt')
+      let postbackRps = NaN // (g) is reported as a ratio to it
       const db = new Database(dbPath, { readonly: true })
       const ids = (db.query('SELECT click_id FROM clicks ORDER BY id DESC LIMIT 20000').all() as Array<{ click_id: string }>).map((x) => x.click_id)
       db.close()
@@ -205,7 +254,79 @@ async function main() {
         await stopGracefully(p)
         const conv = count(dbPath, 'SELECT count(*) AS n FROM conversions') - convBefore
         results.postback = { ...measured(r2), conversions_created: conv, distinct_click_ids: ids.length }
+        postbackRps = r2.rps
         rows.push({ name: 'svc GET /postback', ...r2, note: `2xx ${r2.n2xx}, other ${r2.other}; conversions +${conv}` })
+      }
+      // (g) svc POST /webhook/ecom-a: signed orders/paid deliveries, each a distinct order (its own id and
+      // webhook id) crediting a seeded click, so each one runs the whole path: signature over the raw body,
+      // JSON, the event row, the order row and its sale conversion in one transaction. Pre-signed into files
+      // before the run (warm-up and measured run get orders of their own: a repeated one is a redelivery).
+      if (process.env.BENCH_SKIP_WEBHOOK) {
+        results.webhook = { skipped: 'BENCH_SKIP_WEBHOOK' }
+      } else {
+        if (p.exitCode === null && p.signalCode === null) await stopGracefully(p)
+        // Sized for up to this many deliveries/s (more would wrap round, which the check below fails).
+        const perSecond = Number(process.env.BENCH_WEBHOOK_MAX_RPS ?? 15000)
+        const warmFile = join(dataDir, 'orders-warmup.tsv')
+        const runFile = join(dataDir, 'orders-run.tsv')
+        const nWarm = Math.ceil(perSecond * WARMUP)
+        const nRun = Math.ceil(perSecond * SECONDS)
+        const t0 = performance.now()
+        writeOrders(warmFile, 1, nWarm, ids)
+        writeOrders(runFile, 1 + nWarm, nRun, ids)
+        const genSeconds = (performance.now() - t0) / 1000
+        p = spawn([...PIN_SERVER, ...svc.cmd, 'serve'], {
+          ...svcEnv, PORT: String(port), SVC_TRUST_PROXY: '1', SVC_ADMIN_EMAIL: OWNER.email, SVC_ADMIN_PASSWORD: OWNER.password,
+        })
+        await waitHttp(`http://127.0.0.1:${port}/healthz`)
+        await setWebhookSecret(`http://127.0.0.1:${port}`)
+        const probeBody = JSON.stringify({ id: 5_799_999_999_999, currency: 'USD', total_price: '1.00', note_attributes: [{ name: '_svc_click', value: ids[0] }] })
+        const probe = await fetch(`http://127.0.0.1:${port}/webhook/ecom-a`, {
+          method: 'POST', body: probeBody,
+          headers: { 'content-type': 'application/json', 'x-shopify-topic': 'orders/paid', 'x-shopify-hmac-sha256': createHmac('sha256', WEBHOOK_SECRET).update(probeBody).digest('base64') },
+        })
+        const probeAnswer = await probe.text()
+        if (probe.status === 404) {
+          console.log('(g) /webhook/ecom-a is not available in this build (404); skipped')
+          results.webhook = { skipped: 'POST /webhook/ecom-a answered 404' }
+          rows.push({ name: 'svc POST /webhook/ecom-a', rps: NaN, p50ms: NaN, p99ms: NaN, requests: 0, note: 'skipped: route missing (404)' })
+          await stopGracefully(p)
+        } else {
+          if (probe.status !== 200 || !probeAnswer.includes('"attributed"')) throw new Error(`(g) the probe delivery answered ${probe.status} ${probeAnswer}`)
+          console.log(`(g) svc POST /webhook/ecom-a, ${nWarm} + ${nRun} distinct signed orders (${genSeconds.toFixed(1)} s to make): warm-up ${WARMUP}s, then ${SECONDS}s …`)
+          const wurl = `http://127.0.0.1:${port}/webhook/ecom-a`
+          const warm = await wrk(wurl, WARMUP, 'webhook.lua', { BENCH_ORDERS: warmFile })
+          await Bun.sleep(300)
+          const convBefore = count(dbPath, 'SELECT count(*) AS n FROM conversions')
+          const eventsBefore = count(dbPath, 'SELECT count(*) AS n FROM webhook_events')
+          const r3 = await wrk(wurl, SECONDS, 'webhook.lua', { BENCH_ORDERS: runFile })
+          await stopGracefully(p)
+          const conv = count(dbPath, 'SELECT count(*) AS n FROM conversions') - convBefore
+          const events = count(dbPath, 'SELECT count(*) AS n FROM webhook_events') - eventsBefore
+          const extra = (r: WrkResult) => {
+            const m = /WEBHOOK attributed=(\d+) wrapped=(\d+)/.exec(r.raw)
+            return { attributed: m ? Number(m[1]) : NaN, wrapped: m ? Number(m[2]) : NaN }
+          }
+          const { attributed, wrapped } = extra(r3)
+          const warmWrapped = extra(warm).wrapped
+          // As for clicks: up to one delivery per connection is still in flight when wrk stops; svc commits
+          // it, wrk never counts its 200.
+          const excess = conv - r3.n2xx
+          const consistent = r3.other === 0 && r3.n302 === 0 && wrapped === 0 && warmWrapped === 0 && attributed === r3.n2xx &&
+            events === conv && excess >= 0 && excess <= CONNECTIONS
+          const ratio = r3.rps / postbackRps
+          results.webhook = {
+            ...measured(r3), attributed, wrapped, warmup_wrapped: warmWrapped, conversions_created: conv, events_created: events,
+            conversions_minus_2xx: excess, conversions_match_2xx: consistent, ratio_to_postback: Number.isFinite(ratio) ? Number(ratio.toFixed(3)) : null,
+            orders_prepared: nWarm + nRun, distinct_click_ids: ids.length,
+          }
+          rows.push({
+            name: 'svc POST /webhook/ecom-a',
+            ...r3,
+            note: `${Number.isFinite(ratio) ? `${(ratio * 100).toFixed(1)}% of /postback; ` : ''}2xx ${r3.n2xx} (attributed ${attributed}), other ${r3.other}` +
+              `; conversions +${conv} (+${excess} in flight), events +${events}${wrapped + warmWrapped ? `; ${wrapped + warmWrapped} orders reused (raise BENCH_WEBHOOK_MAX_RPS)` : ''} ${consistent ? 'OK' : 'MISMATCH'}`,
+          })
+        }
       }
     }
   } finally {
@@ -215,9 +336,9 @@ async function main() {
 
   const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-')
   console.log(`\nwrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency, server ${canPin ? 'on core 0, wrk on core 1' : 'not pinned'}; bun ${Bun.version}; svc: ${svc.label}\n`)
-  console.log(`${'case'.padEnd(22)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)}  notes`)
+  console.log(`${'case'.padEnd(24)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)}  notes`)
   for (const r of rows) {
-    console.log(`${r.name.padEnd(22)} ${fmt(r.rps).padStart(9)} ${fmt(r.p50ms, 2).padStart(8)} ${fmt(r.p99ms, 2).padStart(8)} ${fmt(r.requests).padStart(9)}  ${r.note}`)
+    console.log(`${r.name.padEnd(24)} ${fmt(r.rps).padStart(9)} ${fmt(r.p50ms, 2).padStart(8)} ${fmt(r.p99ms, 2).padStart(8)} ${fmt(r.requests).padStart(9)}  ${r.note}`)
   }
   if (!process.env.BENCH_SKIP_PG) {
     const avail = pgAvailable()
@@ -255,6 +376,11 @@ async function main() {
   mkdirSync(join(ROOT, '.bench'), { recursive: true })
   writeFileSync(join(ROOT, '.bench', 'results.json'), JSON.stringify(results, null, 2) + '\n')
   console.log(`\nresults written to .bench/results.json`)
+  const webhook = results.webhook as { conversions_match_2xx?: boolean } | undefined
+  if (webhook && webhook.conversions_match_2xx === false) {
+    console.error('FAIL: /webhook/ecom-a conversions do not match the 200s (or wrk saw other answers, non-attributed outcomes or reused orders)')
+    process.exitCode = 1
+  }
   const click = results.click as { ratio_to_bare: number; rows_match_302: boolean } | undefined
   if (click && !click.rows_match_302) {
     console.error('FAIL: click rows do not match the 302s wrk received (or wrk saw non-302 answers)')

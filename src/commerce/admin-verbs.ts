@@ -63,6 +63,8 @@ export const OrderRecord = Type.Object({
   click_id: nullable(Type.String({ description: 'the click the order is attributed to (the first attribution wins)' })),
   conversion_id: nullable(Int({ description: 'the sale conversion, once the order counted' })),
   reversal_id: nullable(Int({ description: 'the negative conversion of its cancellation' })),
+  product_id: nullable(Int({ description: 'native orders: the product' })),
+  payment_account_id: nullable(Int({ description: 'native orders: the payment account' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 })
@@ -106,6 +108,8 @@ export const renderOrder = (r: OrderRow): OrderApi => ({
   click_id: r.clickId,
   conversion_id: r.conversionId,
   reversal_id: r.reversalId,
+  product_id: r.productId,
+  payment_account_id: r.paymentAccountId,
   created_at: iso(r.createdAt),
   updated_at: iso(r.updatedAt),
 })

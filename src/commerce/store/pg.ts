@@ -22,7 +22,8 @@ const listedEventCols = (sql: SQL) => sql`id, source, external_id AS "externalId
   order_external_id AS "orderExternalId", signature, outcome, error, click_id AS "clickId", order_id AS "orderId",
   conversion_id AS "conversionId", NULL::text AS payload, deliveries, received_at AS "receivedAt", last_received_at AS "lastReceivedAt"`
 const orderCols = (sql: SQL) => sql`id, source, external_id AS "externalId", status, currency, total, refunded, email,
-  click_id AS "clickId", conversion_id AS "conversionId", reversal_id AS "reversalId", created_at AS "createdAt", updated_at AS "updatedAt"`
+  click_id AS "clickId", conversion_id AS "conversionId", reversal_id AS "reversalId", product_id AS "productId",
+  payment_account_id AS "paymentAccountId", created_at AS "createdAt", updated_at AS "updatedAt"`
 
 const eventRows = (rows: Raw[]) =>
   numCols(rows, 'id', 'orderId', 'conversionId', 'deliveries', 'receivedAt', 'lastReceivedAt') as unknown as WebhookEventRow[]

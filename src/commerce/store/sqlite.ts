@@ -14,7 +14,8 @@ const EVENT = 'id, source, external_id AS externalId, dedup_key AS dedupKey, top
   'outcome, error, click_id AS clickId, order_id AS orderId, conversion_id AS conversionId, payload, deliveries, ' +
   'received_at AS receivedAt, last_received_at AS lastReceivedAt'
 const ORDER = 'id, source, external_id AS externalId, status, currency, total, refunded, email, click_id AS clickId, ' +
-  'conversion_id AS conversionId, reversal_id AS reversalId, created_at AS createdAt, updated_at AS updatedAt'
+  'conversion_id AS conversionId, reversal_id AS reversalId, product_id AS productId, payment_account_id AS paymentAccountId, ' +
+  'created_at AS createdAt, updated_at AS updatedAt'
 
 const INSERT_EVENT = 'INSERT INTO webhook_events (source, external_id, dedup_key, topic, order_external_id, signature, outcome, error, ' +
   'payload, deliveries, received_at, last_received_at) VALUES ($source, $externalId, $dedupKey, $topic, $orderExternalId, $signature, ' +

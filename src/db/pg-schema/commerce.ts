@@ -38,10 +38,67 @@ export const orders = pgTable('orders', {
   clickId: text('click_id'),
   conversionId: bigint('conversion_id', { mode: 'number' }),
   reversalId: bigint('reversal_id', { mode: 'number' }),
+  productId: integer('product_id'),
+  paymentAccountId: integer('payment_account_id'),
   createdAt: ms('created_at').notNull(),
   updatedAt: ms('updated_at').notNull(),
 }, (t) => [
   uniqueIndex('orders_source_external_idx').on(t.source, t.externalId),
   index('orders_click_idx').on(t.clickId),
   index('orders_created_idx').on(t.createdAt),
+  index('orders_email_idx').on(t.email),
 ])
+
+export const paymentAccounts = pgTable('payment_accounts', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  type: text('type').notNull(),
+  name: text('name').notNull(),
+  accountId: text('account_id').notNull().unique(),
+  webhookSecret: text('webhook_secret'),
+  apiKey: text('api_key'),
+  clientId: text('client_id'),
+  clientSecret: text('client_secret'),
+  webhookRegisteredAt: ms('webhook_registered_at'),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+})
+
+export const products = pgTable('products', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  name: text('name').notNull(),
+  price: doublePrecision('price').notNull(),
+  currency: text('currency').notNull(),
+  offerId: integer('offer_id'),
+  emailListId: integer('email_list_id'),
+  paymentAccountId: integer('payment_account_id'),
+  active: integer('active').notNull().default(1),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+})
+
+export const refunds = pgTable('refunds', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  orderId: bigint('order_id', { mode: 'number' }).notNull(),
+  source: text('source').notNull(),
+  externalId: text('external_id').notNull(),
+  amount: doublePrecision('amount').notNull(),
+  currency: text('currency'),
+  conversionId: bigint('conversion_id', { mode: 'number' }),
+  createdAt: ms('created_at').notNull(),
+}, (t) => [uniqueIndex('refunds_source_external_idx').on(t.source, t.externalId), index('refunds_order_idx').on(t.orderId)])
+
+export const subscriptions = pgTable('subscriptions', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  source: text('source').notNull(),
+  externalId: text('external_id').notNull(),
+  paymentAccountId: integer('payment_account_id'),
+  customerExternalId: text('customer_external_id'),
+  email: text('email'),
+  status: text('status').notNull(),
+  clickId: text('click_id'),
+  productId: integer('product_id'),
+  currentPeriodEnd: ms('current_period_end'),
+  canceledAt: ms('canceled_at'),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+}, (t) => [uniqueIndex('subscriptions_source_external_idx').on(t.source, t.externalId), index('subscriptions_email_idx').on(t.email)])

@@ -50,10 +50,78 @@ export const orders = sqliteTable('orders', {
   clickId: text('click_id'),
   conversionId: integer('conversion_id'),
   reversalId: integer('reversal_id'),
+  /** Native orders: the product and the payment account (null for store orders). */
+  productId: integer('product_id'),
+  paymentAccountId: integer('payment_account_id'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [
   uniqueIndex('orders_source_external_idx').on(t.source, t.externalId),
   index('orders_click_idx').on(t.clickId),
   index('orders_created_idx').on(t.createdAt),
+  index('orders_email_idx').on(t.email),
 ])
+
+/**
+ * The merchant's accounts at the payment processors (native commerce). account_id is the path segment of
+ * /webhook/pay-a/:account_id and /webhook/pay-b/:account_id (random, generated). Secrets are encrypted
+ * with the instance's SecretBox and never shown again: webhook_secret (pay-a: the endpoint's signing
+ * secret; pay-b: the provider's webhook id), api_key (pay-a), client_id + client_secret (pay-b OAuth).
+ */
+export const paymentAccounts = sqliteTable('payment_accounts', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  type: text('type').notNull(),
+  name: text('name').notNull(),
+  accountId: text('account_id').notNull().unique(),
+  webhookSecret: text('webhook_secret'),
+  apiKey: text('api_key'),
+  clientId: text('client_id'),
+  clientSecret: text('client_secret'),
+  /** When svc registered its webhook endpoint at the processor (pay-a, first checkout); null until then. */
+  webhookRegisteredAt: integer('webhook_registered_at'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+/** What the merchant sells natively: a price in a currency, the offer its sales convert on, the list buyers join. */
+export const products = sqliteTable('products', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  price: real('price').notNull(),
+  currency: text('currency').notNull(),
+  offerId: integer('offer_id'),
+  emailListId: integer('email_list_id'),
+  paymentAccountId: integer('payment_account_id'),
+  active: integer('active').notNull().default(1),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+/** One row per refund a sender reported (pay-a: each new part of a charge's cumulative refunded amount). */
+export const refunds = sqliteTable('refunds', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  orderId: integer('order_id').notNull(),
+  source: text('source').notNull(),
+  externalId: text('external_id').notNull(),
+  amount: real('amount').notNull(),
+  currency: text('currency'),
+  conversionId: integer('conversion_id'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('refunds_source_external_idx').on(t.source, t.externalId), index('refunds_order_idx').on(t.orderId)])
+
+/** Subscriptions as the processors report them (customer.subscription.*, BILLING.SUBSCRIPTION.*). */
+export const subscriptions = sqliteTable('subscriptions', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  source: text('source').notNull(),
+  externalId: text('external_id').notNull(),
+  paymentAccountId: integer('payment_account_id'),
+  customerExternalId: text('customer_external_id'),
+  email: text('email'),
+  status: text('status').notNull(),
+  clickId: text('click_id'),
+  productId: integer('product_id'),
+  currentPeriodEnd: integer('current_period_end'),
+  canceledAt: integer('canceled_at'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [uniqueIndex('subscriptions_source_external_idx').on(t.source, t.externalId), index('subscriptions_email_idx').on(t.email)])
