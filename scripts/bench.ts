@@ -86,7 +86,7 @@ function count(dbPath: string, sql: string): number {
  * (g) `n` distinct signed ecom-a orders/paid deliveries, one a line: "<webhook id>\t<base64 HMAC-SHA256 of
  * the body>\t<body>" (scripts/bench/webhook.lua). Order ids start at `first`; each order credits one of
  * `clickIds` (in turn) through note_attributes `_svc_click`, as the storefront script leaves it. A
- * Shopify-shaped order of about 1.4 kB: what the platform sends, minus most of its optional fields.
+ * Shopify-shaped order of about 1.3 kB: what the platform sends, minus most of its optional fields.
  */
 function writeOrders(file: string, first: number, n: number, clickIds: string[]): void {
   const lines: string[] = new Array(n)
@@ -266,7 +266,7 @@ async function main() {
       } else {
         if (p.exitCode === null && p.signalCode === null) await stopGracefully(p)
         // Sized for up to this many deliveries/s (more would wrap round, which the check below fails).
-        const perSecond = Number(process.env.BENCH_WEBHOOK_MAX_RPS ?? 15000)
+        const perSecond = Number(process.env.BENCH_WEBHOOK_MAX_RPS ?? 6000)
         const warmFile = join(dataDir, 'orders-warmup.tsv')
         const runFile = join(dataDir, 'orders-run.tsv')
         const nWarm = Math.ceil(perSecond * WARMUP)

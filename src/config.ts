@@ -22,9 +22,10 @@ export interface Config {
   trustProxy: boolean
   sessionTtlSeconds: number
   smtpUrl: string | null
+  /** The payment processors' API bases (SVC_PAY_A_API, SVC_PAY_B_API): their public APIs unless set (tests point them at local servers). */
+  payAApi: string
+  payBApi: string
   outboundAllowPrivate: boolean
-  payAApi: string | null
-  payBApi: string | null
   /** Job loop tuning; env overrides exist so tests and operators can shorten retries. */
   jobs: {
     pollMs: number
@@ -92,6 +93,15 @@ function logFormat(env: Env): LogFormat {
 }
 
 /** smtp:// or smtps:// with a host, or a ConfigError that never echoes the password. */
+/** An http(s) API base without its trailing slash. */
+function apiBase(env: Env, name: string, fallback: string): string {
+  const raw = nonEmpty(env[name])
+  if (raw === null) return fallback
+  const u = URL.parse(raw)
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`)
+  return raw.replace(/\/+$/, '')
+}
+
 function smtpUrlOf(env: Env): string | null {
   const raw = nonEmpty(env.SVC_SMTP_URL)
   if (raw === null) return null
@@ -215,9 +225,9 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     trustProxy: flag(env, 'SVC_TRUST_PROXY'),
     sessionTtlSeconds: int(env, 'SVC_SESSION_TTL', 604800, 60),
     smtpUrl: smtpUrlOf(env),
+    payAApi: apiBase(env, 'SVC_PAY_A_API', 'https://api.stripe.com'),
+    payBApi: apiBase(env, 'SVC_PAY_B_API', 'https://api-m.paypal.com'),
     outboundAllowPrivate: flag(env, 'SVC_OUTBOUND_ALLOW_PRIVATE'),
-    payAApi: nonEmpty(env.SVC_PAY_A_API),
-    payBApi: nonEmpty(env.SVC_PAY_B_API),
     jobs: {
       pollMs: int(env, 'SVC_JOBS_POLL_MS', 1000, 10),
       timeoutMs: int(env, 'SVC_JOBS_TIMEOUT_MS', 10000, 100),
@@ -264,10 +274,10 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string
   ['SVC_PUBLIC_URL', '', 'public base address, e.g. https://track.example.com (https: cookies get Secure)'],
   ['SVC_TRUST_PROXY', '0', '1: client IP from the right-most X-Forwarded-For entry, https from X-Forwarded-Proto'],
   ['SVC_SESSION_TTL', '604800', 'admin session lifetime in seconds'],
+  ['SVC_PAY_A_API', 'https://api.stripe.com', "payment processor A's API base (checkout, webhook registration)"],
+  ['SVC_PAY_B_API', 'https://api-m.paypal.com', "payment processor B's API base (webhook verification, OAuth); the sandbox is https://api-m.sandbox.paypal.com"],
   ['SVC_SMTP_URL', '', 'smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465: the relay svc sends mail through; unset: mail waits in the outbox'],
   ['SVC_OUTBOUND_ALLOW_PRIVATE', '0', '1: forwarded postbacks may target loopback and private addresses'],
-  ['SVC_PAY_A_API', '', 'reserved for native commerce'],
-  ['SVC_PAY_B_API', '', 'reserved for native commerce'],
   ['SVC_JOBS_POLL_MS', '1000', 'how often the job loop looks for due work'],
   ['SVC_JOBS_TIMEOUT_MS', '10000', 'timeout of one outbound attempt'],
   ['SVC_JOBS_MAX_ATTEMPTS', '8', 'attempts before a job is marked failed'],

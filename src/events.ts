@@ -24,8 +24,24 @@ export interface DomainEvents {
   'email-triggers.changed': Record<string, never>
   /** An address joined a list (a new row: enrolling an address already there announces nothing). */
   'email.subscriber.enrolled': { listId: number; subscriberId: number; email: string; source: string }
+  /**
+   * An order was paid and counted (a commerce webhook), in-transaction with it: the buyer joins the
+   * product's list, whose automations are the post-purchase sequence.
+   */
+  'order.paid': OrderPaid
   /** A lead form was submitted (POST /api/lead); in-transaction with the lead row. */
   'lead.captured': LeadCaptured
+}
+
+export interface OrderPaid {
+  orderId: number
+  source: string
+  email: string | null
+  /** The list buyers of the order's product join (the post-purchase automation); null: none. */
+  emailListId: number | null
+  productId: number | null
+  clickId: string | null
+  paidAt: number
 }
 
 export interface LeadCaptured {

@@ -103,6 +103,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const postback = postbackFeature(ctx, tracking.findClickRow)
   await postback.ready
   const landings = landingsFeature(ctx, { catalog: catalog.store, tracker: tracking.tracker })
+  const commerce = commerceFeature(ctx, { recorder: postback.recorder, types: postback.types })
   const features: Feature[] = [
     catalog,
     tracking,
@@ -112,9 +113,9 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     usersFeature(ctx),
     settingsFeature(ctx),
     reportsFeature(ctx),
-    emailFeature(ctx, { leadEmailOf: landings.leadEmailOf }),
+    emailFeature(ctx, { leadEmailOf: landings.leadEmailOf, customer: commerce.customer }),
     landings,
-    commerceFeature(ctx, { recorder: postback.recorder, types: postback.types }),
+    commerce,
   ]
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.

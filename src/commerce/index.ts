@@ -1,32 +1,76 @@
-// The commerce feature (issue 11; section commerce), first part: the e-commerce receivers (ecom-a,
-// ecom-b) with their order rows and stored deliveries, the storefront script, and the admin reads of
-// webhook events and orders. Conversions go through the postback feature's recorder, in the receiver's
-// own transaction, so rollups, forwarding and email triggers follow as they do for /postback.
+// The commerce feature (issue 11; section commerce): the incoming webhooks (ecom-a, ecom-b, pay-a-ecom,
+// pay-a per account, pay-b per account) with their order, refund and subscription rows and stored
+// deliveries; native commerce (payment accounts, products, checkout with processor A); the storefront
+// script; the admin reads. Conversions go through the postback feature's recorder, in the receiver's own
+// transaction, so rollups, forwarding and email triggers follow as they do for /postback.
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
 import type { VerbSet } from '../lib/verb'
 import type { ConversionRecorder } from '../postback/record'
 import type { ConversionTypes } from '../postback/conversion-types'
+import { PaymentAccounts } from './accounts'
 import { commerceAdminRoutes } from './admin-routes'
 import { commerceAdminVerbs } from './admin-verbs'
-import { commerceWebhookRoutes } from './routes'
+import { commerceCatalogRoutes, commerceCatalogVerbs, commerceCatalogVerbSet } from './catalog-routes'
+import { Checkout } from './checkout'
+import { PayBVerifier } from './pay-b'
+import { checkoutRoutes, commerceWebhookRoutes } from './routes'
 import { storefrontRoutes } from './storefront'
 import { commerceStore } from './store'
+import { commerceCatalogStore } from './store/catalog'
 import { WebhookReceiver } from './webhooks'
 
-export function commerceFeature(ctx: AppContext, deps: { recorder: ConversionRecorder; types: ConversionTypes }): Feature {
-  const store = commerceStore(ctx.database as AnyDatabase)
-  const receiver = new WebhookReceiver({ store, recorder: deps.recorder, types: deps.types, settings: ctx.settings })
+export interface CommerceFeature extends Feature {
+  /** A signed-in customer's orders and subscriptions (the /api/account pages), by email. */
+  customer: {
+    orders(email: string): Promise<Array<Record<string, unknown>>>
+    subscriptions(email: string): Promise<Array<Record<string, unknown>>>
+  }
+}
+
+export function commerceFeature(ctx: AppContext, deps: { recorder: ConversionRecorder; types: ConversionTypes }): CommerceFeature {
+  const database = ctx.database as AnyDatabase
+  const store = commerceStore(database)
+  const catalog = commerceCatalogStore(database)
+  const accounts = new PaymentAccounts(catalog, ctx.box)
+  const productOf = async (id: number) => {
+    const p = await catalog.findProduct(id)
+    return p && { id: p.id, emailListId: p.emailListId }
+  }
+  const receiver = new WebhookReceiver({
+    store, recorder: deps.recorder, types: deps.types, settings: ctx.settings, accounts, productOf,
+    payB: new PayBVerifier({ apiBase: ctx.config.payBApi }),
+  })
+  const checkout = new Checkout({
+    store, settings: ctx.settings, apiBase: ctx.config.payAApi, publicUrl: ctx.config.publicUrl,
+    product: (id) => catalog.findProduct(id),
+    account: (id) => accounts.byId(id),
+    markWebhookRegistered: (id, secret, now) => accounts.markWebhookRegistered(id, secret, now),
+  })
   const admin = commerceAdminVerbs(store)
-  const verbs: VerbSet = {}
+  const catalogVerbs = commerceCatalogVerbs({ store: catalog, box: ctx.box })
+  const verbs: VerbSet = { ...commerceCatalogVerbSet(catalogVerbs) }
   for (const v of Object.values(admin).flatMap((set) => Object.values(set))) verbs[v.name] = v as never
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
   return {
     name: 'commerce',
     routes: new Elysia({ name: 'commerce-feature' })
       .use(commerceWebhookRoutes(receiver))
-      .use(commerceAdminRoutes(ctx, admin)),
+      .use(checkoutRoutes(ctx, checkout))
+      .use(commerceAdminRoutes(ctx, admin))
+      .use(commerceCatalogRoutes(ctx, catalogVerbs)),
     nativeRoutes: storefrontRoutes(),
     verbs,
+    customer: {
+      orders: async (email) => (await catalog.ordersOfEmail(email)).map((o) => ({
+        id: o.id, source: o.source, status: o.status, total: o.total, refunded: o.refunded, currency: o.currency, product_id: o.productId,
+        created_at: iso(o.createdAt), updated_at: iso(o.updatedAt),
+      })),
+      subscriptions: async (email) => (await catalog.subscriptionsOfEmail(email)).map((x) => ({
+        id: x.id, source: x.source, status: x.status, product_id: x.productId, current_period_end: iso(x.currentPeriodEnd),
+        canceled_at: iso(x.canceledAt), created_at: iso(x.createdAt),
+      })),
+    },
   }
 }

@@ -14,9 +14,10 @@ import type { ConversionInput, RecordResult } from '../postback/record'
 import type { ConversionType } from '../postback/conversion-types'
 import type { RecordingQueries } from '../postback/store'
 import type { Steps } from '../postback/steps'
-import type { CommerceQueries, EventResult, NewWebhookEvent, OrderRow } from './store/types'
+import type { Unit } from '../lib/event-bus'
+import type { CommerceQueries, EventResult, NewWebhookEvent, OrderRow, SubscriptionUpsert } from './store/types'
 
-export type OrderEffect = 'count' | 'reverse' | 'refund' | 'update' | 'ignore'
+export type OrderEffect = 'count' | 'reverse' | 'refund' | 'update' | 'subscription' | 'ignore'
 
 /** Statuses after which an order never counts again (a late or replayed create/paid must not revive it). */
 export const TERMINAL = new Set(['cancelled', 'refunded', 'failed'])
@@ -28,12 +29,23 @@ export interface OrderEvent {
     externalId: string
     status: string
     currency: string | null
-    total: number
+    /** Null: this event does not say (a refund of processor B): the order keeps its total. */
+    total: number | null
     email: string | null
     clickId: string | null
-    /** refund: the cumulative refunded amount the sender reports. */
+    /** refund: the cumulative refunded amount the sender reports… */
     refundedTotal?: number
+    /** …or, from a sender that reports each refund alone, this refund's amount (added to what the order has). */
+    refundPart?: number
+    /** refund: the sender's id of this refund (else one is made from the order and the cumulative amount). */
+    refundId?: string | null
+    productId?: number | null
+    paymentAccountId?: number | null
   }
+  /** count: the list the buyer joins once the order is paid (the product's; null: none). */
+  emailListId?: number | null
+  /** subscription: the row to write (effect 'subscription'). */
+  subscription?: Omit<SubscriptionUpsert, 'now'>
 }
 
 export interface OrderTypes {
@@ -48,30 +60,42 @@ const result = (r: Partial<EventResult> & Pick<EventResult, 'outcome'>, order?: 
 })
 
 export function* orderEventSteps(
-  cq: CommerceQueries, q: RecordingQueries, record: (input: ConversionInput) => Steps<RecordResult>, types: OrderTypes, e: OrderEvent,
+  cq: CommerceQueries, q: RecordingQueries, record: (input: ConversionInput) => Steps<RecordResult>, types: OrderTypes, e: OrderEvent, unit: Unit,
 ): Steps<StepResult> {
   const delivery: { id: number; duplicate: boolean } = yield cq.recordDelivery(e.delivery)
   // A redelivery: the first delivery's outcome stands; nothing changes.
   if (delivery.duplicate) return { ...result({ outcome: 'recorded' }), duplicate: true }
-  const r: StepResult = yield* apply(cq, q, record, types, e)
+  const r: StepResult = yield* apply(cq, q, record, types, e, unit)
   yield cq.finishEvent(delivery.id, r)
   return r
 }
 
 function* apply(
-  cq: CommerceQueries, q: RecordingQueries, record: (input: ConversionInput) => Steps<RecordResult>, types: OrderTypes, e: OrderEvent,
+  cq: CommerceQueries, q: RecordingQueries, record: (input: ConversionInput) => Steps<RecordResult>, types: OrderTypes, e: OrderEvent, unit: Unit,
 ): Steps<StepResult> {
   if (e.effect === 'ignore') return result({ outcome: 'ignored' })
   const now = e.delivery.receivedAt
+  if (e.effect === 'subscription') {
+    yield cq.upsertSubscription({ ...e.subscription!, now })
+    return result({ outcome: 'recorded', clickId: e.subscription!.clickId })
+  }
   const o = e.order
   const order: OrderRow = yield cq.upsertOrder({
     source: e.delivery.source, externalId: o.externalId, status: o.status, currency: o.currency, total: o.total, email: o.email,
-    clickId: o.clickId, now,
+    clickId: o.clickId, productId: o.productId ?? null, paymentAccountId: o.paymentAccountId ?? null, now,
   })
   if (e.effect === 'update') return result({ outcome: 'recorded' }, order)
   if (e.effect === 'count') {
     if (order.conversionId !== null) return result({ outcome: 'recorded' }, order)
     if (TERMINAL.has(order.status)) return result({ outcome: 'recorded', error: `the order is ${order.status}: it does not count` }, order)
+    // Paid once: the buyer joins the product's list (its automations are the post-purchase sequence),
+    // attributed or not.
+    if (e.emailListId !== undefined) {
+      yield unit.emit('order.paid', {
+        orderId: order.id, source: order.source, email: order.email, emailListId: e.emailListId ?? null, productId: order.productId,
+        clickId: order.clickId, paidAt: now,
+      })
+    }
     if (!order.clickId) return result({ outcome: 'unattributed', error: 'no click id in the order' }, order)
     const click: Awaited<ReturnType<RecordingQueries['findClick']>> = yield q.findClick(order.clickId)
     if (!click) return result({ outcome: 'unattributed', error: `click ${order.clickId} not found` }, order)
@@ -91,18 +115,27 @@ function* apply(
     return result({ outcome: 'attributed', conversionId: rec.conversion.id }, order)
   }
   if (e.effect === 'refund') {
-    const target = Math.min(Math.max(o.refundedTotal ?? 0, 0), order.total)
+    const target = Math.min(Math.max(o.refundedTotal ?? order.refunded + (o.refundPart ?? 0), 0), order.total)
     const part = Math.round((target - order.refunded) * 1e8) / 1e8
     if (part <= 0) return result({ outcome: 'recorded' }, order)
     yield cq.setOrderRefunded(order.id, target, now)
-    if (order.conversionId === null || order.reversalId !== null || !order.clickId) return result({ outcome: 'recorded' }, order)
+    const refund = { orderId: order.id, source: e.delivery.source, externalId: (o.refundId ?? `${order.externalId}:${target}`).slice(0, 200), amount: part, currency: order.currency, now }
+    if (order.conversionId === null || order.reversalId !== null || !order.clickId) {
+      yield cq.insertRefund({ ...refund, conversionId: null })
+      return result({ outcome: 'recorded' }, order)
+    }
     const click: Awaited<ReturnType<RecordingQueries['findClick']>> = yield q.findClick(order.clickId)
-    if (!click) return result({ outcome: 'recorded', error: `click ${order.clickId} not found: nothing to reverse` }, order)
+    if (!click) {
+      yield cq.insertRefund({ ...refund, conversionId: null })
+      return result({ outcome: 'recorded', error: `click ${order.clickId} not found: nothing to reverse` }, order)
+    }
     const rec: RecordResult = yield* record({
       click, type: types.reversal, status: e.delivery.topic, revenue: -part, currency: order.currency ?? click.offer_currency,
       transactionId: `${e.delivery.source}:${order.externalId}:refund:${target}`, email: order.email, date: now, dedupByTransactionId: false,
     })
-    return result({ outcome: 'attributed', conversionId: rec.recorded ? rec.conversion.id : null }, order)
+    const conversionId = rec.recorded ? rec.conversion.id : null
+    yield cq.insertRefund({ ...refund, conversionId })
+    return result({ outcome: 'attributed', conversionId }, order)
   }
   // reverse: what counted and was not refunded yet
   if (order.conversionId === null || order.reversalId !== null || !order.clickId) return result({ outcome: 'recorded' }, order)

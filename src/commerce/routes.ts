@@ -5,6 +5,17 @@ import { errorResponse } from '../http/errors'
 import { WEBHOOK_BODY_BYTES } from '../http/body-limit'
 import { readBodyLimited } from '../http/raw-body'
 import type { WebhookReceiver, Delivery, WebhookAnswer } from './webhooks'
+import type { AppContext } from '../context'
+import { appErrorResponse } from '../http/errors'
+import { PublicCors } from '../http/public-cors'
+import { AppError } from '../lib/errors'
+import { clientIp, clientKey } from '../lib/ip'
+import { RateLimiter } from '../lib/rate-limit'
+import { clickCookie } from '../tracking/visitor'
+import { ProviderError, type Checkout } from './checkout'
+
+/** Checkouts a minute per IP (each one creates a payment at the processor). */
+export const CHECKOUTS_PER_MINUTE = 10
 
 const json = (a: WebhookAnswer) => new Response(JSON.stringify(a.body), { status: a.status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
 
@@ -12,6 +23,36 @@ async function delivery(request: Request): Promise<Delivery | Response> {
   const body = await readBodyLimited(request, WEBHOOK_BODY_BYTES).catch(() => null)
   if (body === null) return errorResponse(413, `request body too large (at most ${WEBHOOK_BODY_BYTES} bytes)`, { connection: 'close' })
   return { headers: request.headers, body, query: new URL(request.url).searchParams }
+}
+
+/** POST /api/checkout: JSON {product_id, email?, click_id?} → {order_id, payment_intent, client_secret, amount, currency}. */
+export function checkoutRoutes(ctx: AppContext, checkout: Checkout) {
+  const cors = new PublicCors(ctx.settings)
+  const limiter = new RateLimiter(CHECKOUTS_PER_MINUTE, 60_000)
+  return new Elysia({ name: 'commerce-checkout' })
+    .options('/api/checkout', ({ request }) => cors.preflight(request, 'POST'))
+    .post('/api/checkout', async ({ request, server }) => {
+      const headers = { ...cors.headers(request), 'cache-control': 'no-store' }
+      const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
+      const decision = limiter.hit(clientKey(ip) ?? ip)
+      if (!decision.allowed) return errorResponse(429, 'too many requests', { ...headers, 'retry-after': String(decision.retryAfter) })
+      let body: unknown
+      try {
+        body = JSON.parse(await request.text())
+      } catch {
+        return errorResponse(400, 'the body is not valid JSON', headers)
+      }
+      if (!body || typeof body !== 'object' || Array.isArray(body)) return errorResponse(400, 'the body must be a JSON object', headers)
+      try {
+        const answer = await checkout.start(body as Record<string, unknown>, clickCookie(request.headers.get('cookie')))
+        return new Response(JSON.stringify(answer), { headers: { 'content-type': 'application/json', ...headers } })
+      } catch (err) {
+        if (err instanceof AppError) return appErrorResponse(err, headers)
+        // The processor is down or refused: the buyer can try again; nothing was charged.
+        if (err instanceof ProviderError) return errorResponse(502, err.message, headers)
+        throw err
+      }
+    }, { parse: 'none', detail: { tags: ['commerce'], summary: 'Start a checkout: a pending order tied to the click and a payment intent at processor A' } })
 }
 
 export function commerceWebhookRoutes(receiver: WebhookReceiver) {
@@ -28,4 +69,19 @@ export function commerceWebhookRoutes(receiver: WebhookReceiver) {
       const d = await delivery(request)
       return d instanceof Response ? d : json(await receiver.payAEcom(d))
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'Payment processor A, legacy global endpoint (PayA-Signature with pay_a_ecom_webhook_secret)' } })
+    .post('/webhook/pay-a/:account_id', async ({ request, params }) => {
+      const d = await delivery(request)
+      if (d instanceof Response) return d
+      const a = await receiver.payAAccount(params.account_id, d)
+      return a === 'not-found' ? errorResponse(404, 'payment account not found') : json(a)
+    }, { parse: 'none', detail: { tags: ['webhooks'], summary: "Payment processor A, per payment account (PayA-Signature with the account's signing secret)" } })
+    .post('/webhook/pay-b/:account_id', async ({ request, params }) => {
+      const d = await delivery(request)
+      if (d instanceof Response) return d
+      const a = await receiver.payBAccount(params.account_id, d)
+      if (a === 'not-found') return errorResponse(404, 'payment account not found')
+      // Not a 401: that would tell the sender the event is forged. 503: it retries.
+      if (a === 'unavailable') return errorResponse(503, "the payment processor's verification API is unavailable; retry later", { 'retry-after': '60' })
+      return json(a)
+    }, { parse: 'none', detail: { tags: ['webhooks'], summary: "Payment processor B, per payment account (verified by the provider's verification API)" } })
 }

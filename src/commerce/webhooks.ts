@@ -10,6 +10,8 @@ import type { ConversionRecorder } from '../postback/record'
 import type { ConversionTypes } from '../postback/conversion-types'
 import { ecomAClick, ecomBClick } from './extract'
 import { normalizeClickId } from '../lib/click-id'
+import { readPayBEvent, type PayBVerifier } from './pay-b'
+import { normalizeEmail } from '../email/address'
 import { orderEventSteps, type OrderEffect, type OrderEvent, type StepResult } from './orders'
 import type { CommerceStore, NewWebhookEvent, SignatureOutcome, WebhookSource } from './store/types'
 
@@ -104,6 +106,8 @@ const currencyOf = (v: unknown): string | null => {
   return c && /^[A-Za-z]{3}$/.test(c) ? c.toUpperCase() : null
 }
 const crop = (s: string | null, n: number) => (s === null ? null : s.slice(0, n))
+/** An address as svc stores them everywhere (email/address.ts), so a customer's account finds its orders; else none. */
+const emailOf = (v: string | null | undefined): string | null => (v ? normalizeEmail(v) : null)
 
 /** The click id a store put in the payment's metadata: `_svc_click`, `click_id` or `svc_click`. */
 function payAClick(metadata: Record<string, unknown>): string | null {
@@ -112,6 +116,29 @@ function payAClick(metadata: Record<string, unknown>): string | null {
     if (id) return id
   }
   return null
+}
+
+/** The registration path at the processor (see payAAccount). */
+export const NATIVE_PENDING = 'native-pending'
+const PAY_A_SIGNATURE = ['paya-signature', 'stripe-signature']
+
+/** A payment account as the receivers need it (secrets decrypted): commerce/accounts.ts. */
+export interface PaymentAccount {
+  id: number
+  type: string
+  webhookSecret: string | null
+  clientId: string | null
+  clientSecret: string | null
+}
+export interface AccountLookup {
+  byAccountId(accountId: string): Promise<PaymentAccount | undefined>
+  /** pay-a accounts whose webhook endpoint svc registered (what native-pending checks against). */
+  registeredPayA(): Promise<PaymentAccount[]>
+}
+
+function positiveInt(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : NaN
+  return Number.isSafeInteger(n) && n > 0 ? n : null
 }
 
 export class WebhookReceiver {
@@ -123,6 +150,10 @@ export class WebhookReceiver {
     recorder: ConversionRecorder
     types: ConversionTypes
     settings: SettingsStore
+    accounts?: AccountLookup
+    payB?: PayBVerifier
+    /** A native product: the list its buyers join. */
+    productOf?: (id: number) => Promise<{ id: number; emailListId: number | null } | undefined>
   }) {}
 
   /** POST /webhook/ecom-a */
@@ -147,7 +178,7 @@ export class WebhookReceiver {
       effect,
       order: {
         externalId: externalId.slice(0, 200), status, currency: currencyOf(order.currency), total: money(order.total_price),
-        email: crop(email, 254), clickId: ecomAClick(order)?.clickId ?? null,
+        email: emailOf(email), clickId: ecomAClick(order)?.clickId ?? null,
       },
     })
   }
@@ -180,23 +211,100 @@ export class WebhookReceiver {
       effect,
       order: {
         externalId: externalId.slice(0, 200), status: status.slice(0, 40), currency: currencyOf(order.currency), total: money(order.total),
-        email: crop(email, 254), clickId: ecomBClick(order)?.clickId ?? null,
+        email: emailOf(email), clickId: ecomBClick(order)?.clickId ?? null,
       },
     })
   }
 
   /**
    * POST /webhook/pay-a-ecom: the payment processor's events for a store outside svc (legacy global endpoint,
-   * setting pay_a_ecom_webhook_secret). payment_intent.succeeded counts the payment; payment_failed marks it;
-   * charge.refunded refunds (partial refunds add up, never past what was paid). Subscriptions: stored, not
-   * processed yet (native commerce).
+   * setting pay_a_ecom_webhook_secret).
    */
   async payAEcom(d: Delivery, now = Date.now()): Promise<WebhookAnswer> {
-    const check = payASignature(this.deps.settings.get('pay_a_ecom_webhook_secret'), d.body, header(d.headers, ['paya-signature', 'stripe-signature']), now)
-    if (check !== 'valid') {
-      if (check === 'stale') return this.refuse('pay-a', 'invalid', null, now, 'signature timestamp outside the 5-minute tolerance')
-      return this.refuse('pay-a', check, null, now)
+    const check = payASignature(this.deps.settings.get('pay_a_ecom_webhook_secret'), d.body, header(d.headers, PAY_A_SIGNATURE), now)
+    return check === 'valid' ? this.payAEvent(d, null, now) : this.refusePayA(check, now)
+  }
+
+  /**
+   * POST /webhook/pay-a/:account_id: the same events, checked with that payment account's signing secret.
+   * `native-pending` is the path svc registers at the processor (first checkout): it is checked against
+   * every account whose endpoint svc registered, and the one whose secret matches is the account. Unknown
+   * account → 404 (the processor retries for days while the merchant fixes the URL).
+   */
+  async payAAccount(accountId: string, d: Delivery, now = Date.now()): Promise<WebhookAnswer | 'not-found'> {
+    const accounts = this.deps.accounts
+    if (!accounts) return 'not-found'
+    const given = header(d.headers, PAY_A_SIGNATURE)
+    const candidates = accountId === NATIVE_PENDING
+      ? await accounts.registeredPayA()
+      : [await accounts.byAccountId(accountId)].filter((a): a is PaymentAccount => a !== undefined && a.type === 'pay-a')
+    if (candidates.length === 0) return 'not-found'
+    let check: ReturnType<typeof payASignature> = 'invalid'
+    for (const account of candidates) {
+      check = payASignature(account.webhookSecret, d.body, given, now)
+      if (check === 'valid') return this.payAEvent(d, account, now)
+      if (check === 'missing' || check === 'stale') break
     }
+    return this.refusePayA(check, now)
+  }
+
+  /**
+   * POST /webhook/pay-b/:account_id: verified by the provider's own API (the account's OAuth client and
+   * webhook id). Unreachable → 503, so the sender retries (a 401 would tell it the event is forged).
+   */
+  async payBAccount(accountId: string, d: Delivery, now = Date.now()): Promise<WebhookAnswer | 'not-found' | 'unavailable'> {
+    const account = await this.deps.accounts?.byAccountId(accountId)
+    if (!account || account.type !== 'pay-b' || !this.deps.payB) return 'not-found'
+    const verdict = await this.deps.payB.verify(
+      { clientId: account.clientId ?? '', clientSecret: account.clientSecret ?? '', webhookId: account.webhookSecret ?? '' }, d.headers, d.body,
+    )
+    if (verdict === 'unavailable') return 'unavailable'
+    if (verdict === 'invalid') return this.refuse('pay-b', 'invalid', null, now)
+    const payload = this.payloadOf(d.body)
+    const e = readPayBEvent(parseJson(d.body))
+    const type = crop(e.type, 100)
+    const eventId = crop(e.id, 200)
+    if (e.kind === 'subscription' && e.subscription?.externalId) {
+      const sub = e.subscription
+      return this.run({
+        delivery: this.delivery('pay-b', 'valid', type, eventId, eventId ?? `${sub.externalId}:${type}:${sub.status}`, null, payload, now),
+        effect: 'subscription',
+        order: { externalId: sub.externalId!, status: '', currency: null, total: 0, email: sub.email, clickId: sub.clickId },
+        subscription: {
+          source: 'pay-b', externalId: sub.externalId!.slice(0, 200), paymentAccountId: account.id, customerExternalId: crop(sub.customerExternalId, 200),
+          email: emailOf(sub.email), status: crop(sub.status, 40) ?? 'unknown', clickId: sub.clickId, productId: null,
+          currentPeriodEnd: sub.currentPeriodEnd, canceledAt: null,
+        },
+      })
+    }
+    if ((e.kind !== 'capture-completed' && e.kind !== 'capture-refunded') || !e.orderExternalId) {
+      return this.ignore('pay-b', 'valid', type, eventId, payload, `event type ${type ?? '(none)'} is not handled`, now)
+    }
+    const refund = e.kind === 'capture-refunded'
+    return this.run({
+      delivery: this.delivery('pay-b', 'valid', type, eventId, eventId ?? `${e.orderExternalId}:${type}`, e.orderExternalId, payload, now),
+      effect: refund ? 'refund' : 'count',
+      order: {
+        externalId: e.orderExternalId.slice(0, 200), status: refund ? 'partially_refunded' : 'paid', currency: e.currency,
+        // A refund event carries the refund's amount, not the capture's: the order keeps the total it has.
+        total: refund ? null : e.amount, email: emailOf(e.email), clickId: e.clickId, paymentAccountId: account.id,
+        ...(refund ? { refundedTotal: e.refundedTotal, refundPart: e.refundAmount, refundId: e.refundId ?? null } : {}),
+      },
+      ...(refund ? {} : { emailListId: null }),
+    })
+  }
+
+  private refusePayA(check: ReturnType<typeof payASignature>, now: number): Promise<WebhookAnswer> {
+    if (check === 'stale') return this.refuse('pay-a', 'invalid', null, now, 'signature timestamp outside the 5-minute tolerance')
+    return this.refuse('pay-a', check === 'valid' ? 'invalid' : check, null, now)
+  }
+
+  /**
+   * A verified pay-a event: payment_intent.succeeded counts the payment (and the buyer joins the product's
+   * list: the post-purchase automation); payment_failed marks it; charge.refunded refunds (partial refunds
+   * add up, never past what was paid); customer.subscription.* writes the subscription row.
+   */
+  private async payAEvent(d: Delivery, account: PaymentAccount | null, now: number): Promise<WebhookAnswer> {
     const payload = this.payloadOf(d.body)
     const event = parseJson(d.body)
     if (!event) return this.ignore('pay-a', 'valid', null, null, payload, 'the body is not a JSON object', now)
@@ -207,7 +315,26 @@ export class WebhookReceiver {
     const currency = currencyOf(obj.currency)
     const metadata = (obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {}) as Record<string, unknown>
     const clickId = payAClick(metadata)
-    const email = crop(text(obj.receipt_email) ?? text(obj.billing_details && (obj.billing_details as Record<string, unknown>).email), 254)
+    const productId = positiveInt(metadata.product_id)
+    const email = emailOf(text(obj.receipt_email) ?? text(metadata.email) ?? text(obj.billing_details && (obj.billing_details as Record<string, unknown>).email))
+    const dedup = (externalId: string) => eventId ?? `${externalId}:${type}`
+    if (type?.startsWith('customer.subscription.')) {
+      const externalId = text(obj.id)
+      if (!externalId) return this.ignore('pay-a', 'valid', type, eventId, payload, 'the subscription has no id', now)
+      const items = (obj.items as { data?: Array<Record<string, unknown>> } | undefined)?.data
+      const periodEnd = positiveInt(items?.[0]?.current_period_end) ?? positiveInt(obj.current_period_end)
+      const canceledAt = positiveInt(obj.canceled_at) ?? (type === 'customer.subscription.deleted' ? Math.floor(now / 1000) : null)
+      return this.run({
+        delivery: this.delivery('pay-a', 'valid', type, eventId, dedup(externalId), null, payload, now),
+        effect: 'subscription',
+        order: { externalId, status: '', currency, total: 0, email, clickId },
+        subscription: {
+          source: 'pay-a', externalId: externalId.slice(0, 200), paymentAccountId: account?.id ?? null,
+          customerExternalId: crop(text(obj.customer), 200), email, status: crop(text(obj.status), 40) ?? 'unknown', clickId, productId,
+          currentPeriodEnd: periodEnd === null ? null : periodEnd * 1000, canceledAt: canceledAt === null ? null : canceledAt * 1000,
+        },
+      })
+    }
     let effect: OrderEffect
     let externalId: string | null
     let status: string
@@ -228,14 +355,19 @@ export class WebhookReceiver {
       status = obj.refunded === true || refundedTotal >= amount ? 'refunded' : 'partially_refunded'
       total = amount
     } else {
-      return this.ignore('pay-a', 'valid', type, eventId, payload,
-        type?.startsWith('customer.subscription.') ? 'subscriptions are not stored yet (native commerce)' : `event type ${type ?? '(none)'} is not handled`, now)
+      return this.ignore('pay-a', 'valid', type, eventId, payload, `event type ${type ?? '(none)'} is not handled`, now)
     }
     if (!externalId) return this.ignore('pay-a', 'valid', type, eventId, payload, 'the event names no payment intent', now)
+    // The product's list is where the buyer goes once paid (its automations: the post-purchase sequence).
+    const product = effect === 'count' && productId !== null && this.deps.productOf ? await this.deps.productOf(productId) : undefined
     return this.run({
-      delivery: this.delivery('pay-a', 'valid', type, eventId, eventId ?? `${externalId}:${type}`, externalId, payload, now),
+      delivery: this.delivery('pay-a', 'valid', type, eventId, dedup(externalId), externalId, payload, now),
       effect,
-      order: { externalId: externalId.slice(0, 200), status, currency, total, email, clickId, refundedTotal },
+      order: {
+        externalId: externalId.slice(0, 200), status, currency, total, email, clickId, refundedTotal, productId: product ? product.id : null,
+        paymentAccountId: account?.id ?? null,
+      },
+      ...(effect === 'count' ? { emailListId: product?.emailListId ?? null } : {}),
     })
   }
 
@@ -286,7 +418,7 @@ export class WebhookReceiver {
     const orderTypes = { sale: types.resolve('sale'), reversal: types.resolve('chargeback') }
     let r: StepResult
     try {
-      r = await recorder.within((record, q, tx) => orderEventSteps(store.in(tx), q, record, orderTypes, e))
+      r = await recorder.within((record, q, tx, unit) => orderEventSteps(store.in(tx), q, record, orderTypes, e, unit))
     } catch (err) {
       log.error('commerce: a webhook event could not be processed (the sender will retry)', { source: e.delivery.source, topic: e.delivery.topic, ...errorFields(err) })
       await store.recordRefused({ ...e.delivery, dedupKey: null, outcome: 'error', error: String(errorFields(err).error ?? 'error').slice(0, 500) }).catch(() => {})

@@ -16,7 +16,13 @@ import { page } from './pages'
 export const MAGIC_LINKS_PER_MINUTE = 10
 const LANDING = '/account'
 
-export function accountRoutes(ctx: AppContext, accounts: CustomerAccounts) {
+/** The signed-in customer's orders and subscriptions, newest first (the commerce feature's). */
+export interface CustomerCommerce {
+  orders(email: string): Promise<Array<Record<string, unknown>>>
+  subscriptions(email: string): Promise<Array<Record<string, unknown>>>
+}
+
+export function accountRoutes(ctx: AppContext, accounts: CustomerAccounts, commerce?: CustomerCommerce) {
   const cors = new PublicCors(ctx.settings)
   const limiter = new RateLimiter(MAGIC_LINKS_PER_MINUTE, 60_000)
   const json = (request: Request, body: unknown, status = 200, extra: Record<string, string> = {}) =>
@@ -71,9 +77,17 @@ export function accountRoutes(ctx: AppContext, accounts: CustomerAccounts) {
       return json(request, { id: c.id, email: c.email, created_at: iso(c.createdAt), last_login_at: c.lastLoginAt === null ? null : iso(c.lastLoginAt) })
     }, { detail: { tags: ['account'], summary: 'The signed-in customer' } })
     // Filled by native commerce (a later issue); the shape is the collections' own.
-    .get('/api/account/orders', async ({ request }) => ((await signedIn(request)) ? json(request, { items: [], next_cursor: null }) : json(request, { error: 'not signed in' }, 401)),
+    .get('/api/account/orders', async ({ request }) => {
+      const c = await signedIn(request)
+      if (!c) return json(request, { error: 'not signed in' }, 401)
+      return json(request, { items: commerce ? await commerce.orders(c.email) : [], next_cursor: null })
+    },
       { detail: { tags: ['account'], summary: "The customer's orders (empty until native commerce)" } })
-    .get('/api/account/subscriptions', async ({ request }) => ((await signedIn(request)) ? json(request, { items: [], next_cursor: null }) : json(request, { error: 'not signed in' }, 401)),
+    .get('/api/account/subscriptions', async ({ request }) => {
+      const c = await signedIn(request)
+      if (!c) return json(request, { error: 'not signed in' }, 401)
+      return json(request, { items: commerce ? await commerce.subscriptions(c.email) : [], next_cursor: null })
+    },
       { detail: { tags: ['account'], summary: "The customer's subscriptions (empty until native commerce)" } })
     .post('/api/account/logout', async ({ request }) => {
       const c = await signedIn(request)

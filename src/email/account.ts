@@ -29,6 +29,8 @@ export class CustomerAccounts {
 
   constructor(private readonly deps: {
     store: CustomerStore; outbox: OutboxStore; sender: Sender; settings: SettingsStore; secret: string; publicUrl: string | null
+    /** A buyer who is on no list is known too (native commerce: an order with this address). */
+    isBuyer?: (email: string) => Promise<boolean>
   }) {
     this.sessions = new SessionSigner(deps.secret, CUSTOMER_SESSION_S, 'customer-session-cookie')
   }
@@ -42,7 +44,7 @@ export class CustomerAccounts {
     const email = normalizeEmail(input.email)
     if (!email) throw invalid('email: not a valid email address')
     const redirect = this.checkRedirect(input.redirect)
-    if (!(await this.deps.store.isKnown(email))) return
+    if (!(await this.deps.store.isKnown(email)) && !(await this.deps.isBuyer?.(email))) return
     if (await this.deps.outbox.suppression(email, null)) return
     if (!this.perAddress.hit(email).allowed) return
     const token = randomToken(32)

@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import { CustomerAccounts } from './account'
-import { accountRoutes } from './account-routes'
+import { accountRoutes, type CustomerCommerce } from './account-routes'
 import { customerStore } from './store/customers'
 import { bounceRoutes, mailEventsVerb, registerSnsConfirm } from './bounce-routes'
 import { mailEventStore } from './store/mail-events'
@@ -25,7 +25,7 @@ import { subscribeTriggers, TriggerTable } from './triggers'
 import { UnsubscribeLinks } from './unsubscribe'
 import { emailVerbs } from './verbs'
 
-export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: string) => Promise<string | null> } = {}): Feature {
+export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: string) => Promise<string | null>; customer?: CustomerCommerce } = {}): Feature {
   const database = ctx.database as AnyDatabase
   const store = emailStore(database)
   const outbox = outboxStore(database)
@@ -54,7 +54,11 @@ export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: st
   const mailEvents = mailEventStore(database)
   const mailEventsList = mailEventsVerb(mailEvents)
   const customers = customerStore(database)
-  const accounts = new CustomerAccounts({ store: customers, outbox, sender, settings: ctx.settings, secret: ctx.config.secret, publicUrl: ctx.config.publicUrl })
+  const customer = deps.customer
+  const accounts = new CustomerAccounts({
+    store: customers, outbox, sender, settings: ctx.settings, secret: ctx.config.secret, publicUrl: ctx.config.publicUrl,
+    isBuyer: customer ? async (email) => (await customer.orders(email)).length > 0 : undefined,
+  })
 
   const named: VerbSet = {}
   for (const v of [
@@ -66,7 +70,7 @@ export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: st
     name: 'email',
     routes: new Elysia({ name: 'email-feature' })
       .use(emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet }))
-      .use(accountRoutes(ctx, accounts))
+      .use(accountRoutes(ctx, accounts, deps.customer))
       .use(bounceRoutes(ctx, { store: mailEvents, list: mailEventsList, cancelPending })),
     verbs: named,
     async start() {

@@ -94,6 +94,19 @@ export function subscribeTriggers(deps: {
   events.on('lead.captured', 'after-commit', 'email.lead-wake-job-loop', (lead) => {
     if (leadJobs.delete(lead)) jobs.kick()
   })
+  // A paid order of a product with a list: the buyer joins it (source purchase), which starts the list's
+  // automations: the post-purchase sequence. A job written with the order, like the lead's.
+  events.on('order.paid', 'in-transaction', 'email.purchase-enrol', (order, tx) => {
+    if (order.emailListId === null || !order.email) return
+    leadJobs.add(order)
+    const id = jobs.enqueue(ENROL_JOB, {
+      list_id: order.emailListId, email: order.email, source: 'purchase', consent_at: order.paidAt, order_id: order.orderId, click_id: order.clickId,
+    }, { tx: tx ?? undefined })
+    if (id instanceof Promise) return id.then(() => {})
+  })
+  events.on('order.paid', 'after-commit', 'email.purchase-wake-job-loop', (order) => {
+    if (leadJobs.delete(order)) jobs.kick()
+  })
 
   jobs.register(ENROL_JOB, async (payload) => {
     const p = payload as { list_id?: unknown; email?: unknown; click_id?: unknown; source?: unknown; name?: unknown; fields?: unknown; consent_at?: unknown; consent_ip?: unknown }
@@ -104,8 +117,8 @@ export function subscribeTriggers(deps: {
     if (!email) return 'no email for this buyer: nothing enrolled'
     let s: NewSubscriber
     try {
-      s = p.source === 'lead'
-        ? subscriberOf({ email, name: p.name, fields: p.fields, consentAt: typeof p.consent_at === 'number' ? p.consent_at : undefined, consentIp: typeof p.consent_ip === 'string' ? p.consent_ip : null }, 'lead')
+      s = p.source === 'lead' || p.source === 'purchase'
+        ? subscriberOf({ email, name: p.name, fields: p.fields, consentAt: typeof p.consent_at === 'number' ? p.consent_at : undefined, consentIp: typeof p.consent_ip === 'string' ? p.consent_ip : null }, p.source)
         : subscriberOf({ email }, 'trigger')
     } catch {
       return 'the buyer\'s email is not a valid address: nothing enrolled'

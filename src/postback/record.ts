@@ -83,12 +83,12 @@ export class ConversionRecorder {
    * not at all (incoming webhooks: the event row, the order change and the conversion). `record` is a step
    * body to `yield*`; `q.findClick` finds the click. Synchronous on SQLite, a Promise on Postgres.
    */
-  within<R>(body: (record: (input: ConversionInput) => Steps<RecordResult>, q: RecordingQueries, tx: Tx) => Steps<R>): MaybeAsync<R> {
+  within<R>(body: (record: (input: ConversionInput) => Steps<RecordResult>, q: RecordingQueries, tx: Tx, unit: Unit) => Steps<R>): MaybeAsync<R> {
     let unit: Unit | undefined
     const events = this.events
     const result = this.store.atomically(function* (q, tx) {
       const u = (unit = events.unit(tx))
-      const r: R = yield* body((input) => recordSteps(q, u, input), q, tx)
+      const r: R = yield* body((input) => recordSteps(q, u, input), q, tx, u)
       yield events.beforeCommit([u], tx)
       return r
     })

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Stripe from 'stripe'
 import { get, startServer, type TestServer } from '../helpers/server'
 import { seeder, SERVER_TIMEOUT_MS } from '../tracking/seed'
+import { testDb } from '../helpers/db'
 
 const SECRET = 'whsec_test_0123456789abcdefghijklmnop'
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36'
@@ -106,11 +107,23 @@ describe('POST /webhook/pay-a-ecom', () => {
     expect(await conversions(full)).toEqual([])
   })
 
-  test('subscriptions and other types are stored as ignored with the reason (200)', async () => {
-    const id = `evt_sub_${++n}`
-    expect(await deliver(event('customer.subscription.created', { id: 'sub_1', object: 'subscription', status: 'active', metadata: {} }, id)))
-      .toEqual({ status: 200, body: { ok: true, outcome: 'ignored' } })
+  test('customer.subscription.*: the subscription row follows (created, updated, deleted); other types are stored as ignored', async () => {
+    const click = await newClick()
+    const sub = (status: string, extra: Record<string, unknown> = {}) => ({
+      id: 'sub_1abc', object: 'subscription', customer: 'cus_9', status, metadata: { _svc_click: click, email: 'sub@example.com' },
+      items: { data: [{ current_period_end: 1800000000 }] }, ...extra,
+    })
+    expect(await deliver(event('customer.subscription.created', sub('active')))).toEqual({ status: 200, body: { ok: true, outcome: 'recorded' } })
+    await deliver(event('customer.subscription.updated', sub('past_due')))
+    await deliver(event('customer.subscription.deleted', sub('canceled', { canceled_at: 1790000000 })))
+    const rows = await testDb(s).all('SELECT source, external_id, customer_external_id, email, status, click_id, current_period_end, canceled_at FROM subscriptions')
+    expect(rows).toEqual([{
+      source: 'pay-a', external_id: 'sub_1abc', customer_external_id: 'cus_9', email: 'sub@example.com', status: 'canceled', click_id: click,
+      current_period_end: 1800000000_000, canceled_at: 1790000000_000,
+    }])
+    const id = `evt_other_${++n}`
+    expect(await deliver(event('invoice.paid', { id: 'in_1', object: 'invoice' }, id))).toEqual({ status: 200, body: { ok: true, outcome: 'ignored' } })
     const stored = (await s.api('GET', '/admin/api/webhook-events?source=pay-a&outcome=ignored')).body.items.find((e: { external_id: string }) => e.external_id === id)
-    expect(stored).toMatchObject({ topic: 'customer.subscription.created', signature: 'valid', error: 'subscriptions are not stored yet (native commerce)' })
+    expect(stored).toMatchObject({ topic: 'invoice.paid', signature: 'valid', error: 'event type invoice.paid is not handled' })
   })
 })

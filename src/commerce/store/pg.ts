@@ -7,7 +7,8 @@ import type { SQL, TransactionSQL } from 'bun'
 import type { Tx } from '../../db/engine'
 import { num, numCols, type PgDatabase } from '../../db/pg/client'
 import type {
-  CommerceQueries, CommerceStore, EventResult, NewWebhookEvent, OrderFilter, OrderRow, OrderUpsert, WebhookEventFilter, WebhookEventRow,
+  CommerceQueries, CommerceStore, EventResult, NewRefund, NewWebhookEvent, OrderFilter, OrderRow, OrderUpsert, SubscriptionUpsert,
+  WebhookEventFilter, WebhookEventRow,
 } from './types'
 
 type Raw = Record<string, unknown>
@@ -62,13 +63,15 @@ class PgCommerceQueries implements CommerceQueries {
   async upsertOrder(o: OrderUpsert): Promise<OrderRow> {
     const sql = this.sql
     const rows = await sql`
-      INSERT INTO orders (source, external_id, status, currency, total, email, click_id, created_at, updated_at)
-      VALUES (${o.source}, ${o.externalId}, ${o.status}, ${o.currency}, ${o.total}::float8, ${o.email}, ${o.clickId},
-        ${o.now}::int8, ${o.now}::int8)
+      INSERT INTO orders (source, external_id, status, currency, total, email, click_id, product_id, payment_account_id, created_at, updated_at)
+      VALUES (${o.source}, ${o.externalId}, ${o.status}, ${o.currency}, coalesce(${o.total}::float8, 0), ${o.email}, ${o.clickId},
+        ${o.productId ?? null}::int4, ${o.paymentAccountId ?? null}::int4, ${o.now}::int8, ${o.now}::int8)
       ON CONFLICT (source, external_id) DO UPDATE SET
         status = CASE WHEN orders.status IN ('cancelled', 'refunded', 'failed') THEN orders.status ELSE excluded.status END,
-        currency = coalesce(excluded.currency, orders.currency), total = excluded.total,
+        currency = coalesce(excluded.currency, orders.currency), total = coalesce(${o.total}::float8, orders.total),
         email = coalesce(excluded.email, orders.email), click_id = coalesce(orders.click_id, excluded.click_id),
+        product_id = coalesce(orders.product_id, excluded.product_id),
+        payment_account_id = coalesce(orders.payment_account_id, excluded.payment_account_id),
         updated_at = excluded.updated_at
       RETURNING ${orderCols(sql)}`
     return orderRows(rows)[0]!
@@ -78,6 +81,28 @@ class PgCommerceQueries implements CommerceQueries {
     const sql = this.sql
     if (field === 'conversion') await sql`UPDATE orders SET conversion_id = ${conversionId}::int8, updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
     else await sql`UPDATE orders SET reversal_id = ${conversionId}::int8, updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
+  }
+
+  async insertRefund(r: NewRefund): Promise<void> {
+    await this.sql`
+      INSERT INTO refunds (order_id, source, external_id, amount, currency, conversion_id, created_at)
+      VALUES (${r.orderId}::int8, ${r.source}, ${r.externalId}, ${r.amount}::float8, ${r.currency}, ${r.conversionId}::int8, ${r.now}::int8)
+      ON CONFLICT (source, external_id) DO NOTHING`
+  }
+
+  async upsertSubscription(s: SubscriptionUpsert): Promise<void> {
+    await this.sql`
+      INSERT INTO subscriptions (source, external_id, payment_account_id, customer_external_id, email, status, click_id, product_id,
+        current_period_end, canceled_at, created_at, updated_at)
+      VALUES (${s.source}, ${s.externalId}, ${s.paymentAccountId}::int4, ${s.customerExternalId}, ${s.email}, ${s.status}, ${s.clickId},
+        ${s.productId}::int4, ${s.currentPeriodEnd}::int8, ${s.canceledAt}::int8, ${s.now}::int8, ${s.now}::int8)
+      ON CONFLICT (source, external_id) DO UPDATE SET status = excluded.status,
+        email = coalesce(excluded.email, subscriptions.email),
+        customer_external_id = coalesce(excluded.customer_external_id, subscriptions.customer_external_id),
+        click_id = coalesce(subscriptions.click_id, excluded.click_id), product_id = coalesce(subscriptions.product_id, excluded.product_id),
+        payment_account_id = coalesce(subscriptions.payment_account_id, excluded.payment_account_id),
+        current_period_end = coalesce(excluded.current_period_end, subscriptions.current_period_end),
+        canceled_at = coalesce(excluded.canceled_at, subscriptions.canceled_at), updated_at = excluded.updated_at`
   }
 
   async setOrderRefunded(orderId: number, refunded: number, now: number): Promise<void> {
@@ -103,6 +128,10 @@ export class PgCommerceStore implements CommerceStore {
   in(tx: Tx): CommerceQueries {
     if (!tx) throw new Error('commerce store: Postgres queries need the transaction handle they belong to')
     return new PgCommerceQueries(tx)
+  }
+
+  async createOrder(o: OrderUpsert): Promise<OrderRow> {
+    return (await this.sql.begin((tx) => new PgCommerceQueries(tx).upsertOrder(o))) as OrderRow
   }
 
   /** A transaction of its own; never deduplicated, so its dedup_key is stored as NULL. */

@@ -6,7 +6,8 @@ import type { Database, RawDb, RawStatement } from '../../db/client'
 import type { Tx } from '../../db/engine'
 import { where } from '../../db/where'
 import type {
-  CommerceQueries, CommerceStore, EventResult, NewWebhookEvent, OrderFilter, OrderRow, OrderUpsert, WebhookEventFilter, WebhookEventRow,
+  CommerceQueries, CommerceStore, EventResult, NewRefund, NewWebhookEvent, OrderFilter, OrderRow, OrderUpsert, SubscriptionUpsert,
+  WebhookEventFilter, WebhookEventRow,
 } from './types'
 
 /** The columns under their camelCase names (the drizzle row types of db/schema/commerce.ts). */
@@ -45,6 +46,8 @@ class SqliteCommerceQueries implements CommerceQueries {
   private readonly setConversion: RawStatement
   private readonly setReversal: RawStatement
   private readonly setRefunded: RawStatement
+  private readonly refund: RawStatement
+  private readonly subscription: RawStatement
   private readonly finish: RawStatement
 
   constructor(raw: RawDb) {
@@ -54,18 +57,35 @@ class SqliteCommerceQueries implements CommerceQueries {
         'last_received_at = excluded.received_at RETURNING id, deliveries',
     )
     this.upsert = raw.prepare(
-      'INSERT INTO orders (source, external_id, status, currency, total, email, click_id, created_at, updated_at) ' +
-        'VALUES ($source, $externalId, $status, $currency, $total, $email, $clickId, $now, $now) ' +
+      'INSERT INTO orders (source, external_id, status, currency, total, email, click_id, product_id, payment_account_id, created_at, updated_at) ' +
+        'VALUES ($source, $externalId, $status, $currency, coalesce($total, 0), $email, $clickId, $productId, $paymentAccountId, $now, $now) ' +
         // A cancelled, refunded or failed order stays so: a late or replayed event must not revive it.
         "ON CONFLICT (source, external_id) DO UPDATE SET status = CASE WHEN orders.status IN ('cancelled', 'refunded', 'failed') " +
         'THEN orders.status ELSE excluded.status END, ' +
-        'currency = coalesce(excluded.currency, orders.currency), total = excluded.total, ' +
+        'currency = coalesce(excluded.currency, orders.currency), total = coalesce($total, orders.total), ' +
         'email = coalesce(excluded.email, orders.email), click_id = coalesce(orders.click_id, excluded.click_id), ' +
+        'product_id = coalesce(orders.product_id, excluded.product_id), ' +
+        'payment_account_id = coalesce(orders.payment_account_id, excluded.payment_account_id), ' +
         `updated_at = excluded.updated_at RETURNING ${ORDER}`,
     )
     this.setConversion = raw.prepare('UPDATE orders SET conversion_id = $conversionId, updated_at = $now WHERE id = $orderId')
     this.setReversal = raw.prepare('UPDATE orders SET reversal_id = $conversionId, updated_at = $now WHERE id = $orderId')
     this.setRefunded = raw.prepare('UPDATE orders SET refunded = $refunded, updated_at = $now WHERE id = $orderId')
+    this.refund = raw.prepare(
+      'INSERT INTO refunds (order_id, source, external_id, amount, currency, conversion_id, created_at) ' +
+        'VALUES ($orderId, $source, $externalId, $amount, $currency, $conversionId, $now) ON CONFLICT (source, external_id) DO NOTHING',
+    )
+    this.subscription = raw.prepare(
+      'INSERT INTO subscriptions (source, external_id, payment_account_id, customer_external_id, email, status, click_id, product_id, ' +
+        'current_period_end, canceled_at, created_at, updated_at) VALUES ($source, $externalId, $paymentAccountId, $customerExternalId, ' +
+        '$email, $status, $clickId, $productId, $currentPeriodEnd, $canceledAt, $now, $now) ON CONFLICT (source, external_id) DO UPDATE SET ' +
+        'status = excluded.status, email = coalesce(excluded.email, subscriptions.email), ' +
+        'customer_external_id = coalesce(excluded.customer_external_id, subscriptions.customer_external_id), ' +
+        'click_id = coalesce(subscriptions.click_id, excluded.click_id), product_id = coalesce(subscriptions.product_id, excluded.product_id), ' +
+        'payment_account_id = coalesce(subscriptions.payment_account_id, excluded.payment_account_id), ' +
+        'current_period_end = coalesce(excluded.current_period_end, subscriptions.current_period_end), ' +
+        'canceled_at = coalesce(excluded.canceled_at, subscriptions.canceled_at), updated_at = excluded.updated_at',
+    )
     this.finish = raw.prepare(
       'UPDATE webhook_events SET outcome = $outcome, error = $error, click_id = $clickId, order_id = $orderId, ' +
         'conversion_id = $conversionId WHERE id = $id',
@@ -80,12 +100,20 @@ class SqliteCommerceQueries implements CommerceQueries {
   upsertOrder(o: OrderUpsert): OrderRow {
     return this.upsert.get({
       source: o.source, externalId: o.externalId, status: o.status, currency: o.currency, total: o.total, email: o.email,
-      clickId: o.clickId, now: o.now,
+      clickId: o.clickId, productId: o.productId ?? null, paymentAccountId: o.paymentAccountId ?? null, now: o.now,
     }) as OrderRow
   }
 
   setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): void {
     ;(field === 'conversion' ? this.setConversion : this.setReversal).run({ orderId, conversionId, now })
+  }
+
+  insertRefund(r: NewRefund): void {
+    this.refund.run({ ...r })
+  }
+
+  upsertSubscription(s: SubscriptionUpsert): void {
+    this.subscription.run({ ...s })
   }
 
   setOrderRefunded(orderId: number, refunded: number, now: number): void {
@@ -103,9 +131,10 @@ export class SqliteCommerceStore implements CommerceStore {
   private readonly insertRefused: RawStatement
   private readonly eventById: RawStatement
   private readonly orderById: RawStatement
+  private readonly raw: RawDb
 
   constructor(database: Database) {
-    const raw = database.raw
+    const raw = (this.raw = database.raw)
     this.queries = new SqliteCommerceQueries(raw)
     this.cache = new StatementCache(raw)
     this.insertRefused = raw.prepare(INSERT_EVENT)
@@ -119,6 +148,10 @@ export class SqliteCommerceStore implements CommerceStore {
   }
 
   /** One statement (atomic on its own); never deduplicated, so its dedup_key is stored as NULL. */
+  async createOrder(o: OrderUpsert): Promise<OrderRow> {
+    return this.raw.transaction(() => this.queries.upsertOrder(o))()
+  }
+
   async recordRefused(e: NewWebhookEvent): Promise<number> {
     return Number(this.insertRefused.run(eventParams(e, null)).lastInsertRowid)
   }

@@ -51,10 +51,40 @@ export interface OrderUpsert {
   externalId: string
   status: string
   currency: string | null
-  total: number
+  /** Null: not known from this event (a refund): kept, or 0 for a new row. */
+  total: number | null
   email: string | null
   /** Kept when the row already has one (the first attribution wins). */
   clickId: string | null
+  /** Native orders (checkout): kept once set. */
+  productId?: number | null
+  paymentAccountId?: number | null
+  now: number
+}
+
+export interface NewRefund {
+  orderId: number
+  source: WebhookSource
+  /** The sender's refund id, or "<charge>:<cumulative amount>" when it sends totals only. */
+  externalId: string
+  amount: number
+  currency: string | null
+  conversionId: number | null
+  now: number
+}
+
+export interface SubscriptionUpsert {
+  source: WebhookSource
+  externalId: string
+  paymentAccountId: number | null
+  customerExternalId: string | null
+  email: string | null
+  status: string
+  /** Kept when the row already has one. */
+  clickId: string | null
+  productId: number | null
+  currentPeriodEnd: number | null
+  canceledAt: number | null
   now: number
 }
 
@@ -73,6 +103,10 @@ export interface CommerceQueries {
   upsertOrder(o: OrderUpsert): MaybeAsync<OrderRow>
   /** Sets orders.conversion_id or orders.reversal_id. */
   setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): MaybeAsync<void>
+  /** One refund row; a refund already stored (same source and external id) is left as it is. */
+  insertRefund(r: NewRefund): MaybeAsync<void>
+  /** Inserts or updates the subscription (status, email, period end, cancellation; click and product kept once set). */
+  upsertSubscription(s: SubscriptionUpsert): MaybeAsync<void>
   /** Sets orders.refunded (the cumulative refunded amount, in the order's currency). */
   setOrderRefunded(orderId: number, refunded: number, now: number): MaybeAsync<void>
   /** The event's outcome and what it touched. */
@@ -94,6 +128,8 @@ export interface OrderFilter {
 
 export interface CommerceStore {
   in(tx: Tx): CommerceQueries
+  /** A native order before its payment (checkout): upsertOrder in a transaction of its own. */
+  createOrder(o: OrderUpsert): Promise<OrderRow>
   /** A delivery refused or failed, stored in a transaction of its own (dedup_key null: never deduplicated). */
   recordRefused(e: NewWebhookEvent): Promise<number>
   /** Newest first (id descending), ids below `before` when given; `limit` rows (the caller asks limit + 1). Without payloads (null). */

@@ -1,0 +1,271 @@
+// Payment accounts (native commerce, section commerce): the merchant's accounts at the payment processors.
+// `account_id` is generated (the path segment of /webhook/pay-a/:account_id and /webhook/pay-b/:account_id)
+// and never changes, nor does `type`. The secrets are write-only: encrypted with the instance's SecretBox
+// before they reach the store, never answered (the record says has_webhook_secret, has_api_key,
+// has_client_credentials instead). PaymentAccounts is what the receivers and the checkout read: the same
+// rows with the secrets decrypted.
+import { randomBytes } from 'node:crypto'
+import { Type as t } from '@sinclair/typebox'
+import { found, IdInput, listPage, PageInput, withId } from '../catalog/shared'
+import type { SecretBox } from '../lib/crypto'
+import { invalid } from '../lib/errors'
+import { Int, requiredText } from '../lib/fields'
+import { log } from '../lib/log'
+import { iso } from '../lib/time'
+import { defineVerb } from '../lib/verb'
+import {
+  PAYMENT_ACCOUNT_TYPES,
+  type CommerceCatalogStore, type PaymentAccountChanges, type PaymentAccountRow, type PaymentAccountType,
+} from './store/catalog'
+
+export { PAYMENT_ACCOUNT_TYPES, type PaymentAccountType } from './store/catalog'
+
+/** Longest secret accepted (the processors' keys and webhook ids are far shorter). */
+export const MAX_SECRET = 500
+
+// ── account ids ──
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'
+/** `acct_` + 20 lower-case base32 characters (100 bits from the CSPRNG). */
+export const ACCOUNT_ID = /^acct_[a-z2-7]{20}$/
+
+/** A fresh account id: each random byte gives one base32 character (256 is a multiple of 32: unbiased). */
+export function newAccountId(): string {
+  let id = 'acct_'
+  for (const b of randomBytes(20)) id += BASE32[b & 31]
+  return id
+}
+
+// ── records ──
+
+const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+const secretInput = (description: string) =>
+  t.Optional(t.Union([t.String({ description: `${description}; write-only, at most ${MAX_SECRET} characters; null clears it` }), t.Null()]))
+
+const accountFields = {
+  type: t.String({ description: 'pay-a or pay-b; cannot be changed afterwards' }),
+  name: t.String({ maxLength: 200 }),
+  webhook_secret: secretInput("pay-a: the webhook endpoint's signing secret (whsec_…); pay-b: the webhook id"),
+  api_key: secretInput('pay-a only: the secret API key'),
+  client_id: secretInput('pay-b only: the OAuth client id'),
+  client_secret: secretInput('pay-b only: the OAuth client secret'),
+}
+
+export const PaymentAccountCreate = t.Object(accountFields)
+export const PaymentAccountPatch = t.Partial(t.Object({
+  ...accountFields,
+  account_id: t.String({ description: 'read-only: a PATCH may repeat it, never change it' }),
+}))
+export type PaymentAccountInput = Partial<typeof PaymentAccountPatch.static>
+
+export const PaymentAccountRecord = t.Object({
+  id: Int(),
+  type: t.String({ description: 'pay-a or pay-b' }),
+  name: t.String(),
+  account_id: t.String({ description: 'generated; the path segment of the webhook URL' }),
+  webhook_path: t.String({ description: 'where the processor delivers this account\'s webhooks: /webhook/<type>/<account_id>' }),
+  has_webhook_secret: t.Boolean(),
+  has_api_key: t.Boolean(),
+  has_client_credentials: t.Boolean({ description: 'both client_id and client_secret are set' }),
+  webhook_registered_at: nullable(t.String({ format: 'date-time', description: 'when svc registered its webhook endpoint at the processor' })),
+  created_at: t.String({ format: 'date-time' }),
+  updated_at: t.String({ format: 'date-time' }),
+})
+
+/** The public shape: never a secret, only whether it is set. */
+export const renderPaymentAccount = (r: PaymentAccountRow): typeof PaymentAccountRecord.static => ({
+  id: r.id,
+  type: r.type,
+  name: r.name,
+  account_id: r.accountId,
+  webhook_path: `/webhook/${r.type}/${r.accountId}`,
+  has_webhook_secret: r.webhookSecret !== null,
+  has_api_key: r.apiKey !== null,
+  has_client_credentials: r.clientId !== null && r.clientSecret !== null,
+  webhook_registered_at: r.webhookRegisteredAt === null ? null : iso(r.webhookRegisteredAt),
+  created_at: iso(r.createdAt),
+  updated_at: iso(r.updatedAt),
+})
+
+// ── field rules ──
+
+/** C0 and C1 control characters (tabs and line breaks included): no key or id has one. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+function accountType(value: unknown): PaymentAccountType {
+  if (typeof value !== 'string' || !(PAYMENT_ACCOUNT_TYPES as readonly string[]).includes(value)) {
+    throw invalid(`type: must be one of ${PAYMENT_ACCOUNT_TYPES.join(', ')}`)
+  }
+  return value as PaymentAccountType
+}
+
+/** undefined: unchanged; null: clear; else trimmed, non-empty, bounded, printable. */
+export function secretValue(value: unknown, field: string): string | null | undefined {
+  if (value === undefined || value === null) return value
+  if (typeof value !== 'string') throw invalid(`${field}: must be a string or null`)
+  const s = value.trim()
+  if (s === '') throw invalid(`${field}: must not be empty (null clears it)`)
+  if (s.length > MAX_SECRET) throw invalid(`${field}: must be at most ${MAX_SECRET} characters`)
+  if (CONTROL.test(s)) throw invalid(`${field}: must not contain control characters`)
+  return s
+}
+
+/** Which type each credential belongs to (webhook_secret belongs to both). */
+const ONLY_FOR: Record<string, PaymentAccountType> = { api_key: 'pay-a', client_id: 'pay-b', client_secret: 'pay-b' }
+
+const SECRETS = [
+  ['webhook_secret', 'webhookSecret'],
+  ['api_key', 'apiKey'],
+  ['client_id', 'clientId'],
+  ['client_secret', 'clientSecret'],
+] as const
+
+/** The secrets the input sets or clears, checked and encrypted (a credential of the other type is a 400). */
+function secrets(input: PaymentAccountInput, type: PaymentAccountType, box: SecretBox): PaymentAccountChanges {
+  const out: PaymentAccountChanges = {}
+  for (const [field, key] of SECRETS) {
+    const value = secretValue(input[field], field)
+    if (value === undefined) continue
+    const only = ONLY_FOR[field]
+    if (value !== null && only && only !== type) throw invalid(`${field}: only for ${only} accounts`)
+    out[key] = value === null ? null : box.encrypt(value)
+  }
+  return out
+}
+
+// ── verbs ──
+
+export interface PaymentAccountDeps {
+  store: CommerceCatalogStore
+  box: SecretBox
+}
+
+export function paymentAccountVerbs({ store, box }: PaymentAccountDeps) {
+  return {
+    list: defineVerb({
+      name: 'commerce.payment-accounts.list', summary: 'List payment accounts (secrets never shown)', permission: 'commerce:read', input: PageInput,
+      run: (_actor, input) => listPage(input, (page) => store.listAccounts(page)),
+    }),
+    get: defineVerb({
+      name: 'commerce.payment-accounts.get', summary: 'Get a payment account (secrets never shown)', permission: 'commerce:read', input: IdInput,
+      run: (_actor, { id }) => found(store.findAccount(id), 'payment account'),
+    }),
+    create: defineVerb({
+      name: 'commerce.payment-accounts.create',
+      summary: 'Create a payment account (account_id is generated; secrets are write-only)',
+      permission: 'commerce:write',
+      input: PaymentAccountCreate,
+      async run(_actor, input) {
+        const type = accountType(input.type)
+        const name = requiredText(input.name, 'name')
+        const s = secrets(input, type, box)
+        return store.createAccount({
+          type, name, accountId: newAccountId(),
+          webhookSecret: s.webhookSecret ?? null, apiKey: s.apiKey ?? null, clientId: s.clientId ?? null, clientSecret: s.clientSecret ?? null,
+        })
+      },
+    }),
+    update: defineVerb({
+      name: 'commerce.payment-accounts.update',
+      summary: 'Change a payment account: its name and secrets (null clears one); type and account_id cannot change',
+      permission: 'commerce:write',
+      input: withId(PaymentAccountPatch),
+      async run(_actor, { id, ...input }) {
+        const row = await found(store.findAccount(id), 'payment account')
+        if (input.type !== undefined && input.type !== row.type) throw invalid('type: cannot be changed; create another payment account')
+        if (input.account_id !== undefined && input.account_id !== row.accountId) throw invalid('account_id: is generated and cannot be changed')
+        const changes = secrets(input, row.type, box)
+        if (input.name !== undefined) changes.name = requiredText(input.name, 'name')
+        // Without its secret a registered endpoint cannot be verified: the checkout registers it afresh.
+        if (changes.webhookSecret === null) changes.webhookRegisteredAt = null
+        return store.updateAccount(id, changes)
+      },
+    }),
+    delete: defineVerb({
+      name: 'commerce.payment-accounts.delete',
+      summary: 'Delete a payment account (conflict while a product uses it)',
+      permission: 'commerce:write',
+      input: IdInput,
+      async run(_actor, { id }) {
+        await store.deleteAccount(id)
+        return { ok: true as const }
+      },
+    }),
+  }
+}
+
+export type PaymentAccountVerbs = ReturnType<typeof paymentAccountVerbs>
+
+// ── decrypted reads for the receivers and the checkout ──
+
+/** A payment account with its secrets in plaintext (null: not set, or unreadable under this SVC_SECRET). */
+export interface PaymentAccount {
+  id: number
+  type: PaymentAccountType
+  name: string
+  accountId: string
+  webhookSecret: string | null
+  apiKey: string | null
+  clientId: string | null
+  clientSecret: string | null
+  webhookRegisteredAt: number | null
+}
+
+export class PaymentAccounts {
+  /** Unreadable secrets already logged (once each, not on every webhook). */
+  private readonly unreadable = new Set<string>()
+
+  constructor(private readonly store: CommerceCatalogStore, private readonly box: SecretBox) {}
+
+  /** The account a webhook path names; anything that is not an account id names none (no query). */
+  async byAccountId(accountId: string): Promise<PaymentAccount | undefined> {
+    if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) return undefined
+    const row = await this.store.findAccountByAccountId(accountId)
+    return row && this.open(row)
+  }
+
+  async byId(id: number): Promise<PaymentAccount | undefined> {
+    if (!Number.isSafeInteger(id) || id < 1) return undefined
+    const row = await this.store.findAccount(id)
+    return row && this.open(row)
+  }
+
+  /** pay-a accounts whose webhook endpoint svc registered at the processor, by id. */
+  async registeredPayA(): Promise<PaymentAccount[]> {
+    return (await this.store.registeredPayAAccounts()).map((r) => this.open(r))
+  }
+
+  /** Stores the endpoint secret the processor answered at registration (encrypted) and when it happened. */
+  async markWebhookRegistered(id: number, secret: string, now: number = Date.now()): Promise<void> {
+    if (typeof secret !== 'string' || secret === '') throw new Error('markWebhookRegistered: the endpoint secret is empty')
+    await this.store.markWebhookRegistered(id, this.box.encrypt(secret), now)
+  }
+
+  private open(r: PaymentAccountRow): PaymentAccount {
+    return {
+      id: r.id,
+      type: r.type,
+      name: r.name,
+      accountId: r.accountId,
+      webhookSecret: this.decrypt(r, 'webhook_secret', r.webhookSecret),
+      apiKey: this.decrypt(r, 'api_key', r.apiKey),
+      clientId: this.decrypt(r, 'client_id', r.clientId),
+      clientSecret: this.decrypt(r, 'client_secret', r.clientSecret),
+      webhookRegisteredAt: r.webhookRegisteredAt,
+    }
+  }
+
+  private decrypt(r: PaymentAccountRow, field: string, stored: string | null): string | null {
+    if (stored === null) return null
+    try {
+      return this.box.decrypt(stored)
+    } catch {
+      // Encrypted under another SVC_SECRET (or damaged): unusable, so treated as unset; the merchant sets it again.
+      const key = `${r.id}:${field}:${stored}`
+      if (this.unreadable.has(key)) return null
+      this.unreadable.add(key)
+      log.error('payment account: cannot read a stored secret (was SVC_SECRET changed?); treating it as unset', { id: r.id, field })
+      return null
+    }
+  }
+}
