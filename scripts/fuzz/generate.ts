@@ -232,6 +232,16 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
     path = `/webhook/${rng.pick(['ecom-a', 'ecom-b', 'ecom-a', 'ecom-b', 'ecom-c', 'ecom-a/', 'ECOM-A'])}`
     method = methodRaw ? method : rng.chance(0.9) ? 'POST' : method
     names = ['key', 'id', 'total_price', 'note_attributes', 'landing_site', 'tags', 'customer_note', 'meta_data', 'status']
+  } else if (route === '/webhook/pay') {
+    const account = rng.pick(['acct_abcdefghijklmnopqrst', 'native-pending', '', '%00', value(rng).text.replace(/[/?#]/g, ''), 'x'.repeat(300)])
+    path = rng.pick(['/webhook/pay-a-ecom', `/webhook/pay-a/${account}`, `/webhook/pay-b/${account}`])
+    raw ||= /[^\x21-\x7e]/.test(path)
+    method = methodRaw ? method : rng.chance(0.9) ? 'POST' : method
+    names = ['id', 'type', 'data', 'event_type', 'resource']
+  } else if (route === '/api/checkout') {
+    path = '/api/checkout'
+    method = methodRaw ? method : rng.chance(0.85) ? 'POST' : method
+    names = ['product_id', 'email', 'click_id']
   } else if (route === '/api/events') {
     path = '/api/events'
     method = methodRaw ? method : rng.chance(0.5) ? 'POST' : method
@@ -247,7 +257,10 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
   let target = q.text === '' && rng.chance(0.5) ? path : `${path}?${q.text}`
   const broken = rng.chance(0.01)
   if (broken) target += rng.pick([' x', ' HTTP/1.1 x', '\rx', ' ', '\t', '\u0000', '\u001f', '\u0008a'])
-  const bodyFields = route === '/api/lead' || route === '/api/events' || route === '/api/cloak' || route === '/webhook/ecom' ? names : ['payout', 'subid']
+  const bodyFields = ['/api/lead', '/api/events', '/api/cloak', '/webhook/ecom', '/webhook/pay', '/api/checkout'].includes(route) ? names : ['payout', 'subid']
+  if (route === '/webhook/pay' && rng.chance(0.6)) {
+    h.list.push([rng.pick(['paya-signature', 'stripe-signature', 'paypal-transmission-sig']), rng.pick(['', 't=1,v1=' + '0'.repeat(64), 't=abc', value(rng).text.replace(/[\r\n]/g, '')])])
+  }
   if (route === '/webhook/ecom' && rng.chance(0.5)) {
     // Signature and topic headers, forged (the secrets are not set): the 401 path and the header parsing.
     h.list.push([rng.pick(['x-shopify-hmac-sha256', 'x-ecoma-hmac-sha256', 'x-wc-webhook-signature', 'x-ecomb-webhook-signature']), rng.pick(['', 'AAAA', value(rng).text.replace(/[\r\n]/g, '')])])
