@@ -9,8 +9,6 @@ import type { SettingsStore } from '../settings/store'
 import type { CommerceStore } from './store/types'
 import { NATIVE_PENDING } from './webhooks'
 
-/** Provider calls never hang a checkout: 10 s, then a clear error. */
-const PROVIDER_TIMEOUT_MS = 10_000
 /** What svc's registered endpoint listens to. */
 export const PAY_A_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',
   'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted'] as const
@@ -34,6 +32,8 @@ export interface CheckoutDeps {
   settings: SettingsStore
   apiBase: string
   publicUrl: string | null
+  /** Provider calls never hang a checkout: this long (SVC_JOBS_TIMEOUT_MS, 10 s by default), then a clear error. */
+  timeoutMs: number
   product(id: number): Promise<CheckoutProduct | undefined>
   account(id: number): Promise<CheckoutAccount | undefined>
   markWebhookRegistered(accountId: number, secret: string, now: number): Promise<void>
@@ -78,7 +78,7 @@ export class Checkout {
     let res: Response
     try {
       res = await fetch(`${this.deps.apiBase}${path}`, {
-        method: 'POST', body: form, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+        method: 'POST', body: form, signal: AbortSignal.timeout(this.deps.timeoutMs),
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
       })
     } catch (err) {

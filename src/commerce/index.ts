@@ -15,7 +15,8 @@ import { commerceAdminVerbs } from './admin-verbs'
 import { commerceCatalogRoutes, commerceCatalogVerbs, commerceCatalogVerbSet } from './catalog-routes'
 import { Checkout } from './checkout'
 import { PayBVerifier } from './pay-b'
-import { checkoutRoutes, commerceWebhookRoutes } from './routes'
+import { checkoutRoutes, commerceWebhookRoutes, manualOrderRoutes } from './routes'
+import { manualOrderVerbs } from './manual'
 import { storefrontRoutes } from './storefront'
 import { commerceStore } from './store'
 import { commerceCatalogStore } from './store/catalog'
@@ -40,17 +41,18 @@ export function commerceFeature(ctx: AppContext, deps: { recorder: ConversionRec
   }
   const receiver = new WebhookReceiver({
     store, recorder: deps.recorder, types: deps.types, settings: ctx.settings, accounts, productOf,
-    payB: new PayBVerifier({ apiBase: ctx.config.payBApi }),
+    payB: new PayBVerifier({ apiBase: ctx.config.payBApi, timeoutMs: ctx.config.jobs.timeoutMs }),
   })
   const checkout = new Checkout({
-    store, settings: ctx.settings, apiBase: ctx.config.payAApi, publicUrl: ctx.config.publicUrl,
+    store, settings: ctx.settings, apiBase: ctx.config.payAApi, publicUrl: ctx.config.publicUrl, timeoutMs: ctx.config.jobs.timeoutMs,
     product: (id) => catalog.findProduct(id),
     account: (id) => accounts.byId(id),
     markWebhookRegistered: (id, secret, now) => accounts.markWebhookRegistered(id, secret, now),
   })
   const admin = commerceAdminVerbs(store)
   const catalogVerbs = commerceCatalogVerbs({ store: catalog, box: ctx.box })
-  const verbs: VerbSet = { ...commerceCatalogVerbSet(catalogVerbs) }
+  const manual = manualOrderVerbs({ store, recorder: deps.recorder, types: deps.types })
+  const verbs: VerbSet = { ...commerceCatalogVerbSet(catalogVerbs), [manual.refund.name]: manual.refund as never }
   for (const v of Object.values(admin).flatMap((set) => Object.values(set))) verbs[v.name] = v as never
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
   return {
@@ -59,7 +61,8 @@ export function commerceFeature(ctx: AppContext, deps: { recorder: ConversionRec
       .use(commerceWebhookRoutes(receiver))
       .use(checkoutRoutes(ctx, checkout))
       .use(commerceAdminRoutes(ctx, admin))
-      .use(commerceCatalogRoutes(ctx, catalogVerbs)),
+      .use(commerceCatalogRoutes(ctx, catalogVerbs))
+      .use(manualOrderRoutes(ctx, manual)),
     nativeRoutes: storefrontRoutes(),
     verbs,
     customer: {

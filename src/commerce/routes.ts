@@ -1,6 +1,6 @@
 // The e-commerce webhook routes (spec §4): the raw body up to exactly 2 MB (413 past it, nothing
 // processed), any content type, 401 for a bad signature, 200 for everything else the sender must not retry.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { errorResponse } from '../http/errors'
 import { WEBHOOK_BODY_BYTES } from '../http/body-limit'
 import { readBodyLimited } from '../http/raw-body'
@@ -13,6 +13,10 @@ import { clientIp, clientKey } from '../lib/ip'
 import { RateLimiter } from '../lib/rate-limit'
 import { clickCookie } from '../tracking/visitor'
 import { ProviderError, type Checkout } from './checkout'
+import { adminGuard } from '../http/admin-guard'
+import { parseId } from '../http/collection'
+import { adminActor, invoke } from '../lib/verb'
+import type { manualOrderVerbs } from './manual'
 
 /** Checkouts a minute per IP (each one creates a payment at the processor). */
 export const CHECKOUTS_PER_MINUTE = 10
@@ -53,6 +57,18 @@ export function checkoutRoutes(ctx: AppContext, checkout: Checkout) {
         throw err
       }
     }, { parse: 'none', detail: { tags: ['commerce'], summary: 'Start a checkout: a pending order tied to the click and a payment intent at processor A' } })
+}
+
+/** POST /admin/api/orders/:id/refund {amount?}: the merchant's manual refund (see manual.ts). */
+export function manualOrderRoutes(ctx: AppContext, verbs: ReturnType<typeof manualOrderVerbs>) {
+  return new Elysia({ name: 'commerce-manual' })
+    .use(adminGuard(ctx))
+    .post('/admin/api/orders/:id/refund', ({ params, body, admin }) =>
+      invoke(verbs.refund, adminActor(admin), { id: parseId(params.id, 'order'), amount: body?.amount }), {
+      permission: 'commerce:write',
+      body: t.Object({ amount: t.Optional(t.Number({ description: 'default: all that is left to refund' })) }),
+      detail: { tags: ['commerce'], summary: verbs.refund.summary },
+    })
 }
 
 export function commerceWebhookRoutes(receiver: WebhookReceiver) {

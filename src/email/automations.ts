@@ -47,13 +47,14 @@ export class AutomationTable {
 
 /** The hook enroll() runs inside the enrolment's transaction: one job per message of each automation. */
 export function scheduleAutomations(table: AutomationTable, jobs: JobQueue): OnEnrolled {
-  return (row: SubscriberRow, tx: Tx) => {
+  /** `from`: when the sequence starts (the enrolment; now for a restart). */
+  return (row: SubscriberRow, tx: Tx, from = row.createdAt) => {
     const schedule = (automations: readonly AutomationRow[]) => {
       const pending: Promise<number>[] = []
       for (const a of automations) {
         a.steps.forEach((step, index) => {
           const id = jobs.enqueue(STEP_JOB, { automation_id: a.id, step: index, subscriber_id: row.id, list_id: row.listId }, {
-            tx: tx ?? undefined, runAt: row.createdAt + step.delay_minutes * MINUTE, ref: subscriberRef(row.id),
+            tx: tx ?? undefined, runAt: from + step.delay_minutes * MINUTE, ref: subscriberRef(row.id),
           })
           if (id instanceof Promise) pending.push(id)
         })

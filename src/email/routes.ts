@@ -71,6 +71,9 @@ export function emailRoutes(ctx: AppContext, { verbs, sending, triggers, automat
     .get(`${base}/:sid`, async ({ params, admin }) =>
       renderSubscriber(await invoke(verbs.subscribers.get, adminActor(admin), { id: listId(params.id), subscriber_id: subscriberId(params.sid) })),
       { permission: 'email:read', params: subscriberParams, response: SubscriberRecord, detail: { tags, summary: verbs.subscribers.get.summary } })
+    .post(`${base}/:sid/restart-automations`, ({ params, admin }) =>
+      invoke(verbs.subscribers.restart, adminActor(admin), { id: listId(params.id), subscriber_id: subscriberId(params.sid) }),
+    { permission: 'email:write', params: subscriberParams, response: okResponse, detail: { tags, summary: verbs.subscribers.restart.summary } })
     .delete(`${base}/:sid`, ({ params, admin }) =>
       invoke(verbs.subscribers.remove, adminActor(admin), { id: listId(params.id), subscriber_id: subscriberId(params.sid) }),
       { permission: 'email:write', params: subscriberParams, response: okResponse, detail: { tags, summary: verbs.subscribers.remove.summary } })

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { isIP } from 'node:net'
 import type { EventBus } from '../lib/event-bus'
-import { invalid, notFound } from '../lib/errors'
+import { conflict, invalid, notFound } from '../lib/errors'
 import { Int, optionalText, requiredText } from '../lib/fields'
 import { parsePage, toPage } from '../lib/paging'
 import { iso, parseMoment } from '../lib/time'
@@ -279,6 +279,19 @@ export function emailVerbs({ store, events, onEnrolled, cancelPending }: EmailDe
         }
         const s = subscriberOf({ email: input.email, name: input.name, fields: input.fields, consentAt, consentIp: input.consent_ip }, 'manual')
         return enroll(id, s)
+      },
+    }),
+    restart: defineVerb({
+      name: 'email.subscribers.restart',
+      summary: "Send the list's automations to a subscriber again, from their first step (e.g. a buyer's post-purchase sequence); pending steps are replaced",
+      permission: 'email:write', input: SubscriberRef,
+      async run(_actor, { id, subscriber_id }) {
+        const row = await store.findSubscriber(id, subscriber_id)
+        if (!row) throw notFound('subscriber not found')
+        if (row.status !== 'active') throw conflict(`the subscriber is ${row.status}: nothing is sent to them`)
+        await cancelPending?.(subscriber_id)
+        await onEnrolled?.(row, null, Date.now())
+        return { ok: true as const }
       },
     }),
     remove: defineVerb({

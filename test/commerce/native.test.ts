@@ -148,8 +148,18 @@ describe('checkout with processor A', () => {
     } finally {
       payA.state.fail = null
     }
+    // A processor that never answers: a clear 502 after the provider timeout (SVC_JOBS_TIMEOUT_MS, 2 s in tests).
+    payA.state.fail = 'hang'
+    try {
+      const started = Date.now()
+      const hung = await fetch(`${s.base}/api/checkout`, { method: 'POST', body: JSON.stringify({ product_id: product }), headers: { 'content-type': 'application/json' } })
+      expect({ status: hung.status, body: await hung.json() }).toEqual({ status: 502, body: { error: 'the payment processor did not answer (timeout)' } })
+      expect(Date.now() - started).toBeLessThan(8_000)
+    } finally {
+      payA.state.fail = null
+    }
     expect((await s.api('GET', '/admin/api/orders?source=pay-a&limit=500')).body.items.length).toBe(before)
-  })
+  }, 20_000)
 })
 
 describe('processor B, per payment account', () => {

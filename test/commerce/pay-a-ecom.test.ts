@@ -127,3 +127,26 @@ describe('POST /webhook/pay-a-ecom', () => {
     expect(stored).toMatchObject({ topic: 'invoice.paid', signature: 'valid', error: 'event type invoice.paid is not handled' })
   })
 })
+
+describe('POST /admin/api/orders/:id/refund (by hand)', () => {
+  test('part, then the rest, each with its negative conversion; never more than is left; 404; the order of a store without a click', async () => {
+    const click = await newClick()
+    const pi = `pi_manual_${++n}`
+    await deliver(event('payment_intent.succeeded', intent(pi, click, 10000)))
+    const order = (await s.api('GET', `/admin/api/orders?click_id=${click}`)).body.items[0]
+    expect(await s.api('POST', `/admin/api/orders/${order.id}/refund`, { amount: 30 })).toMatchObject({
+      status: 200, body: { order_id: order.id, amount: 30, refunded_total: 30, status: 'partially_refunded', conversion_id: expect.any(Number) },
+    })
+    expect(await s.api('POST', `/admin/api/orders/${order.id}/refund`, { amount: 80 }))
+      .toMatchObject({ status: 400, body: { error: 'amount: must be more than 0 and at most 70 (what is left to refund)' } })
+    expect((await s.api('POST', `/admin/api/orders/${order.id}/refund`, {})).body).toMatchObject({ amount: 70, refunded_total: 100, status: 'refunded' })
+    expect(await s.api('POST', `/admin/api/orders/${order.id}/refund`, {})).toMatchObject({ status: 400, body: { error: 'amount: nothing is left to refund on this order' } })
+    expect(await conversions(click)).toEqual([['sale', 100, 'EUR'], ['chargeback', -30, 'EUR'], ['chargeback', -70, 'EUR']])
+    const refunds = (await s.api('GET', `/admin/api/refunds?order_id=${order.id}`)).body.items.map((r: { amount: number }) => r.amount)
+    expect(refunds).toEqual([70, 30])
+    // A later charge.refunded of the same money changes nothing: the order is refunded already.
+    await deliver(event('charge.refunded', charge(pi, 10000, 10000)))
+    expect(await conversions(click)).toHaveLength(3)
+    expect(await s.api('POST', '/admin/api/orders/999999/refund', {})).toMatchObject({ status: 404, body: { error: 'order not found' } })
+  })
+})

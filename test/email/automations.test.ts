@@ -124,5 +124,13 @@ describe('postback → trigger → automation → unsubscribe', () => {
     expect(sub).toMatchObject({ email: 'payer@example.com', name: 'Pat', source: 'purchase' })
     const mail = await eventually(() => relay.received.find((m) => m.to[0] === 'payer@example.com'), 10_000, 'receipt delivered')
     expect(header(mail.raw, 'Subject')).toBe('Receipt for Pat')
+
+    // The merchant resends the post-purchase sequence: it runs again from its first step.
+    const restart = `/admin/api/email-lists/${list}/subscribers/${out.subscriber_id}/restart-automations`
+    expect(await s.api('POST', restart)).toMatchObject({ status: 200, body: { ok: true } })
+    await eventually(() => relay.received.filter((m) => m.to[0] === 'payer@example.com').length === 2 || undefined, 10_000, 'receipt sent again')
+    expect(await s.api('POST', `/admin/api/email-lists/${list}/subscribers/999999/restart-automations`)).toMatchObject({ status: 404, body: { error: 'subscriber not found' } })
+    await testDb(s).run("UPDATE email_subscribers SET status = 'unsubscribed' WHERE id = $id", { id: out.subscriber_id })
+    expect(await s.api('POST', restart)).toMatchObject({ status: 409, body: { error: 'the subscriber is unsubscribed: nothing is sent to them' } })
   })
 })

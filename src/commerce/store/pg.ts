@@ -83,6 +83,15 @@ class PgCommerceQueries implements CommerceQueries {
     else await sql`UPDATE orders SET reversal_id = ${conversionId}::int8, updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
   }
 
+  async lockOrder(id: number): Promise<OrderRow | undefined> {
+    const sql = this.sql
+    return orderRows(await sql`SELECT ${orderCols(sql)} FROM orders WHERE id = ${id}::int8 FOR UPDATE`)[0]
+  }
+
+  async setOrderStatus(id: number, status: string, now: number): Promise<void> {
+    await this.sql`UPDATE orders SET status = ${status}, updated_at = ${now}::int8 WHERE id = ${id}::int8`
+  }
+
   async insertRefund(r: NewRefund): Promise<void> {
     await this.sql`
       INSERT INTO refunds (order_id, source, external_id, amount, currency, conversion_id, created_at)

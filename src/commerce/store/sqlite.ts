@@ -47,6 +47,8 @@ class SqliteCommerceQueries implements CommerceQueries {
   private readonly setReversal: RawStatement
   private readonly setRefunded: RawStatement
   private readonly refund: RawStatement
+  private readonly byId: RawStatement
+  private readonly setStatus: RawStatement
   private readonly subscription: RawStatement
   private readonly finish: RawStatement
 
@@ -71,6 +73,8 @@ class SqliteCommerceQueries implements CommerceQueries {
     this.setConversion = raw.prepare('UPDATE orders SET conversion_id = $conversionId, updated_at = $now WHERE id = $orderId')
     this.setReversal = raw.prepare('UPDATE orders SET reversal_id = $conversionId, updated_at = $now WHERE id = $orderId')
     this.setRefunded = raw.prepare('UPDATE orders SET refunded = $refunded, updated_at = $now WHERE id = $orderId')
+    this.byId = raw.prepare(`SELECT ${ORDER} FROM orders WHERE id = $id`)
+    this.setStatus = raw.prepare('UPDATE orders SET status = $status, updated_at = $now WHERE id = $id')
     this.refund = raw.prepare(
       'INSERT INTO refunds (order_id, source, external_id, amount, currency, conversion_id, created_at) ' +
         'VALUES ($orderId, $source, $externalId, $amount, $currency, $conversionId, $now) ON CONFLICT (source, external_id) DO NOTHING',
@@ -106,6 +110,14 @@ class SqliteCommerceQueries implements CommerceQueries {
 
   setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): void {
     ;(field === 'conversion' ? this.setConversion : this.setReversal).run({ orderId, conversionId, now })
+  }
+
+  lockOrder(id: number): OrderRow | undefined {
+    return (this.byId.get({ id }) as OrderRow | undefined) ?? undefined
+  }
+
+  setOrderStatus(id: number, status: string, now: number): void {
+    this.setStatus.run({ id, status, now })
   }
 
   insertRefund(r: NewRefund): void {

@@ -107,6 +107,9 @@ export interface CommerceQueries {
   insertRefund(r: NewRefund): MaybeAsync<void>
   /** Inserts or updates the subscription (status, email, period end, cancellation; click and product kept once set). */
   upsertSubscription(s: SubscriptionUpsert): MaybeAsync<void>
+  /** The order, locked until the transaction ends (Postgres); undefined when there is none. */
+  lockOrder(id: number): MaybeAsync<OrderRow | undefined>
+  setOrderStatus(id: number, status: string, now: number): MaybeAsync<void>
   /** Sets orders.refunded (the cumulative refunded amount, in the order's currency). */
   setOrderRefunded(orderId: number, refunded: number, now: number): MaybeAsync<void>
   /** The event's outcome and what it touched. */

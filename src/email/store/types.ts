@@ -30,7 +30,7 @@ export interface NewSubscriber {
  * Work that must commit with a new subscriber. `tx`: the Postgres transaction; null on SQLite, where the
  * hook must be synchronous (it runs on the shared connection inside the transaction).
  */
-export type OnEnrolled = (row: SubscriberRow, tx: Tx) => void | Promise<void>
+export type OnEnrolled = (row: SubscriberRow, tx: Tx, from?: number) => void | Promise<void>
 
 export interface SubscriberFilter {
   status?: SubscriberStatus
