@@ -31,7 +31,7 @@ import { jobsFeature } from './jobs'
 import { settingsFeature } from './settings'
 import { usersFeature } from './users'
 import { usersVerbs } from './users/verbs'
-import { emailFeature } from './email'
+import { emailFeature, type EmailFeature } from './email'
 import { landingsFeature } from './landings'
 import { commerceFeature } from './commerce'
 
@@ -103,7 +103,13 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const postback = postbackFeature(ctx, tracking.findClickRow)
   await postback.ready
   const landings = landingsFeature(ctx, { catalog: catalog.store, tracker: tracking.tracker })
-  const commerce = commerceFeature(ctx, { recorder: postback.recorder, types: postback.types })
+  // Commerce and email need each other (a buyer's account pages; resending a post-purchase sequence): bound late.
+  let email: EmailFeature | null = null
+  const commerce = commerceFeature(ctx, {
+    recorder: postback.recorder, types: postback.types,
+    restartAutomations: (listId, address) => email!.restartAutomations(listId, address),
+  })
+  email = emailFeature(ctx, { leadEmailOf: landings.leadEmailOf, customer: commerce.customer })
   const features: Feature[] = [
     catalog,
     tracking,
@@ -113,7 +119,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     usersFeature(ctx),
     settingsFeature(ctx),
     reportsFeature(ctx),
-    emailFeature(ctx, { leadEmailOf: landings.leadEmailOf, customer: commerce.customer }),
+    email,
     landings,
     commerce,
   ]

@@ -3,13 +3,11 @@
 // first with cursor paging, as conversions.list. Filters arrive as query-string text and are parsed here,
 // with a 400 naming the parameter.
 import { Type } from '@sinclair/typebox'
-import { IdInput, PageInput } from '../catalog/shared'
 import { normalizeClickId } from '../lib/click-id'
-import { invalid, notFound } from '../lib/errors'
+import { invalid } from '../lib/errors'
 import { Int } from '../lib/fields'
-import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { iso } from '../lib/time'
-import { defineVerb } from '../lib/verb'
+import { readVerbs } from './read-verbs'
 import {
   OUTCOMES, SIGNATURES, WEBHOOK_SOURCES,
   type CommerceStore, type OrderFilter, type OrderRow, type WebhookEventFilter, type WebhookEventRow,
@@ -162,55 +160,17 @@ export function orderFilter(q: Query): OrderFilter {
 // ── verbs ──
 
 export function commerceAdminVerbs(store: CommerceStore) {
-  const webhookEvents = {
-    list: defineVerb({
-      name: 'commerce.webhook-events.list',
-      summary: 'List webhook deliveries, newest first (filters source, outcome, order, click_id)',
-      permission: 'commerce:read',
-      input: Type.Composite([WebhookEventQuery, PageInput]),
-      async run(_actor, input) {
-        const filter = webhookEventFilter(input)
-        const limit = parseLimit(input.limit)
-        return toPage(await store.listEvents(filter, parseCursor(input.cursor), limit + 1), { limit }, (r) => r)
-      },
-    }),
-    get: defineVerb({
-      name: 'commerce.webhook-events.get',
-      summary: 'Get a webhook delivery, with its body as received',
-      permission: 'commerce:read',
-      input: IdInput,
-      async run(_actor, { id }) {
-        const row = await store.findEvent(id)
-        if (!row) throw notFound('webhook event not found')
-        return row
-      },
-    }),
-  }
-
-  const orders = {
-    list: defineVerb({
-      name: 'commerce.orders.list',
-      summary: 'List orders, newest first (filters source, status, click_id)',
-      permission: 'commerce:read',
-      input: Type.Composite([OrderQuery, PageInput]),
-      async run(_actor, input) {
-        const filter = orderFilter(input)
-        const limit = parseLimit(input.limit)
-        return toPage(await store.listOrders(filter, parseCursor(input.cursor), limit + 1), { limit }, (r) => r)
-      },
-    }),
-    get: defineVerb({
-      name: 'commerce.orders.get',
-      summary: 'Get an order',
-      permission: 'commerce:read',
-      input: IdInput,
-      async run(_actor, { id }) {
-        const row = await store.findOrder(id)
-        if (!row) throw notFound('order not found')
-        return row
-      },
-    }),
-  }
+  const webhookEvents = readVerbs({
+    name: 'webhook-events', what: 'webhook event', query: WebhookEventQuery, filter: webhookEventFilter,
+    listSummary: 'List webhook deliveries, newest first (filters source, outcome, order, click_id)',
+    getSummary: 'Get a webhook delivery, with its body as received',
+    list: (f, before, limit) => store.listEvents(f, before, limit), find: (id) => store.findEvent(id),
+  })
+  const orders = readVerbs({
+    name: 'orders', what: 'order', query: OrderQuery, filter: orderFilter,
+    listSummary: 'List orders, newest first (filters source, status, click_id)', getSummary: 'Get an order',
+    list: (f, before, limit) => store.listOrders(f, before, limit), find: (id) => store.findOrder(id),
+  })
 
   return { webhookEvents, orders }
 }

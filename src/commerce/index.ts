@@ -30,7 +30,11 @@ export interface CommerceFeature extends Feature {
   }
 }
 
-export function commerceFeature(ctx: AppContext, deps: { recorder: ConversionRecorder; types: ConversionTypes }): CommerceFeature {
+export function commerceFeature(ctx: AppContext, deps: {
+  recorder: ConversionRecorder; types: ConversionTypes
+  /** The email feature's restart of a list's automations (resend a post-purchase sequence). */
+  restartAutomations(listId: number, email: string): Promise<unknown>
+}): CommerceFeature {
   const database = ctx.database as AnyDatabase
   const store = commerceStore(database)
   const catalog = commerceCatalogStore(database)
@@ -51,8 +55,8 @@ export function commerceFeature(ctx: AppContext, deps: { recorder: ConversionRec
   })
   const admin = commerceAdminVerbs(store)
   const catalogVerbs = commerceCatalogVerbs({ store: catalog, box: ctx.box })
-  const manual = manualOrderVerbs({ store, recorder: deps.recorder, types: deps.types })
-  const verbs: VerbSet = { ...commerceCatalogVerbSet(catalogVerbs), [manual.refund.name]: manual.refund as never }
+  const manual = manualOrderVerbs({ store, recorder: deps.recorder, types: deps.types, productOf, restartAutomations: deps.restartAutomations })
+  const verbs: VerbSet = { ...commerceCatalogVerbSet(catalogVerbs), [manual.refund.name]: manual.refund as never, [manual.resendAutomation.name]: manual.resendAutomation as never }
   for (const v of Object.values(admin).flatMap((set) => Object.values(set))) verbs[v.name] = v as never
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
   return {

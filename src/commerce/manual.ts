@@ -52,8 +52,29 @@ function* refundSteps(
   return { order_id: order.id, amount: part, refunded_total: target, status, conversion_id: conversionId }
 }
 
-export function manualOrderVerbs(deps: { store: CommerceStore; recorder: ConversionRecorder; types: ConversionTypes }) {
+export function manualOrderVerbs(deps: {
+  store: CommerceStore; recorder: ConversionRecorder; types: ConversionTypes
+  /** The product of an order (its list). */
+  productOf(id: number): Promise<{ id: number; emailListId: number | null } | undefined>
+  /** The email feature's restart of a list's automations for an address (late-bound: built after commerce). */
+  restartAutomations(listId: number, email: string): Promise<unknown>
+}) {
   return {
+    resendAutomation: defineVerb({
+      name: 'commerce.orders.resend-automation',
+      summary: "Send the post-purchase automation of the order's product to its buyer again, from the first step",
+      permission: 'commerce:write',
+      input: Type.Object({ id: Int({ minimum: 1 }) }),
+      async run(_actor, { id }) {
+        const order = await deps.store.findOrder(id)
+        if (!order) throw notFound('order not found')
+        const product = order.productId === null ? undefined : await deps.productOf(order.productId)
+        if (!product || product.emailListId === null) throw invalid("the order's product has no email list: there is no post-purchase automation")
+        if (!order.email) throw invalid('the order has no email address')
+        await deps.restartAutomations(product.emailListId, order.email)
+        return { ok: true as const }
+      },
+    }),
     refund: defineVerb({
       name: 'commerce.orders.refund',
       summary: 'Mark an order refunded (all that is left, or `amount`), with its negative conversion; moves no money at the processor',

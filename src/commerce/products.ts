@@ -5,11 +5,11 @@
 // processors report (newest first, cursor paging as conversions.list).
 import { Type as t } from '@sinclair/typebox'
 import { found, IdInput, listPage, PageInput, withId } from '../catalog/shared'
-import { invalid, notFound } from '../lib/errors'
+import { invalid } from '../lib/errors'
 import { Int, requiredText } from '../lib/fields'
-import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { iso } from '../lib/time'
 import { defineVerb } from '../lib/verb'
+import { readVerbs } from './read-verbs'
 import { ORDER_SOURCES } from './admin-verbs'
 import type {
   CommerceCatalogStore, ProductRow, ProductValues, RefundFilter, RefundRow, SubscriptionFilter, SubscriptionRow,
@@ -231,48 +231,16 @@ export const subscriptionFilter = (q: Query): SubscriptionFilter =>
   ({ source: sourceFilter(q), status: textFilter(q, 'status'), email: textFilter(q, 'email') })
 
 export function salesRecordVerbs({ store }: { store: CommerceCatalogStore }) {
-  const refunds = {
-    list: defineVerb({
-      name: 'commerce.refunds.list',
-      summary: 'List refunds, newest first (filters order_id, source)',
-      permission: 'commerce:read',
-      input: t.Composite([RefundQuery, PageInput]),
-      async run(_actor, input) {
-        const filter = refundFilter(input)
-        const limit = parseLimit(input.limit)
-        return toPage(await store.listRefunds(filter, parseCursor(input.cursor), limit + 1), { limit }, (r) => r)
-      },
-    }),
-    get: defineVerb({
-      name: 'commerce.refunds.get', summary: 'Get a refund', permission: 'commerce:read', input: IdInput,
-      async run(_actor, { id }) {
-        const row = await store.findRefund(id)
-        if (!row) throw notFound('refund not found')
-        return row
-      },
-    }),
-  }
-  const subscriptions = {
-    list: defineVerb({
-      name: 'commerce.subscriptions.list',
-      summary: 'List subscriptions, newest first (filters source, status, email)',
-      permission: 'commerce:read',
-      input: t.Composite([SubscriptionQuery, PageInput]),
-      async run(_actor, input) {
-        const filter = subscriptionFilter(input)
-        const limit = parseLimit(input.limit)
-        return toPage(await store.listSubscriptions(filter, parseCursor(input.cursor), limit + 1), { limit }, (r) => r)
-      },
-    }),
-    get: defineVerb({
-      name: 'commerce.subscriptions.get', summary: 'Get a subscription', permission: 'commerce:read', input: IdInput,
-      async run(_actor, { id }) {
-        const row = await store.findSubscription(id)
-        if (!row) throw notFound('subscription not found')
-        return row
-      },
-    }),
-  }
+  const refunds = readVerbs({
+    name: 'refunds', what: 'refund', query: RefundQuery, filter: refundFilter,
+    listSummary: 'List refunds, newest first (filters order_id, source)', getSummary: 'Get a refund',
+    list: (f, before, limit) => store.listRefunds(f, before, limit), find: (id) => store.findRefund(id),
+  })
+  const subscriptions = readVerbs({
+    name: 'subscriptions', what: 'subscription', query: SubscriptionQuery, filter: subscriptionFilter,
+    listSummary: 'List subscriptions, newest first (filters source, status, email)', getSummary: 'Get a subscription',
+    list: (f, before, limit) => store.listSubscriptions(f, before, limit), find: (id) => store.findSubscription(id),
+  })
   return { refunds, subscriptions }
 }
 

@@ -69,6 +69,10 @@ export function manualOrderRoutes(ctx: AppContext, verbs: ReturnType<typeof manu
       body: t.Object({ amount: t.Optional(t.Number({ description: 'default: all that is left to refund' })) }),
       detail: { tags: ['commerce'], summary: verbs.refund.summary },
     })
+    .post('/admin/api/orders/:id/resend-automation', ({ params, admin }) =>
+      invoke(verbs.resendAutomation, adminActor(admin), { id: parseId(params.id, 'order') }), {
+      permission: 'commerce:write', detail: { tags: ['commerce'], summary: verbs.resendAutomation.summary },
+    })
 }
 
 export function commerceWebhookRoutes(receiver: WebhookReceiver) {

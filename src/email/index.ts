@@ -10,7 +10,7 @@ import { bounceRoutes, mailEventsVerb, registerSnsConfirm } from './bounce-route
 import { mailEventStore } from './store/mail-events'
 import type { AnyDatabase } from '../db/engine'
 import { errorFields, log } from '../lib/log'
-import type { VerbSet } from '../lib/verb'
+import { invoke, systemActor, type VerbSet } from '../lib/verb'
 import { automationVerbs } from './automation-verbs'
 import { AutomationTable, registerAutomationSteps, scheduleAutomations, subscriberRef } from './automations'
 import { createSender } from './outbox'
@@ -25,7 +25,12 @@ import { subscribeTriggers, TriggerTable } from './triggers'
 import { UnsubscribeLinks } from './unsubscribe'
 import { emailVerbs } from './verbs'
 
-export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: string) => Promise<string | null>; customer?: CustomerCommerce } = {}): Feature {
+export interface EmailFeature extends Feature {
+  /** Restarts the list's automations for the subscriber with this address (commerce: resend a post-purchase sequence). */
+  restartAutomations(listId: number, email: string): Promise<unknown>
+}
+
+export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: string) => Promise<string | null>; customer?: CustomerCommerce } = {}): EmailFeature {
   const database = ctx.database as AnyDatabase
   const store = emailStore(database)
   const outbox = outboxStore(database)
@@ -67,6 +72,7 @@ export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: st
   ]) named[v.name] = v as never
 
   return {
+    restartAutomations: (listId, email) => invoke(verbs.subscribers.restartByEmail, systemActor('commerce'), { id: listId, email }),
     name: 'email',
     routes: new Elysia({ name: 'email-feature' })
       .use(emailRoutes(ctx, { verbs, sending, triggers, automations: automationSet }))

@@ -281,6 +281,20 @@ export function emailVerbs({ store, events, onEnrolled, cancelPending }: EmailDe
         return enroll(id, s)
       },
     }),
+    restartByEmail: defineVerb({
+      name: 'email.subscribers.restart-by-email',
+      summary: "As email.subscribers.restart, for the subscriber of a list with this address (a buyer's post-purchase sequence)",
+      permission: 'email:write', input: Type.Object({ id: Int({ minimum: 1 }), email: Type.String({ maxLength: 320 }) }),
+      async run(_actor, { id, email }) {
+        const address = normalizeEmail(email)
+        const row = address ? (await store.listSubscribers(id, { email: address }, { afterId: 0, limit: 1 }))[0] : undefined
+        if (!row) throw notFound('the address is not in the list')
+        if (row.status !== 'active') throw conflict(`the subscriber is ${row.status}: nothing is sent to them`)
+        await cancelPending?.(row.id)
+        await onEnrolled?.(row, null, Date.now())
+        return { ok: true as const, subscriber_id: row.id }
+      },
+    }),
     restart: defineVerb({
       name: 'email.subscribers.restart',
       summary: "Send the list's automations to a subscriber again, from their first step (e.g. a buyer's post-purchase sequence); pending steps are replaced",

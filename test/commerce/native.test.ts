@@ -135,6 +135,17 @@ describe('checkout with processor A', () => {
     expect(subs.body.items.map((x: { email: string; source: string }) => [x.email, x.source])).toEqual([['buyer@example.com', 'purchase']])
   })
 
+  test('resend the post-purchase automation of a paid order: the buyer gets the sequence again from its first step', async () => {
+    expect((await s.api('POST', '/admin/api/automations', { list_id: list, name: 'Thanks', steps: [{ delay_minutes: 0, subject: 'Thank you', text: 'Welcome aboard.' }] })).status).toBe(201)
+    await Bun.sleep(150) // the automation table reloads after its write commits
+    const order = (await s.api('GET', '/admin/api/orders?source=pay-a&status=paid')).body.items.find((o: { product_id: number | null }) => o.product_id === product)
+    const outbox = async () => (await s.api('GET', '/admin/api/outbox?email=buyer@example.com')).body.items.length
+    const before = await outbox()
+    expect(await s.api('POST', `/admin/api/orders/${order.id}/resend-automation`)).toMatchObject({ status: 200, body: { ok: true } })
+    expect(await until(outbox, (n) => n > before)).toBe(before + 1)
+    expect(await s.api('POST', '/admin/api/orders/999999/resend-automation')).toMatchObject({ status: 404, body: { error: 'order not found' } })
+  })
+
   test('400 for a bad or unsellable product; 502 when the processor fails, and no order then', async () => {
     const bad = await fetch(`${s.base}/api/checkout`, { method: 'POST', body: JSON.stringify({ product_id: 'x' }), headers: { 'content-type': 'application/json' } })
     expect({ status: bad.status, body: await bad.json() }).toEqual({ status: 400, body: { error: 'product_id: must be a positive integer' } })
