@@ -72,6 +72,23 @@ describe('magic-link sign-in', () => {
     expect(await (await fetch(`${s.base}/api/account/me`)).json()).toEqual({ error: 'not signed in' })
   })
 
+  test('a buyer on no list can sign in, and sees their own orders and subscriptions (native commerce), nobody else\'s', async () => {
+    const db = testDb(s)
+    const now = Date.now()
+    for (const [ext, email] of [['pi_own_1', 'shopper@example.com'], ['pi_own_2', 'shopper@example.com'], ['pi_other', 'someone@example.com']]) {
+      await db.run("INSERT INTO orders (source, external_id, status, currency, total, email, created_at, updated_at) VALUES ('pay-a', $ext, 'paid', 'EUR', 25, $email, $now, $now)", { ext, email, now })
+    }
+    await db.run("INSERT INTO subscriptions (source, external_id, email, status, created_at, updated_at) VALUES ('pay-a', 'sub_own', 'shopper@example.com', 'active', $now, $now)", { now })
+    expect((await ask({ email: 'Shopper@Example.com' })).status).toBe(200)
+    const open = await fetch(`${s.base}${await linkFor('shopper@example.com')}`, { redirect: 'manual' })
+    const cookie = open.headers.get('set-cookie')!.split(';')[0]!
+    const orders = (await (await fetch(`${s.base}/api/account/orders`, { headers: { cookie } })).json()) as { items: Array<{ status: string; total: number }> }
+    expect(orders.items).toHaveLength(2)
+    expect(orders.items[0]).toMatchObject({ source: 'pay-a', status: 'paid', total: 25, currency: 'EUR' })
+    const subs = (await (await fetch(`${s.base}/api/account/subscriptions`, { headers: { cookie } })).json()) as { items: unknown[] }
+    expect(subs.items).toEqual([expect.objectContaining({ source: 'pay-a', status: 'active' })])
+  })
+
   test('an expired link and a made-up one get their own page; a redirect goes where it was asked, if allowed', async () => {
     expect((await ask({ email: 'second@example.com', redirect: 'https://shop.example/my-account?x=1' })).status).toBe(200)
     const path = await linkFor('second@example.com')
