@@ -146,6 +146,19 @@ describe('checkout with processor A', () => {
     expect(await s.api('POST', '/admin/api/orders/999999/resend-automation')).toMatchObject({ status: 404, body: { error: 'order not found' } })
   })
 
+  test('the offer and the list a product uses cannot be deleted (409 naming the product)', async () => {
+    expect(await s.api('DELETE', `/admin/api/email-lists/${list}`)).toMatchObject({
+      status: 409, body: { error: `email list is used by product "Course" (id ${product}); change the product's email_list_id first` },
+    })
+    const spare = await seeder(s).offer('https://shop.example/spare')
+    const p2 = (await s.api('POST', '/admin/api/products', { name: 'Spare', price: 5, offer_id: spare })).body.id
+    expect(await s.api('DELETE', `/admin/api/offers/${spare}`)).toMatchObject({
+      status: 409, body: { error: `offer is used by product "Spare" (id ${p2}); change the product's offer_id first` },
+    })
+    expect((await s.api('PATCH', `/admin/api/products/${p2}`, { offer_id: null })).status).toBe(200)
+    expect((await s.api('DELETE', `/admin/api/offers/${spare}`)).status).toBe(200)
+  })
+
   test('400 for a bad or unsellable product; 502 when the processor fails, and no order then', async () => {
     const bad = await fetch(`${s.base}/api/checkout`, { method: 'POST', body: JSON.stringify({ product_id: 'x' }), headers: { 'content-type': 'application/json' } })
     expect({ status: bad.status, body: await bad.json() }).toEqual({ status: 400, body: { error: 'product_id: must be a positive integer' } })

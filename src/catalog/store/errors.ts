@@ -16,6 +16,10 @@ export const slugTaken = (slug: string, what: Slugged) => conflict(`slug: "${slu
 export const usedByCampaign = (what: 'source' | 'offer' | 'landing', user: { id: number; slug: string }) =>
   conflict(`${what} is used by campaign "${user.slug}" (id ${user.id})`)
 
+/** conflict when deleting an offer a native product still converts on. */
+export const usedByProduct = (user: { id: number; name: string }) =>
+  conflict(`offer is used by product "${user.name}" (id ${user.id}); change the product's offer_id first`)
+
 /** conflict when deleting a campaign that has clicks (its history would be orphaned). */
 export const campaignHasClicks = () => conflict('campaign has clicks; set active=false instead')
 

@@ -6,7 +6,7 @@
 import type { SQL, TransactionSQL } from 'bun'
 import type { PgDatabase } from '../../db/pg/client'
 import type { Page } from '../../lib/paging'
-import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign, type Slugged } from './errors'
+import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign, usedByProduct, type Slugged } from './errors'
 import type {
   Campaign, CampaignLinks, CampaignRow, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, OfferRow,
   OfferValues, RoutingRows, RoutingSource, SourceRow, SourceValues,
@@ -165,6 +165,8 @@ export class PgCatalogStore implements CatalogStore, RoutingSource {
       const [user] = await tx`SELECT c.id, c.slug FROM campaign_offers co JOIN campaigns c ON c.id = co.campaign_id
         WHERE co.offer_id = ${id} ORDER BY c.id LIMIT 1`
       if (user) throw usedByCampaign('offer', user as never)
+      const [product] = await tx`SELECT id, name FROM products WHERE offer_id = ${id} ORDER BY id LIMIT 1`
+      if (product) throw usedByProduct(product as never)
       await tx`DELETE FROM offers WHERE id = ${id}`
     })
   }

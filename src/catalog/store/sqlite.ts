@@ -3,8 +3,8 @@
 import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm'
 import type { Database, Db, RawDb, RawStatement } from '../../db/client'
 import { isUniqueViolation } from '../../db/errors'
-import { campaignLandings, campaignOffers, campaigns, clicks, emailLists, landings, offers, sources } from '../../db/schema'
-import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign } from './errors'
+import { campaignLandings, campaignOffers, campaigns, clicks, emailLists, landings, offers, products, sources } from '../../db/schema'
+import { campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign, usedByProduct } from './errors'
 import type { Page } from '../../lib/paging'
 import type {
   Campaign, CampaignLinks, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, LinkRef, OfferRow,
@@ -125,6 +125,8 @@ export class SqliteCatalogStore implements CatalogStore, RoutingSource {
         .from(campaignOffers).innerJoin(campaigns, eq(campaigns.id, campaignOffers.campaignId))
         .where(eq(campaignOffers.offerId, id)).limit(1).get()
       if (user) throw usedByCampaign('offer', user)
+      const product = this.db.select({ id: products.id, name: products.name }).from(products).where(eq(products.offerId, id)).limit(1).get()
+      if (product) throw usedByProduct(product)
       this.db.delete(offers).where(eq(offers.id, id)).run()
     })
   }

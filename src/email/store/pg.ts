@@ -7,7 +7,7 @@
 import type { SQL, TransactionSQL } from 'bun'
 import { numCols, type PgDatabase } from '../../db/pg/client'
 import type { Page } from '../../lib/paging'
-import { listNotFound, listUsedByLanding, subscriberNotFound } from './errors'
+import { listNotFound, listUsedByLanding, listUsedByProduct, subscriberNotFound } from './errors'
 import type { EmailStore, ListRow, NewSubscriber, OnEnrolled, SubscriberFilter, SubscriberRow } from './types'
 
 /** The pool or a transaction: both run tagged-template queries. */
@@ -79,6 +79,8 @@ export class PgEmailStore implements EmailStore {
       // landings.email_list_id has no foreign key: this read is what keeps a landing from pointing at nothing.
       const [user] = await tx`SELECT id, slug FROM landings WHERE email_list_id = ${id}::int8 ORDER BY id LIMIT 1`
       if (user) throw listUsedByLanding(user as { id: number; slug: string })
+      const [product] = await tx`SELECT id, name FROM products WHERE email_list_id = ${id}::int4 ORDER BY id LIMIT 1`
+      if (product) throw listUsedByProduct(product as { id: number; name: string })
       // Its subscribers go with it (ON DELETE CASCADE).
       await tx`DELETE FROM email_lists WHERE id = ${id}::int8`
     })

@@ -2,9 +2,9 @@
 // in one transaction, so nothing is deleted between the check and the write.
 import { and, asc, eq, gt, sql } from 'drizzle-orm'
 import type { Database, Db, RawDb, RawStatement } from '../../db/client'
-import { emailLists, emailSubscribers, landings } from '../../db/schema'
+import { emailLists, emailSubscribers, landings , products } from '../../db/schema'
 import type { Page } from '../../lib/paging'
-import { listNotFound, listUsedByLanding, subscriberNotFound } from './errors'
+import { listNotFound, listUsedByLanding, listUsedByProduct, subscriberNotFound } from './errors'
 import type { EmailStore, ListRow, NewSubscriber, OnEnrolled, SubscriberFilter, SubscriberRow } from './types'
 
 /** The list's columns plus its active subscriber count, in one SELECT. */
@@ -56,6 +56,8 @@ export class SqliteEmailStore implements EmailStore {
       if (!this.listExists(id)) throw listNotFound()
       const user = this.db.select({ id: landings.id, slug: landings.slug }).from(landings).where(eq(landings.emailListId, id)).orderBy(asc(landings.id)).limit(1).get()
       if (user) throw listUsedByLanding(user)
+      const product = this.db.select({ id: products.id, name: products.name }).from(products).where(eq(products.emailListId, id)).orderBy(asc(products.id)).limit(1).get()
+      if (product) throw listUsedByProduct(product)
       // Its subscribers go with it (ON DELETE CASCADE).
       this.db.delete(emailLists).where(eq(emailLists.id, id)).run()
     })
