@@ -21,6 +21,8 @@ import { storefrontRoutes } from './storefront'
 import { commerceStore } from './store'
 import { commerceCatalogStore } from './store/catalog'
 import { WebhookReceiver } from './webhooks'
+import { ClickRetention } from '../tracking/retention'
+import { errorFields, log } from '../lib/log'
 
 export interface CommerceFeature extends Feature {
   /** A signed-in customer's orders and subscriptions (the /api/account pages), by email. */
@@ -58,6 +60,12 @@ export function commerceFeature(ctx: AppContext, deps: {
   const manual = manualOrderVerbs({ store, recorder: deps.recorder, types: deps.types, productOf, restartAutomations: deps.restartAutomations })
   const verbs: VerbSet = { ...commerceCatalogVerbSet(catalogVerbs), [manual.refund.name]: manual.refund as never, [manual.resendAutomation.name]: manual.resendAutomation as never }
   for (const v of Object.values(admin).flatMap((set) => Object.values(set))) verbs[v.name] = v as never
+  // Stored deliveries are a debugging aid: kept webhook_event_retention_days (orders, refunds and
+  // conversions stay). The redelivery window of every sender is at most a few days, far inside the default.
+  const retention = new ClickRetention({ prune: (cutoff, limit) => store.pruneEvents(cutoff, limit) }, {
+    days: () => ctx.settings.get('webhook_event_retention_days'),
+    onError: (err) => log.error('commerce: webhook event retention failed', errorFields(err)),
+  })
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
   return {
     name: 'commerce',
@@ -69,6 +77,8 @@ export function commerceFeature(ctx: AppContext, deps: {
       .use(manualOrderRoutes(ctx, manual)),
     nativeRoutes: storefrontRoutes(),
     verbs,
+    start: () => retention.start(),
+    stop: () => retention.stop(),
     customer: {
       orders: async (email) => (await catalog.ordersOfEmail(email)).map((o) => ({
         id: o.id, source: o.source, status: o.status, total: o.total, refunded: o.refunded, currency: o.currency, product_id: o.productId,

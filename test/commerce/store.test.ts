@@ -252,6 +252,18 @@ for (const [name, open, available] of engines) {
       expect(await store.findOrder(999_999)).toBeUndefined()
     })
 
+    test('pruneEvents (retention): the oldest first, up to the limit, only before the cutoff', async () => {
+      const old = 1_000
+      const ids = []
+      for (let i = 0; i < 3; i++) ids.push(await store.recordRefused(delivery({ source: 'ecom-b', dedupKey: null, outcome: 'rejected', receivedAt: old + i })))
+      expect(await store.pruneEvents(old + 2, 1)).toBe(1)
+      expect(await store.findEvent(ids[0]!)).toBeUndefined()
+      expect(await store.pruneEvents(old + 2, 100)).toBe(1)
+      expect(await store.findEvent(ids[1]!)).toBeUndefined()
+      expect(await store.findEvent(ids[2]!)).toBeDefined()
+      await store.pruneEvents(old + 3, 100)
+    })
+
     test('listEvents: newest first, ids below the cursor, exactly `limit` rows, optional filters', async () => {
       // The newest row before this test's: an ecom-a event.
       await once(e, (q) => q.recordDelivery(delivery({ source: 'ecom-a', dedupKey: 'l-1', orderExternalId: 'A1' })))

@@ -139,6 +139,14 @@ export class PgCommerceStore implements CommerceStore {
     return new PgCommerceQueries(tx)
   }
 
+  /** SKIP LOCKED: two instances pruning at once take different rows. */
+  async pruneEvents(cutoff: number, limit: number): Promise<number> {
+    const r = await this.sql`
+      DELETE FROM webhook_events WHERE id IN (
+        SELECT id FROM webhook_events WHERE received_at < ${cutoff}::int8 ORDER BY received_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`
+    return r.count
+  }
+
   async createOrder(o: OrderUpsert): Promise<OrderRow> {
     return (await this.sql.begin((tx) => new PgCommerceQueries(tx).upsertOrder(o))) as OrderRow
   }

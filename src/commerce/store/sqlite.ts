@@ -160,6 +160,11 @@ export class SqliteCommerceStore implements CommerceStore {
   }
 
   /** One statement (atomic on its own); never deduplicated, so its dedup_key is stored as NULL. */
+  async pruneEvents(cutoff: number, limit: number): Promise<number> {
+    return this.cache.get('DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events WHERE received_at < $cutoff ORDER BY received_at LIMIT $limit)')
+      .run({ cutoff, limit }).changes
+  }
+
   async createOrder(o: OrderUpsert): Promise<OrderRow> {
     return this.raw.transaction(() => this.queries.upsertOrder(o))()
   }

@@ -131,6 +131,8 @@ export interface OrderFilter {
 
 export interface CommerceStore {
   in(tx: Tx): CommerceQueries
+  /** Deletes up to `limit` deliveries received before `cutoff`, oldest first; how many went (retention). */
+  pruneEvents(cutoff: number, limit: number): Promise<number>
   /** A native order before its payment (checkout): upsertOrder in a transaction of its own. */
   createOrder(o: OrderUpsert): Promise<OrderRow>
   /** A delivery refused or failed, stored in a transaction of its own (dedup_key null: never deduplicated). */
