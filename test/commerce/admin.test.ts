@@ -52,6 +52,8 @@ let o1: OrderRow, o2: OrderRow, o3: OrderRow
 
 beforeAll(async () => {
   s = await startServer()
+  // The rows below are dated March 2026: retention (90 days by default) must not prune them under the test.
+  expect((await s.api('PUT', '/admin/api/settings', { webhook_event_retention_days: 0 })).status).toBe(200)
   database = s.ctx.database as AnyDatabase
   store = commerceStore(database)
   const a = await processed(
