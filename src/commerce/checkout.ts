@@ -8,18 +8,12 @@ import { errorFields, log } from '../lib/log'
 import type { SettingsStore } from '../settings/store'
 import type { CommerceStore } from './store/types'
 import { NATIVE_PENDING } from './webhooks'
+import { toMinorUnits } from './money'
 
 /** What svc's registered endpoint listens to. */
 export const PAY_A_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',
   'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted'] as const
 
-const ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'])
-const THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND'])
-/** A decimal amount → the processor's integer minor units. */
-export function toMinorUnits(amount: number, currency: string): number {
-  const exp = ZERO_DECIMAL.has(currency) ? 0 : THREE_DECIMAL.has(currency) ? 3 : 2
-  return Math.round(amount * 10 ** exp)
-}
 
 export interface CheckoutProduct { id: number; name: string; price: number; currency: string; active: boolean | number; paymentAccountId: number | null }
 export interface CheckoutAccount { id: number; type: string; apiKey: string | null; webhookRegisteredAt: number | null }

@@ -9,6 +9,7 @@ import type { SettingsStore } from '../settings/store'
 import type { ConversionRecorder } from '../postback/record'
 import type { ConversionTypes } from '../postback/conversion-types'
 import { ecomAClick, ecomBClick } from './extract'
+import { fromMinorUnits } from './money'
 import { normalizeClickId } from '../lib/click-id'
 import { readPayBEvent, type PayBVerifier } from './pay-b'
 import { normalizeEmail } from '../email/address'
@@ -33,15 +34,6 @@ export interface WebhookAnswer {
 
 /** A PayA-Signature older (or newer) than this is a replay: refused (the processor's own default). */
 export const PAY_A_TOLERANCE_S = 300
-/** Currencies without minor units, and with three (the processor sends integer minor units). */
-const ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'])
-const THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND'])
-/** Minor units → the currency's decimal amount. */
-export function fromMinorUnits(amount: unknown, currency: string | null): number {
-  const n = typeof amount === 'number' && Number.isSafeInteger(amount) ? amount : 0
-  const exp = currency && ZERO_DECIMAL.has(currency) ? 0 : currency && THREE_DECIMAL.has(currency) ? 3 : 2
-  return n / 10 ** exp
-}
 
 /**
  * `PayA-Signature: t=<unix>,v1=<hex>[,v1=<hex>…]`: hex HMAC-SHA256 of "<t>.<raw body>"; any v1 may match

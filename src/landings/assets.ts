@@ -15,6 +15,7 @@
 //
 // Served from our own origin, an asset must never run script there: every answer says nosniff, and an SVG
 // carries a CSP with `sandbox` and no script source (an SVG opened as a page cannot run its <script>).
+import { ifNoneMatchMatches } from '../http/static-scripts'
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import { fileTypeFromBuffer } from 'file-type'
@@ -306,12 +307,6 @@ const NOT_FOUND_HTML = '<!doctype html><html lang="en"><head><meta charset="utf-
 /** The Content-Type header of a stored type (text with its charset). */
 export const servedType = (type: string) => (TEXT[type as AssetType] ? `${type}; charset=utf-8` : type)
 
-/** Does an If-None-Match header name this ETag (weak comparison, RFC 9110 §13.1.2)? */
-function noneMatch(header: string | null, etag: string): boolean {
-  if (header === null) return false
-  if (header.trim() === '*') return true
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)
-}
 
 /** The answer for /lp/<slug>/<path>: the asset's bytes, 304 when the browser has them, or an HTML 404. */
 export class LandingAssets {
@@ -331,13 +326,13 @@ export class LandingAssets {
       const info = await this.store.findBySlug(slug, assetPath, false)
       if (!info) return notFoundPage(head)
       const etag = quoted(info.etag)
-      if (noneMatch(ifNoneMatch, etag)) return notModified(etag)
+      if (ifNoneMatchMatches(ifNoneMatch, etag)) return notModified(etag)
       if (head) return new Response(null, { status: 200, headers: { ...assetHeaders(info.contentType, etag), 'content-length': String(info.size) } })
     }
     const row = await this.store.findBySlug(slug, assetPath, true)
     if (!row) return notFoundPage(head)
     const etag = quoted(row.etag)
-    if (noneMatch(ifNoneMatch, etag)) return notModified(etag) // replaced between the two reads
+    if (ifNoneMatchMatches(ifNoneMatch, etag)) return notModified(etag) // replaced between the two reads
     return new Response(row.body as Uint8Array<ArrayBuffer>, { status: 200, headers: assetHeaders(row.contentType, etag) })
   }
 }
