@@ -38,9 +38,9 @@ export const COMMANDS = {
     values: ['email', ...DATA], switches: [], args: [],
   },
   'token create': {
-    usage: 'token create --name N --scopes a,b',
-    summary: 'create an agent API token (arrives with the /mcp feature)',
-    values: ['name', 'scopes', ...DATA], switches: [], args: [],
+    usage: 'token create --name N --scopes a,b [--expires-at ISO] [--data-dir DIR]',
+    summary: 'create an agent API token for /mcp and /admin/api (scopes: see README, or "all"); prints the token once',
+    values: ['name', 'scopes', 'expires-at', ...DATA], switches: [], args: [],
   },
   backup: {
     usage: 'backup FILE [--data-dir DIR]',

@@ -9,6 +9,7 @@ import type { JobQueue } from './jobs/types'
 import type { SessionSigner } from './auth/session'
 import type { UserStore } from './users/store'
 import type { VerbSet } from './lib/verb'
+import type { AgentGate } from './agent/gate'
 
 /** Everything a feature needs, built once per server in src/server.ts (tests build one per test server). */
 export interface AppContext {
@@ -20,6 +21,8 @@ export interface AppContext {
   jobs: JobQueue
   sessions: SessionSigner
   users: UserStore
+  /** Agent tokens (svc_ap_…): bearer auth and rate buckets for /mcp and /admin/api. */
+  agents: AgentGate
 }
 
 /** Bun.serve routes answered without Elysia (path pattern → method → handler). */

@@ -5,11 +5,13 @@ import { resolve } from 'node:path'
 import { loadConfig, dataPaths, databaseUrlOf, requireDatabase, ConfigError, type Config, type ConfigFlags } from './config'
 import { parseArgs, HELP, UsageError, usageOf, type CommandName } from './cli'
 import { readNewPassword, PasswordInputError } from './cli-password'
-import { createContext, createServer } from './server'
+import { createContext, createServer, openStorage } from './server'
 import { VERSION } from './version'
 import { AppError } from './lib/errors'
 import { invoke, systemActor } from './lib/verb'
 import { usersVerbs } from './users/verbs'
+import { agentVerbs } from './agent/verbs'
+import { agentStore } from './agent/store'
 import { openDatabase } from './db/client'
 import { backupInto, BackupTargetExists } from './db/backup'
 import { lockDataDir, DataDirBusy } from './db/lock'
@@ -135,6 +137,30 @@ async function userCommand(command: 'user add' | 'user passwd', flags: Flags): P
   return 0
 }
 
+/**
+ * token create: prints the new agent token on stdout (one line, nothing else: `TOKEN=$(svc token create …)`),
+ * what it can do on stderr. Runs beside the server like user add.
+ */
+async function tokenCommand(flags: Flags): Promise<number> {
+  const name = value(flags, 'name')
+  const scopes = value(flags, 'scopes')
+  if (!name) throw new UsageError('--name is required', 'token create')
+  if (!scopes) throw new UsageError('--scopes is required (e.g. campaigns:read,reports:read, or all)', 'token create')
+  const config = loadConfig(process.env, configFlags(flags), { create: false })
+  // Storage only (no start-up notices on stdout): stdout carries the token alone.
+  const database = await openStorage(config)
+  try {
+    const created = await invoke(agentVerbs(agentStore(database)).tokens.create, systemActor('cli'), {
+      name, scopes: scopes.split(','), expires_at: value(flags, 'expires-at') ?? undefined,
+    })
+    console.log(created.token)
+    console.error(`created token ${created.id} "${created.name}" with ${created.scopes.length} scopes${created.expires_at ? `, expires ${created.expires_at}` : ''}; it is shown only this once`)
+  } finally {
+    await database.close()
+  }
+  return 0
+}
+
 /** Read-only: needs no lock, no secret and no migration, so it runs while the server keeps writing. */
 async function backupCommand(file: string, flags: Flags): Promise<number> {
   if (databaseUrlOf(process.env)) {
@@ -173,8 +199,7 @@ async function main(argv: string[]): Promise<number> {
     case 'backup':
       return backupCommand(args[0]!, flags)
     case 'token create':
-      console.error('svc token create: agent API tokens arrive with the /mcp feature and are not available in this version')
-      return 2
+      return tokenCommand(flags)
   }
 }
 

@@ -34,6 +34,9 @@ import { usersVerbs } from './users/verbs'
 import { emailFeature, type EmailFeature } from './email'
 import { landingsFeature } from './landings'
 import { commerceFeature } from './commerce'
+import { AgentGate } from './agent/gate'
+import { agentFeature } from './agent'
+import { agentStore } from './agent/store'
 
 export { MAX_BODY_BYTES } from './http/body-limit'
 
@@ -80,6 +83,7 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
     jobs: createJobLoop(database, config.jobs),
     sessions: new SessionSigner(config.secret, config.sessionTtlSeconds),
     users: createUserStore(database),
+    agents: new AgentGate(agentStore(database)),
   }
   if ((await ctx.users.count()) === 0) {
     if (config.adminEmail && config.adminPassword) {
@@ -123,6 +127,8 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     landings,
     commerce,
   ]
+  // Last: every verb above (and its own) becomes an agent tool once the map below is built.
+  features.push(agentFeature(ctx, { verbs: () => verbs }))
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.
   // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.

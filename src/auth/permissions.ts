@@ -6,12 +6,28 @@ export type Permissions = Partial<Record<Section, { read?: boolean; write?: bool
 /** "campaigns:read" — the form routes declare. */
 export type PermissionRef = `${Section}:${Action}`
 
+/**
+ * An agent token acting (issue 12): its scopes decide, per resource, on /mcp and on /admin/api alike.
+ * `permissions` of such a user are the sections its scopes touch (for section-wide views only).
+ */
+export interface AgentIdentity {
+  tokenId: number
+  name: string
+  scopes: ReadonlySet<string>
+  /** Calls a minute per bucket. */
+  rates: { default: number; ai: number }
+  /** The scope a verb needs that this token lacks, or null when it may run it. */
+  missingScopeFor(verb: { name: string; permission: string | null }): string | null
+}
+
 export interface AdminUser {
+  /** 0 for an agent token. */
   id: number
   email: string
   isOwner: boolean
   permissions: Permissions
   sessionEpoch: number
+  agent?: AgentIdentity
 }
 
 export function allPermissions(): Required<Record<Section, { read: boolean; write: boolean }>> {

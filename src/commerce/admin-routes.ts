@@ -5,7 +5,7 @@ import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { docQuery } from '../http/api-docs'
 import { firstParam, idParams, pageQuery, pageSchema, parseId } from '../http/collection'
-import { adminActor, invoke } from '../lib/verb'
+import { adminActor, invoke, shapedBy } from '../lib/verb'
 import {
   ORDER_SOURCES, OrderRecord, renderOrder, renderWebhookEvent, renderWebhookEventDetail, WebhookEventDetailRecord, WebhookEventRecord,
   type CommerceAdminVerbs,
@@ -39,6 +39,9 @@ function flat(query: Record<string, unknown>): Record<string, string | undefined
 
 export function commerceAdminRoutes(ctx: AppContext, verbs: CommerceAdminVerbs) {
   const { webhookEvents, orders } = verbs
+  shapedBy(renderWebhookEvent, webhookEvents.list)
+  shapedBy(renderWebhookEventDetail, webhookEvents.get)
+  shapedBy(renderOrder, orders.list, orders.get)
   return new Elysia({ name: 'commerce-admin' })
     .use(adminGuard(ctx))
     .get('/admin/api/webhook-events', async ({ query, admin }) => {

@@ -8,7 +8,7 @@ import { adminGuard } from '../http/admin-guard'
 import { docQuery } from '../http/api-docs'
 import { collectionRoutes, firstParam, idParams, pageQuery, pageSchema, parseId } from '../http/collection'
 import type { SecretBox } from '../lib/crypto'
-import { adminActor, invoke, type VerbSet } from '../lib/verb'
+import { adminActor, invoke, shapedBy, type VerbSet } from '../lib/verb'
 import { PaymentAccountCreate, PaymentAccountPatch, PaymentAccountRecord, paymentAccountVerbs, renderPaymentAccount } from './accounts'
 import { ORDER_SOURCES } from './admin-verbs'
 import {
@@ -62,6 +62,8 @@ function flat(query: Record<string, unknown>): Record<string, string | undefined
 
 export function commerceCatalogRoutes(ctx: AppContext, verbs: CommerceCatalogVerbs) {
   const { refunds, subscriptions } = verbs
+  shapedBy(renderRefund, refunds.list, refunds.get)
+  shapedBy(renderSubscription, subscriptions.list, subscriptions.get)
   const tags = ['commerce']
   return new Elysia({ name: 'commerce-catalog' })
     .use(collectionRoutes(ctx, {

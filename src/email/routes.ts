@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { collectionRoutes, firstParam as first, okResponse, pageQuery, pageSchema, parseId } from '../http/collection'
-import { adminActor, invoke, systemActor } from '../lib/verb'
+import { adminActor, invoke, shapedBy, systemActor } from '../lib/verb'
 import { page } from './pages'
 import { ListCreate, ListPatch, ListRecord, renderList, renderSubscriber, SubscriberCreate, SubscriberRecord } from './model'
 import { SUBSCRIBER_STATUSES } from './store/types'
@@ -29,6 +29,9 @@ export function emailRoutes(ctx: AppContext, { verbs, sending, triggers, automat
   const listId = (raw: string) => parseId(raw, 'email list')
   const subscriberId = (raw: string) => parseId(raw, 'subscriber')
   const base = '/admin/api/email-lists/:id/subscribers'
+  shapedBy(renderSubscriber, verbs.subscribers.list, verbs.subscribers.get)
+  shapedBy(({ row, created }: { row: Parameters<typeof renderSubscriber>[0]; created: boolean }) => ({ ...renderSubscriber(row), created }), verbs.subscribers.add)
+  shapedBy(renderOutbox, sending.outbox)
   return new Elysia({ name: 'email' })
     // Public: the link in every message. The body of the one-click POST is not read (any content type).
     .get('/email/unsubscribe/:token', ({ params }) => {

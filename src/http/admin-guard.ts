@@ -4,6 +4,9 @@ import { invalid, forbidden, unauthorized } from '../lib/errors'
 import { can, canSome, missingSomeSection, SECTIONS, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
 import { SESSION_COOKIE } from '../auth/session'
 import { cookieValue } from '../lib/cookies'
+import { clientIp } from '../lib/ip'
+import { bearerOf } from '../agent/tokens'
+import { resourceOfPath } from '../agent/scopes'
 
 function parseRef(ref: PermissionRef): [Section, Action] {
   const [section, action] = ref.split(':') as [Section, Action]
@@ -35,7 +38,14 @@ export function requireCsvBody(request: Request) {
  * The signed-in admin of a request: a valid, unexpired, unrevoked session cookie of an existing user, or 401.
  * Async (the users store may be a network database): callers must await it, or its 401 is lost.
  */
-export async function authenticateAdmin(ctx: AppContext, request: Request): Promise<AdminUser> {
+export async function authenticateAdmin(ctx: AppContext, request: Request, socketIp: string | null = null): Promise<AdminUser> {
+  // An agent token (issue 12) instead of a session: its scopes decide, per resource of the path.
+  const bearer = bearerOf(request)
+  if (bearer !== null) {
+    const user = await ctx.agents.authenticate(bearer, clientIp(request.headers, socketIp, ctx.config.trustProxy))
+    ctx.agents.charge(user.agent!)
+    return user
+  }
   const claims = ctx.sessions.verify(cookieValue(request.headers.get('cookie'), SESSION_COOKIE))
   const user = claims ? await ctx.users.findById(claims.userId) : null
   if (!claims || !user || user.sessionEpoch !== claims.epoch) throw unauthorized()
@@ -47,6 +57,13 @@ type Phase = 'parse' | 'transform'
 export interface HookContext {
   request: Request
   server: { requestIP(request: Request): { address: string } | null } | null
+}
+
+/** The scope an agent token needs for this request: the path's resource with the route's action. */
+function requireScope(admin: AdminUser, request: Request, action: Action): void {
+  const resource = resourceOfPath(new URL(request.url).pathname)
+  const scope = `${resource}:${action}`
+  if (!resource || !admin.agent!.scopes.has(scope)) throw forbidden(`missing scope ${resource ? scope : '(this path is not for agent tokens)'}`)
 }
 
 /** Returned from a parse hook, it stands in for the body so Elysia skips parsing; never validated (see below). */
@@ -96,59 +113,61 @@ export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promi
 export function adminGuard(ctx: AppContext) {
   // One lookup per request, however many hooks ask (the promise is shared, its 401 included).
   const seen = new WeakMap<Request, Promise<AdminUser>>()
-  const authenticate = (request: Request): Promise<AdminUser> => {
+  const authenticate = (request: Request, server?: HookContext['server']): Promise<AdminUser> => {
     let user = seen.get(request)
-    if (!user) seen.set(request, (user = authenticateAdmin(ctx, request)))
+    if (!user) seen.set(request, (user = authenticateAdmin(ctx, request, server?.requestIP(request)?.address ?? null)))
     return user
   }
-  const authorize = async (request: Request, section: Section, action: Action): Promise<AdminUser> => {
-    const admin = await authenticate(request)
-    if (!can(admin, section, action)) throw forbidden(`missing permission ${section}:${action}`)
+  const authorize = async (request: Request, section: Section, action: Action, server?: HookContext['server']): Promise<AdminUser> => {
+    const admin = await authenticate(request, server)
+    if (admin.agent) requireScope(admin, request, action)
+    else if (!can(admin, section, action)) throw forbidden(`missing permission ${section}:${action}`)
     return admin
   }
 
   /** For records that carry their own section (jobs): a permission in some section lets the request in. */
-  const authorizeSome = async (request: Request, action: Action): Promise<AdminUser> => {
-    const admin = await authenticate(request)
-    if (!canSome(admin, action)) throw forbidden(missingSomeSection(action))
+  const authorizeSome = async (request: Request, action: Action, server?: HookContext['server']): Promise<AdminUser> => {
+    const admin = await authenticate(request, server)
+    if (admin.agent) requireScope(admin, request, action)
+    else if (!canSome(admin, action)) throw forbidden(missingSomeSection(action))
     return admin
   }
 
   return new Elysia({ name: 'admin-guard' }).macro({
     admin: {
-      ...earlyCheck(async ({ request }, phase) => {
-        await authenticate(request)
+      ...earlyCheck(async ({ request, server }, phase) => {
+        await authenticate(request, server)
         if (phase === 'parse') requireJsonBody(request)
       }),
-      resolve: async ({ request }) => ({ admin: await authenticate(request) }),
+      resolve: async ({ request, server }) => ({ admin: await authenticate(request, server) }),
     },
     /** `{ someSection: 'read' }`: the verb then checks the section of the record itself. */
     someSection: (action: Action) => ({
-      ...earlyCheck(async ({ request }, phase) => {
-        await authorizeSome(request, action)
+      ...earlyCheck(async ({ request, server }, phase) => {
+        await authorizeSome(request, action, server)
         if (phase === 'parse') requireJsonBody(request)
       }),
-      resolve: async ({ request }: { request: Request }) => ({ admin: await authorizeSome(request, action) }),
+      resolve: async ({ request, server }: HookContext) => ({ admin: await authorizeSome(request, action, server) }),
     }),
     /** `{ csvUpload: 'email:write' }`: as permission, for a route whose body is a CSV file. */
     csvUpload: (ref: PermissionRef) => {
       const [section, action] = parseRef(ref)
       return {
-        ...earlyCheck(async ({ request }, phase) => {
-          await authorize(request, section, action)
+        ...earlyCheck(async ({ request, server }, phase) => {
+          await authorize(request, section, action, server)
           if (phase === 'parse') requireCsvBody(request)
         }, (request) => request.text()),
-        resolve: async ({ request }: { request: Request }) => ({ admin: await authorize(request, section, action) }),
+        resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
       }
     },
     permission: (ref: PermissionRef) => {
       const [section, action] = parseRef(ref)
       return {
-        ...earlyCheck(async ({ request }, phase) => {
-          await authorize(request, section, action)
+        ...earlyCheck(async ({ request, server }, phase) => {
+          await authorize(request, section, action, server)
           if (phase === 'parse') requireJsonBody(request)
         }),
-        resolve: async ({ request }: { request: Request }) => ({ admin: await authorize(request, section, action) }),
+        resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
       }
     },
   })

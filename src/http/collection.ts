@@ -7,7 +7,7 @@ import type { AppContext } from '../context'
 import type { PermissionRef } from '../auth/permissions'
 import { notFound } from '../lib/errors'
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../lib/paging'
-import { adminActor, invoke, type Verb } from '../lib/verb'
+import { adminActor, invoke, shapedBy, type Verb } from '../lib/verb'
 import { adminGuard } from './admin-guard'
 
 /** `?limit=&cursor=` of every collection GET. */
@@ -67,6 +67,8 @@ export function collectionRoutes<Row>(ctx: AppContext, spec: {
   const path = `/admin/api/${name}`
   const permission = (v: Verb<TSchema, unknown>) => v.permission as PermissionRef
   const id = (raw: string) => parseId(raw, what)
+  // Other surfaces (MCP) show these verbs' records in the same shape as these routes.
+  shapedBy(render, verbs.list, verbs.get, verbs.create, verbs.update)
   return new Elysia({ name: `collection-${name}` })
     .use(adminGuard(ctx))
     .get(path, async ({ query, admin }) => {

@@ -21,7 +21,8 @@ const json = errorResponse
 
 /** An AppError as an HTTP answer (status from its code; 429 carries Retry-After). */
 export function appErrorResponse(err: AppError, headers: Record<string, string> = {}): Response {
-  const extra = err.retryAfterSeconds !== undefined ? { ...headers, 'retry-after': String(err.retryAfterSeconds) } : headers
+  let extra = err.retryAfterSeconds !== undefined ? { ...headers, 'retry-after': String(err.retryAfterSeconds) } : headers
+  if (err.challenge) extra = { ...extra, 'www-authenticate': err.challenge }
   return json(HTTP_STATUS[err.code], err.message, extra)
 }
 

@@ -20,7 +20,10 @@ const text = () => Type.Optional(Type.String())
 
 /** The sections in which the actor may `action` jobs (every one for the system). */
 function sectionsFor(actor: Actor, action: 'read' | 'write'): Section[] {
-  return actor.kind === 'system' ? [...SECTIONS] : SECTIONS.filter((s) => can(actor.user, s, action))
+  if (actor.kind === 'system') return [...SECTIONS]
+  // An agent token's jobs:<action> scope reaches the jobs of every kind (jobs are their own resource).
+  if (actor.user.agent) return actor.user.agent.scopes.has(`jobs:${action}`) ? [...SECTIONS] : []
+  return SECTIONS.filter((s) => can(actor.user, s, action))
 }
 
 /** 403 before anything is looked up when the actor may `action` in no section at all (so ids leak nothing). */
@@ -32,7 +35,7 @@ function requireSome(actor: Actor, action: 'read' | 'write'): Section[] {
 
 /** 403 unless the actor may `action` the job's section (a section this binary does not know: owners only). */
 function check(actor: Actor, job: JobRecord, action: 'read' | 'write'): void {
-  if (actor.kind === 'system') return
+  if (actor.kind === 'system' || actor.user.agent) return
   const section = (SECTIONS as readonly string[]).includes(job.section) ? (job.section as Section) : null
   if (section ? !can(actor.user, section, action) : !actor.user.isOwner) throw forbidden(`missing permission ${job.section}:${action}`)
 }
@@ -73,7 +76,7 @@ export function jobsVerbs({ store, queue, maxAttempts }: JobsVerbDeps) {
         const limit = parseLimit(input.limit)
         const before = parseCursor(input.cursor)
         // The system and owners see every row, including a section this binary does not know.
-        const all = !wanted && (actor.kind === 'system' || actor.user.isOwner)
+        const all = !wanted && (actor.kind === 'system' || actor.user.isOwner || actor.user.agent !== undefined)
         const rows = await store.list({ status, kind: input.kind || undefined, sections: all ? undefined : sections, before, limit: limit + 1 })
         return toPage(rows, { limit }, toJobRow)
       },

@@ -6,7 +6,7 @@ import { adminGuard } from '../http/admin-guard'
 import { docQuery } from '../http/api-docs'
 import { firstParam, idParams, okResponse, pageQuery, pageSchema, parseId } from '../http/collection'
 import { csvHeaders, csvStream, fileName } from '../lib/csv'
-import { adminActor, invoke } from '../lib/verb'
+import { adminActor, invoke, shapedBy } from '../lib/verb'
 import { EventCountsRecord, GROUP_BY, LeadRecord, renderLead, renderVisitorEvent, VisitorEventRecord, type LandingAdminVerbs } from './admin-verbs'
 
 const moment = 'ISO 8601 date or date-time, or epoch seconds/milliseconds'
@@ -40,6 +40,8 @@ function flat(query: Record<string, unknown>): Record<string, string | undefined
 
 export function landingAdminRoutes(ctx: AppContext, verbs: LandingAdminVerbs) {
   const { leads, events } = verbs
+  shapedBy(renderLead, leads.list, leads.get)
+  shapedBy(renderVisitorEvent, events.list)
   const leadId = (raw: string) => parseId(raw, 'lead')
   return new Elysia({ name: 'landings-admin' })
     .use(adminGuard(ctx))

@@ -62,7 +62,9 @@ function uploadGuard(ctx: AppContext) {
     let user = seen.get(request)
     if (!user) {
       seen.set(request, (user = authenticateAdmin(ctx, request).then((admin) => {
-        if (!can(admin, 'landings', 'write')) throw forbidden('missing permission landings:write')
+        if (admin.agent ? !admin.agent.scopes.has('landings:write') : !can(admin, 'landings', 'write')) {
+          throw forbidden(admin.agent ? 'missing scope landings:write' : 'missing permission landings:write')
+        }
         return admin
       })))
     }

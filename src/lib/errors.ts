@@ -13,6 +13,8 @@ export class AppError extends Error {
     message: string,
     /** rate_limited: seconds until the caller may try again. */
     readonly retryAfterSeconds?: number,
+    /** unauthorized: the WWW-Authenticate challenge to send (bearer-token surfaces). */
+    readonly challenge?: string,
   ) {
     super(message)
   }
@@ -20,6 +22,8 @@ export class AppError extends Error {
 
 export const invalid = (message: string) => new AppError('invalid', message)
 export const unauthorized = (message = 'not authenticated') => new AppError('unauthorized', message)
+/** 401 for a bearer-token request (agent API): carries `WWW-Authenticate: Bearer …`. */
+export const bearerUnauthorized = (message: string) => new AppError('unauthorized', message, undefined, `Bearer realm="svc", error="invalid_token", error_description="${message}"`)
 export const forbidden = (message = 'permission denied') => new AppError('forbidden', message)
 export const notFound = (message = 'not found') => new AppError('not_found', message)
 export const conflict = (message: string) => new AppError('conflict', message)

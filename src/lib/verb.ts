@@ -22,15 +22,37 @@ export interface Verb<I extends TSchema = TSchema, O = unknown> {
   /** TypeBox schema of the input; checked by invoke() for every surface. */
   input: I
   run(actor: Actor, input: Static<I>): Promise<O>
+  /**
+   * The public shape of what the verb returns, when run() returns stored rows (for a page: of each item).
+   * The REST routes shape their answers themselves; other surfaces (MCP) apply this, so both show the same.
+   */
+  view?: (record: never) => unknown
 }
 
 export const defineVerb = <I extends TSchema, O>(verb: Verb<I, O>): Verb<I, O> => verb
+
+/** Declares the public shape of the records these verbs return (see Verb.view). */
+export function shapedBy<R>(render: (record: R) => unknown, ...verbs: Verb<TSchema, unknown>[]): void {
+  for (const verb of verbs) verb.view = render as (record: never) => unknown
+}
+
+/** A verb's result in its public shape: a page's items one by one, anything else whole. */
+export function viewOf(verb: Verb<TSchema, unknown>, result: unknown): unknown {
+  if (!verb.view) return result
+  const page = result as { items?: unknown }
+  if (page && typeof page === 'object' && Array.isArray(page.items)) return { ...page, items: page.items.map((r) => verb.view!(r as never)) }
+  return verb.view(result as never)
+}
 
 /** A list of verbs by name: what a feature offers to every surface. */
 export type VerbSet = Record<string, Verb<TSchema, unknown>>
 
 function checkPermission(verb: Verb<TSchema, unknown>, actor: Actor): void {
-  if (verb.permission === null || actor.kind === 'system') return
+  if (actor.kind === 'system') return
+  // An agent token: the scope of the verb's resource decides, for permission-less verbs (jobs) too.
+  const missing = actor.user.agent?.missingScopeFor(verb)
+  if (missing) throw forbidden(`missing scope ${missing}`)
+  if (verb.permission === null || actor.user.agent) return
   const [section, action] = verb.permission.split(':') as [Section, Action]
   if (!can(actor.user, section, action)) throw forbidden(`missing permission ${section}:${action}`)
 }

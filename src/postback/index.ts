@@ -19,6 +19,7 @@ import { postbackRoutes } from './routes'
 import { SqlitePostbackStore, type PostbackStore } from './store'
 import { conversionTypeVerbs } from './type-verbs'
 import { conversionVerbs } from './verbs'
+import type { VerbSet } from '../lib/verb'
 
 export type { RecordedConversion, ConversionInput, RecordResult } from './record'
 export { postbackSignature } from './receive'
@@ -55,7 +56,7 @@ export function postbackFeature(
     .use(postbackRoutes(ctx, batcher))
     .use(conversionAdminRoutes(ctx, conversions, typeVerbs))
 
-  return { name: 'postback', routes, verbs: { ...conversions, ...typeVerbs }, ready: types.loaded(), types, recorder }
+  return { name: 'postback', routes, verbs: Object.fromEntries([...Object.values(conversions), ...Object.values(typeVerbs)].map((v) => [v.name, v])) as VerbSet, ready: types.loaded(), types, recorder }
 }
 
 function noClickIndex(): never {

@@ -136,6 +136,8 @@ export const SETTINGS = {
   ecom_b_webhook_secret: secretString(),
   /** Days stored webhook deliveries are kept (their orders, refunds and conversions stay); 0 = forever. */
   webhook_event_retention_days: positiveInt(90, 3650),
+  /** Days agent API audit rows are kept; 0 = forever. */
+  audit_retention_days: positiveInt(90, 3650),
   /** At an account's first checkout, register svc's webhook endpoint at processor A (/webhook/pay-a/native-pending). */
   pay_a_register_webhook: bool(true),
   /** Addresses/ranges /postback accepts conversions from; empty = any. Others: 200 OK, nothing recorded, an ip_not_allowed error row. */

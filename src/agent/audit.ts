@@ -1,0 +1,45 @@
+// The audit log of the agent API: one row per call, denied ones included, with secret values redacted.
+import { errorFields, log } from '../lib/log'
+import type { AgentStore, NewAudit } from './store/types'
+
+/** Argument names whose values never reach the log (passwords, secrets, API keys, tokens). */
+const SECRET_NAME = /(secret|password|passwd|credential|api_?key|private|signing|_key$|^key$|token$)/i
+/** A long value (landing html, a CSV import) is cut here: the log is for who did what, not a copy of the data. */
+const MAX_VALUE = 1000
+const MAX_ARGUMENTS = 16 * 1024
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 8) return '[…]'
+  if (typeof value === 'string') return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…[${value.length} chars]` : value
+  if (Array.isArray(value)) return value.slice(0, 100).map((v) => redact(v, depth + 1))
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_NAME.test(k) && v !== null && v !== undefined ? '[redacted]' : redact(v, depth + 1)
+    return out
+  }
+  return value
+}
+
+export function argumentsText(args: unknown): string | null {
+  if (args === undefined) return null
+  const text = JSON.stringify(redact(args))
+  return text.length > MAX_ARGUMENTS ? JSON.stringify({ truncated: text.slice(0, MAX_ARGUMENTS) }) : text
+}
+
+export class AuditLog {
+  constructor(private readonly store: AgentStore) {}
+
+  /**
+   * Awaited before the call answers, so an answered call is always in the log. A failing write is logged and
+   * does not fail the call (the call's own effects are already committed).
+   */
+  async record(entry: Omit<NewAudit, 'arguments' | 'createdAt' | 'durationMs'> & { args: unknown; startedAt: number }): Promise<void> {
+    const { args, startedAt, ...rest } = entry
+    const now = Date.now()
+    try {
+      await this.store.addAudit({ ...rest, arguments: argumentsText(args), durationMs: Math.max(0, Math.round(now - startedAt)), createdAt: now })
+    } catch (err) {
+      log.error('agent: audit write failed', { tool: entry.tool, ...errorFields(err) })
+    }
+  }
+}

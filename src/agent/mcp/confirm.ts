@@ -1,0 +1,48 @@
+// Tier-2 confirmation tokens: `<expiry>.<signature>`, an HMAC over the agent token, the tool and its exact
+// arguments (canonical JSON, keys sorted), so a confirmation works only for the call it previewed. Stateless
+// to issue; the first confirmed call claims it in agent_confirmations, which makes repeats return the first
+// result and act once (across restarts and instances).
+import { createHash } from 'node:crypto'
+import { deriveKey, hmacSha256, safeEqual } from '../../lib/crypto'
+
+export const CONFIRM_TTL_MS = 5 * 60_000
+
+/** JSON with object keys sorted at every level: equal arguments give equal text. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+export class Confirmations {
+  private readonly key: Buffer
+
+  constructor(secret: string) {
+    this.key = deriveKey(secret, 'agent-confirmation')
+  }
+
+  private sign(tokenId: number, tool: string, args: unknown, expires: number): string {
+    return hmacSha256(this.key, `${tokenId}\n${tool}\n${expires}\n${canonical(args)}`).toString('base64url')
+  }
+
+  issue(tokenId: number, tool: string, args: unknown, now = Date.now()): { token: string; expiresAt: number } {
+    const expiresAt = now + CONFIRM_TTL_MS
+    return { token: `${expiresAt}.${this.sign(tokenId, tool, args, expiresAt)}`, expiresAt }
+  }
+
+  /** Whether `token` was issued for exactly this call; `expired` is reported separately (a repeat may still replay). */
+  check(token: string, tokenId: number, tool: string, args: unknown, now = Date.now()): { valid: boolean; expired: boolean } {
+    const m = /^(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(token)
+    if (!m) return { valid: false, expired: false }
+    const expires = Number(m[1])
+    return { valid: safeEqual(m[2]!, this.sign(tokenId, tool, args, expires)), expired: expires <= now }
+  }
+
+  /** The idempotency key of a confirmed call (the token is never stored). */
+  static keyOf(token: string, tokenId: number): string {
+    return createHash('sha256').update(`${tokenId}:${token}`).digest('hex')
+  }
+}

@@ -1,0 +1,93 @@
+// HTTP surface of the agent feature: /mcp (the agent API) and the admin collections `tokens` and `audit`
+// (section users). Thin: parse, call a verb or the MCP handler, shape the answer.
+import { Elysia } from 'elysia'
+import type { AppContext } from '../context'
+import { adminGuard } from '../http/admin-guard'
+import { docQuery } from '../http/api-docs'
+import { appErrorResponse, errorResponse } from '../http/errors'
+import { firstParam as first, idParams, okResponse, pageQuery, parseId } from '../http/collection'
+import { AppError } from '../lib/errors'
+import { clientIp } from '../lib/ip'
+import { adminActor, invoke } from '../lib/verb'
+import { handleMcpPost, type AgentUser, type McpDeps } from './mcp/server'
+import { bearerOf } from './tokens'
+import { TokenCreate, TokenPatch, type AgentVerbs } from './verbs'
+
+const tokenId = (raw: string) => parseId(raw, 'token')
+
+const auditQuery = docQuery({
+  token_id: 'calls of this token',
+  tool: 'calls of this tool (e.g. create_campaign, resources/read)',
+  outcome: 'ok, error, denied, rate_limited, confirmation_required or replayed',
+  surface: 'mcp',
+  from: 'calls at or after this time (ISO 8601)',
+  to: 'calls before this time (ISO 8601)',
+  limit: pageQuery.properties.limit.description!,
+  cursor: pageQuery.properties.cursor.description!,
+})
+
+export function tokenRoutes(ctx: AppContext, verbs: AgentVerbs) {
+  const tags = ['tokens']
+  const v = verbs.tokens
+  return new Elysia({ name: 'agent-admin' })
+    .use(adminGuard(ctx))
+    .get('/admin/api/tokens', ({ admin, query }) => invoke(v.list, adminActor(admin), query),
+      { permission: 'users:read', query: pageQuery, detail: { tags, summary: v.list.summary } })
+    .get('/admin/api/tokens/scopes', ({ admin }) => invoke(v.scopes, adminActor(admin), {}),
+      { permission: 'users:read', detail: { tags, summary: v.scopes.summary } })
+    .post('/admin/api/tokens', async ({ admin, body, set }) => {
+      const created = await invoke(v.create, adminActor(admin), body)
+      set.status = 201
+      // The token is in this answer only: no proxy or browser may keep a copy.
+      set.headers['cache-control'] = 'no-store'
+      return created
+    }, { permission: 'users:write', body: TokenCreate, detail: { tags, summary: v.create.summary } })
+    .get('/admin/api/tokens/:id', ({ admin, params }) => invoke(v.get, adminActor(admin), { id: tokenId(params.id) }),
+      { permission: 'users:read', params: idParams, detail: { tags, summary: v.get.summary } })
+    .patch('/admin/api/tokens/:id', ({ admin, params, body }) => invoke(v.update, adminActor(admin), { ...body, id: tokenId(params.id) }),
+      { permission: 'users:write', params: idParams, body: TokenPatch, detail: { tags, summary: v.update.summary } })
+    .delete('/admin/api/tokens/:id', ({ admin, params }) => invoke(v.delete, adminActor(admin), { id: tokenId(params.id) }),
+      { permission: 'users:write', params: idParams, response: okResponse, detail: { tags, summary: v.delete.summary } })
+    .get('/admin/api/audit', ({ admin, query }) => invoke(verbs.audit.list, adminActor(admin), {
+      token_id: first(query.token_id), tool: first(query.tool), outcome: first(query.outcome), surface: first(query.surface),
+      from: first(query.from), to: first(query.to), limit: first(query.limit), cursor: first(query.cursor),
+    }), { permission: 'users:read', query: auditQuery, detail: { tags: ['audit'], summary: verbs.audit.list.summary } })
+}
+
+/** An Origin that is not this server's own (DNS rebinding: a web page reaching a local svc) is refused. */
+function originAllowed(ctx: AppContext, request: Request): boolean {
+  const origin = request.headers.get('origin')
+  if (origin === null) return true
+  const own = new URL(request.url)
+  const host = request.headers.get('host')
+  const allowed = new Set<string>()
+  if (host) { allowed.add(`http://${host}`); allowed.add(`https://${host}`) }
+  allowed.add(own.origin)
+  if (ctx.config.publicUrl) { try { allowed.add(new URL(ctx.config.publicUrl).origin) } catch { /* checked by config */ } }
+  return allowed.has(origin.toLowerCase())
+}
+
+const BEARER_CHALLENGE = 'Bearer realm="svc"'
+const METHOD_NOT_ALLOWED = () => errorResponse(405, 'method not allowed: the agent API takes POST (stateless Streamable HTTP; no server stream)', { allow: 'POST' })
+
+export function mcpRoutes(ctx: AppContext, deps: McpDeps) {
+  return new Elysia({ name: 'agent-mcp' })
+    .post('/mcp', async ({ request, server }) => {
+      if (!originAllowed(ctx, request)) return errorResponse(403, 'origin not allowed')
+      const bearer = bearerOf(request)
+      if (bearer === null) return errorResponse(401, 'missing bearer token (Authorization: Bearer svc_ap_…)', { 'www-authenticate': BEARER_CHALLENGE })
+      const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
+      let user: AgentUser
+      try {
+        user = (await ctx.agents.authenticate(bearer, ip)) as AgentUser
+      } catch (err) {
+        if (err instanceof AppError) return appErrorResponse(err)
+        throw err
+      }
+      // A long tool call (a big report) must not be cut by the server's idle timeout.
+      server?.timeout(request, 0)
+      return handleMcpPost(request, user, ip, deps)
+    }, { parse: 'none', detail: { tags: ['agent'], summary: 'Agent API: MCP Streamable HTTP (JSON-RPC in, JSON out), bearer token svc_ap_…' } })
+    .get('/mcp', METHOD_NOT_ALLOWED, { detail: { tags: ['agent'], summary: 'No server stream: 405 (the transport allows it; clients then use POST only)' } })
+    .delete('/mcp', METHOD_NOT_ALLOWED, { detail: { tags: ['agent'], summary: 'No sessions: 405' } })
+}

@@ -1,0 +1,88 @@
+// Agent tokens: `svc_ap_` + 32 random bytes (base64url), shown once, stored as SHA-256, optionally expiring,
+// revocable, with their last use recorded. `authenticate` turns a bearer token into the acting AdminUser
+// (an AgentIdentity with the token's scopes) for /mcp and /admin/api alike.
+import { createHash } from 'node:crypto'
+import type { AdminUser, AgentIdentity } from '../auth/permissions'
+import { can, SECTIONS } from '../auth/permissions'
+import { bearerUnauthorized } from '../lib/errors'
+import { randomToken, safeEqual } from '../lib/crypto'
+import type { Actor } from '../lib/verb'
+import { RESOURCES, scopeOfVerb, sectionsOf, type ResourceName, type Scope } from './scopes'
+import type { AgentStore, TokenRow } from './store/types'
+
+export const TOKEN_PREFIX = 'svc_ap_'
+/** Calls a minute per bucket when a token names no limit of its own (README "Agent API"). */
+export const DEFAULT_RATES = { default: 120, ai: 10 } as const
+/** last_used_at is written at most this often per token (every call would be a write per call). */
+const TOUCH_EVERY_MS = 60_000
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+
+/** A fresh token and what is stored of it. */
+export function mintToken(): { token: string; hash: string; hint: string } {
+  const token = TOKEN_PREFIX + randomToken(32)
+  return { token, hash: hashToken(token), hint: token.slice(-4) }
+}
+
+export const scopesOf = (row: TokenRow): Scope[] => JSON.parse(row.scopes) as Scope[]
+
+/** The bearer token of a request, or null when it sends none (an Authorization of another kind counts as none). */
+export function bearerOf(request: Request): string | null {
+  const header = request.headers.get('authorization')
+  if (!header) return null
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)
+  return m ? m[1]! : null
+}
+
+/** May `actor` hand out `scope`? A token only what it holds; a person only sections they hold (owners: all). */
+export function mayGrant(actor: Actor, scope: Scope): boolean {
+  if (actor.kind === 'system') return true
+  const user = actor.user
+  if (user.agent) return user.agent.scopes.has(scope)
+  if (user.isOwner) return true
+  const [resource, action] = scope.split(':') as [ResourceName, 'read' | 'write']
+  const section = RESOURCES[resource].section
+  return section ? can(user, section, action) : SECTIONS.some((s) => can(user, s, action))
+}
+
+export class AgentTokens {
+  private readonly touched = new Map<number, number>()
+
+  constructor(private readonly store: AgentStore) {}
+
+  /**
+   * The acting user of a bearer token: 401 (with a Bearer challenge) for an unknown, revoked or expired one.
+   * The lookup is by hash (an index), then the stored hash is compared in constant time.
+   */
+  async authenticate(token: string, ip: string | null, now = Date.now()): Promise<AdminUser> {
+    if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) throw bearerUnauthorized('invalid token')
+    const hash = hashToken(token)
+    const row = await this.store.tokenByHash(hash)
+    if (!row || !safeEqual(row.tokenHash, hash)) throw bearerUnauthorized('invalid token')
+    if (row.revokedAt !== null) throw bearerUnauthorized('token revoked')
+    if (row.expiresAt !== null && row.expiresAt <= now) throw bearerUnauthorized('token expired')
+    if (now - (this.touched.get(row.id) ?? 0) >= TOUCH_EVERY_MS) {
+      this.touched.set(row.id, now)
+      await this.store.touchToken(row.id, now, ip)
+    }
+    return agentUser(row)
+  }
+}
+
+/** The AdminUser a token acts as: no person, no owner; its scopes decide. */
+export function agentUser(row: TokenRow): AdminUser {
+  const scopes: ReadonlySet<string> = new Set(scopesOf(row))
+  const agent: AgentIdentity = {
+    tokenId: row.id,
+    name: row.name,
+    scopes,
+    rates: { default: row.rateDefault ?? DEFAULT_RATES.default, ai: row.rateAi ?? DEFAULT_RATES.ai },
+    missingScopeFor(verb) {
+      const scope = scopeOfVerb(verb)
+      // A verb outside every resource (public ones such as unsubscribe) is not for tokens.
+      if (!scope) return `(none covers ${verb.name})`
+      return scopes.has(scope) ? null : scope
+    },
+  }
+  return { id: 0, email: `token:${row.name}`, isOwner: false, permissions: sectionsOf(scopes), sessionEpoch: 0, agent }
+}
