@@ -94,6 +94,27 @@ try {
   const lp = await fetch(`${base}/lp/smoke-page`)
   const lpText = await lp.text()
   check(lp.status === 200 && lpText.includes('<h1></h1>') && lpText.includes('src="/pixel.js"'), `GET /lp/smoke-page serves the page with pixel.js (${lp.status})`)
+  // The agent API: the MCP SDK server runs inside the binary; a token sees its tools and calls one.
+  const created = await api('/admin/api/tokens', { name: 'smoke', scopes: ['conversions:read', 'reports:read'] })
+  const rpc = async (body: unknown, version?: string) => {
+    const r = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${created.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        ...(version ? { 'mcp-protocol-version': version } : {}),
+      },
+      body: JSON.stringify(body),
+    })
+    return { status: r.status, json: r.status === 200 ? await r.json() : null }
+  }
+  const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'smoke', version: '1' } } })
+  check(init.status === 200 && init.json.result.protocolVersion === '2025-11-25', `POST /mcp initialize → 2025-11-25 (${init.status})`)
+  const tools = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, '2025-11-25')
+  const names: string[] = tools.json?.result?.tools?.map((t: { name: string }) => t.name) ?? []
+  check(names.includes('list_conversions') && names.includes('get_report') && !names.includes('create_campaign'), `tools/list shows the token's ${names.length} tools`)
+  const call = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_conversions', arguments: { click_id: clickId } } }, '2025-11-25')
+  const items = call.json?.result?.structuredContent?.items
+  check(Array.isArray(items) && items.length === 1 && items[0].transaction_id === 'smoke-1', 'tools/call list_conversions finds the conversion')
   console.log('smoke test passed')
 } finally {
   child.kill('SIGTERM')

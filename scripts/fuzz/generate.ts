@@ -33,6 +33,10 @@ export interface FuzzTargets {
   adminRoutes: AdminRoute[]
   /** Ids that must not be PATCHed or DELETEd through users/{id} (the fuzzing admin's own account). */
   protectedUserIds: number[]
+  /** An agent token with every read scope (for /mcp; the admin fuzzer may revoke it, then /mcp is 401s). */
+  agentToken: string
+  /** MCP tool names, for tools/call. */
+  toolNames: string[]
 }
 
 export interface AdminRoute {
@@ -184,6 +188,40 @@ function finish(rng: Rng, req: FuzzRequest, bodyFields: string[]): FuzzRequest {
 
 const latinBody = (rng: Rng) => latin1(rng.bytes(rng.pick([1, 100, 5000])))
 
+const MCP_METHODS = ['initialize', 'ping', 'tools/list', 'tools/call', 'tools/call', 'tools/call', 'resources/list', 'resources/read',
+  'resources/templates/list', 'notifications/initialized', 'prompts/list', 'nope', '', 'tools/call/']
+const MCP_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '1999-01-01', '', 'x'.repeat(300)]
+
+/** /mcp: JSON-RPC with hostile ids, methods, params and tool arguments; tokens valid, forged or missing. */
+function mcpRequest(rng: Rng, t: FuzzTargets): FuzzRequest {
+  const method = rng.chance(0.9) ? 'POST' : rng.pick(['GET', 'DELETE', 'PUT', 'OPTIONS', 'HEAD'])
+  const h = headers(rng)
+  const auth = rng.int(10)
+  if (auth < 7) h.list.push(['authorization', `Bearer ${t.agentToken}`])
+  else if (auth < 9) h.list.push(['authorization', rng.pick(['Bearer svc_ap_' + 'A'.repeat(43), 'Bearer ', 'Basic eDp5', 'Bearer ' + 'x'.repeat(5000), `bearer ${t.agentToken}`])])
+  if (rng.chance(0.85)) h.list.push(['accept', rng.pick(['application/json, text/event-stream', 'application/json', 'text/event-stream', '*/*'])])
+  if (rng.chance(0.85)) h.list.push(['content-type', rng.pick(['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'])])
+  if (rng.chance(0.5)) h.list.push(['mcp-protocol-version', rng.pick(MCP_VERSIONS)])
+  if (rng.chance(0.1)) h.list.push(['origin', rng.pick(['https://evil.example', 'null', 'http://127.0.0.1'])])
+  const rpc = rng.pick(MCP_METHODS)
+  const id = rng.pick<unknown>([1, 'a', null, -1, 1e308, {}, [], 'x'.repeat(1000)])
+  let params: unknown
+  if (rpc === 'tools/call') {
+    const args: Record<string, unknown> = {}
+    for (const f of ['id', 'slug', 'name', 'click_id', 'group_by', 'from', 'to', 'limit', 'cursor', 'confirm_token', 'email', 'uri']) if (rng.chance(0.4)) args[f] = jsonValue(rng, 2)
+    params = { name: rng.chance(0.8) && t.toolNames.length ? rng.pick(t.toolNames) : value(rng).text, arguments: rng.chance(0.9) ? args : jsonValue(rng, 2) }
+  } else if (rpc === 'initialize') {
+    params = { protocolVersion: rng.pick(MCP_VERSIONS), capabilities: rng.chance(0.8) ? {} : jsonValue(rng, 2), clientInfo: { name: 'fuzz', version: '1' } }
+  } else if (rpc === 'resources/read') {
+    params = { uri: rng.pick(['svc://scopes', 'svc://token', 'svc://campaigns/1', 'svc://campaigns/99999999999999999', 'svc://reports/campaign', 'svc://reports/nope', 'file:///etc/passwd', value(rng).text]) }
+  } else params = rng.chance(0.7) ? {} : jsonValue(rng, 2)
+  const envelope: Record<string, unknown> = { jsonrpc: rng.chance(0.95) ? '2.0' : '1.0', method: rpc, params }
+  if (!rpc.startsWith('notifications/') || rng.chance(0.2)) envelope.id = id
+  const req: FuzzRequest = { route: '/mcp', method, target: '/mcp', headers: h.list }
+  if (method !== 'GET' && method !== 'HEAD') req.body = rng.chance(0.85) ? JSON.stringify(envelope) : jsonBody(rng, ['jsonrpc', 'method', 'params', 'id'])
+  return req
+}
+
 /** One hostile request to a public route (PUBLIC_ROUTES in run.ts). */
 export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequest {
   const methodRaw = rng.chance(0.04)
@@ -246,6 +284,8 @@ export function publicRequest(rng: Rng, route: string, t: FuzzTargets): FuzzRequ
     path = '/api/events'
     method = methodRaw ? method : rng.chance(0.5) ? 'POST' : method
     names = ['name', 'click_id', 'landing_id', 'url', 'props']
+  } else if (route === '/mcp') {
+    return mcpRequest(rng, t)
   } else {
     path = rng.chance(0.9) ? '/healthz' : rng.pick(['/healthz/', '/HEALTHZ', '/healthz%2f', '/healthz/../healthz', '/./healthz'])
     names = ['x', 'verbose', 'probe']

@@ -5,7 +5,7 @@ import { Rng } from './prng'
 import { send, type Outcome } from './send'
 
 export const PUBLIC_ROUTES = [
-  '/c', '/r', '/postback', '/healthz', '/email/unsubscribe', '/api/account', '/webhook/mail', '/lp', '/api/lead', '/api/events', '/api/cloak', '/webhook/ecom', '/webhook/pay', '/api/checkout',
+  '/c', '/r', '/postback', '/healthz', '/email/unsubscribe', '/api/account', '/webhook/mail', '/lp', '/api/lead', '/api/events', '/api/cloak', '/webhook/ecom', '/webhook/pay', '/api/checkout', '/mcp',
 ] as const
 
 export interface FuzzTally {

@@ -51,5 +51,14 @@ export async function seedTargets(base: URL, email: string, password: string): P
   }
   // The document and its page are admin routes too, though the document leaves them out.
   adminRoutes.push({ method: 'GET', path: '/admin/api/openapi', query: [], bodyFields: [] }, { method: 'GET', path: '/admin/api/openapi/json', query: [], bodyFields: [] })
-  return { slug: FUZZ_SLUG, clickIds, cookie, adminRoutes, protectedUserIds: [me.id] }
+  // Every read scope: tools/call reaches every read verb; write tools are refused by scope.
+  const scopes = (await api('GET', '/admin/api/tokens/scopes')).items.map((s: { scope: string }) => s.scope).filter((s: string) => s.endsWith(':read'))
+  const agent = await api('POST', '/admin/api/tokens', { name: 'fuzz', scopes, rate_limits: { default: 100000, ai: 100000 } })
+  const tools = await fetch(`${base.origin}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  })
+  const toolNames = ((await tools.json()) as any).result.tools.map((t: { name: string }) => t.name)
+  return { slug: FUZZ_SLUG, clickIds, cookie, adminRoutes, protectedUserIds: [me.id], agentToken: agent.token, toolNames }
 }

@@ -33,11 +33,12 @@ export function openapiRoutes(ctx: AppContext) {
         title: 'svc admin API',
         version: VERSION,
         description: 'Admin API of svc. Sign in with POST /admin/api/login; the svc_admin_session cookie authenticates every other call. '
+          + 'Scripts may instead send an agent token (Authorization: Bearer svc_ap_…, see /admin/api/tokens); its scopes decide per resource. '
           + 'The routes tagged "public" (tracking links and the postback) need no session.',
       },
       tags: [{ name: 'public', description: 'Tracking links and the conversion postback: what visitors and advertisers call' }],
-      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } } },
-      security: [{ session: [] }],
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE }, agentToken: { type: 'http', scheme: 'bearer', description: 'svc_ap_… agent token' } } },
+      security: [{ session: [] }, { agentToken: [] }],
       paths: publicPaths as never,
     },
   })

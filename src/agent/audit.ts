@@ -26,14 +26,29 @@ export function argumentsText(args: unknown): string | null {
   return text.length > MAX_ARGUMENTS ? JSON.stringify({ truncated: text.slice(0, MAX_ARGUMENTS) }) : text
 }
 
+type Entry = Omit<NewAudit, 'arguments' | 'createdAt' | 'durationMs'> & { args: unknown; startedAt: number }
+
 export class AuditLog {
+  /** Writes started after an answer was sent (REST); drain() waits for them at shutdown. */
+  private readonly pending = new Set<Promise<void>>()
+
   constructor(private readonly store: AgentStore) {}
+
+  /** For a call already answered: the write runs on, tracked so a graceful stop waits for it. */
+  recordLater(entry: Entry): void {
+    const write = this.record(entry).finally(() => this.pending.delete(write))
+    this.pending.add(write)
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all([...this.pending])
+  }
 
   /**
    * Awaited before the call answers, so an answered call is always in the log. A failing write is logged and
    * does not fail the call (the call's own effects are already committed).
    */
-  async record(entry: Omit<NewAudit, 'arguments' | 'createdAt' | 'durationMs'> & { args: unknown; startedAt: number }): Promise<void> {
+  async record(entry: Entry): Promise<void> {
     const { args, startedAt, ...rest } = entry
     const now = Date.now()
     try {

@@ -6,7 +6,6 @@ import type { AppContext, Feature } from '../context'
 import { errorFields, log } from '../lib/log'
 import type { Verb, VerbSet } from '../lib/verb'
 import { ClickRetention } from '../tracking/retention'
-import { AuditLog } from './audit'
 import { toolCatalog, type Tool } from './mcp/catalog'
 import { AgentCalls } from './mcp/calls'
 import { Confirmations } from './mcp/confirm'
@@ -19,7 +18,7 @@ const CONFIRMATION_KEEP_MS = 86_400_000
 export function agentFeature(ctx: AppContext, deps: { verbs: () => ReadonlyMap<string, Verb> }): Feature {
   const store = ctx.agents.store
   const verbs = agentVerbs(store)
-  const audit = new AuditLog(store)
+  const audit = ctx.agents.audit
   let tools: ReadonlyMap<string, Tool> | null = null
   // Built on first use: every feature's verbs are known by then (this feature's own included).
   const catalog = () => (tools ??= toolCatalog(deps.verbs()))
@@ -42,6 +41,9 @@ export function agentFeature(ctx: AppContext, deps: { verbs: () => ReadonlyMap<s
       .use(mcpRoutes(ctx, { tools: catalog, verbs: deps.verbs, calls, audit })),
     verbs: named,
     start: () => { catalog(); retention.start() },
-    stop: () => retention.stop(),
+    stop: async () => {
+      await retention.stop()
+      await audit.drain()
+    },
   }
 }

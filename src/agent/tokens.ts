@@ -3,7 +3,7 @@
 // (an AgentIdentity with the token's scopes) for /mcp and /admin/api alike.
 import { createHash } from 'node:crypto'
 import type { AdminUser, AgentIdentity } from '../auth/permissions'
-import { can, SECTIONS } from '../auth/permissions'
+import { can } from '../auth/permissions'
 import { bearerUnauthorized } from '../lib/errors'
 import { randomToken, safeEqual } from '../lib/crypto'
 import type { Actor } from '../lib/verb'
@@ -34,7 +34,10 @@ export function bearerOf(request: Request): string | null {
   return m ? m[1]! : null
 }
 
-/** May `actor` hand out `scope`? A token only what it holds; a person only sections they hold (owners: all). */
+/**
+ * May `actor` hand out `scope`? A token only what it holds; a person only sections they hold (owners: all).
+ * jobs:* reach the jobs of every section, so only an owner (or a token holding them) grants them.
+ */
 export function mayGrant(actor: Actor, scope: Scope): boolean {
   if (actor.kind === 'system') return true
   const user = actor.user
@@ -42,7 +45,7 @@ export function mayGrant(actor: Actor, scope: Scope): boolean {
   if (user.isOwner) return true
   const [resource, action] = scope.split(':') as [ResourceName, 'read' | 'write']
   const section = RESOURCES[resource].section
-  return section ? can(user, section, action) : SECTIONS.some((s) => can(user, s, action))
+  return section ? can(user, section, action) : false
 }
 
 export class AgentTokens {

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { forbidden, invalid, notFound } from '../lib/errors'
 import { Int } from '../lib/fields'
 import { parseCursor, parseLimit, toPage } from '../lib/paging'
-import { iso, parseMoment } from '../lib/time'
+import { iso, momentFilter, parseMoment } from '../lib/time'
 import { defineVerb, type Actor } from '../lib/verb'
 import { RESOURCES, SCOPES, parseScopes, type ResourceName } from './scopes'
 import { DEFAULT_RATES, mayGrant, mintToken, scopesOf } from './tokens'
@@ -178,21 +178,14 @@ export function agentVerbs(store: AgentStore) {
         input: Type.Object({ token_id: text(), tool: text(), outcome: text(), surface: text(), from: text(), to: text(), limit: text(), cursor: text() }),
         async run(_actor, input) {
           const limit = parseLimit(input.limit)
-          const moment = (name: 'from' | 'to') => {
-            const raw = input[name]
-            if (!raw) return undefined
-            const at = parseMoment(raw)
-            if (at === null) throw invalid(`${name}: must be an ISO 8601 time`)
-            return at
-          }
           if (input.token_id && !/^\d{1,15}$/.test(input.token_id)) throw invalid('token_id: must be an integer')
           const rows = await store.listAudit({
             tokenId: input.token_id ? Number(input.token_id) : undefined,
             tool: input.tool || undefined,
             outcome: input.outcome || undefined,
             surface: input.surface || undefined,
-            from: moment('from'),
-            to: moment('to'),
+            from: momentFilter(input.from, 'from'),
+            to: momentFilter(input.to, 'to'),
           }, parseCursor(input.cursor), limit + 1)
           return toPage(rows, { limit }, renderAudit)
         },

@@ -41,11 +41,7 @@ export function requireCsvBody(request: Request) {
 export async function authenticateAdmin(ctx: AppContext, request: Request, socketIp: string | null = null): Promise<AdminUser> {
   // An agent token (issue 12) instead of a session: its scopes decide, per resource of the path.
   const bearer = bearerOf(request)
-  if (bearer !== null) {
-    const user = await ctx.agents.authenticate(bearer, clientIp(request.headers, socketIp, ctx.config.trustProxy))
-    ctx.agents.charge(user.agent!)
-    return user
-  }
+  if (bearer !== null) return ctx.agents.authenticateRest(request, bearer, clientIp(request.headers, socketIp, ctx.config.trustProxy))
   const claims = ctx.sessions.verify(cookieValue(request.headers.get('cookie'), SESSION_COOKIE))
   const user = claims ? await ctx.users.findById(claims.userId) : null
   if (!claims || !user || user.sessionEpoch !== claims.epoch) throw unauthorized()
@@ -101,7 +97,7 @@ export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promi
 }
 
 /**
- * Admin auth as Elysia macros (spec §5): `{ admin: true }` needs a valid session cookie (401 otherwise);
+ * Admin auth as Elysia macros (spec §5): `{ admin: true }` needs a valid session cookie or agent token (401 otherwise);
  * `{ permission: 'campaigns:write' }` also needs that section permission (403 otherwise);
  * `{ someSection: 'write' }` needs that action in some section, for records that carry their own (jobs);
  * `{ csvUpload: 'email:write' }` is `permission` for a route whose body is a CSV file.
@@ -109,6 +105,8 @@ export function earlyCheck(check: (c: HookContext, phase: Phase) => void | Promi
  *
  * The check runs before body parsing and schema validation (earlyCheck), so a stranger or an
  * unprivileged user gets 401/403, never a 400 that describes the route's schema.
+ * An agent token (`Authorization: Bearer svc_ap_…`) passes by the scope of the path's resource
+ * (agent/scopes.ts) instead of the macro's section, and counts in the token's default rate bucket.
  */
 export function adminGuard(ctx: AppContext) {
   // One lookup per request, however many hooks ask (the promise is shared, its 401 included).
@@ -133,6 +131,10 @@ export function adminGuard(ctx: AppContext) {
     return admin
   }
 
+  /** The audit row of an agent token's request, once answered (nothing for a session). */
+  const audited = { afterResponse: ({ request, set, body }: { request: Request; set: { status?: number | string }; body: unknown }) =>
+    ctx.agents.restAnswered(request, typeof set.status === 'number' ? set.status : 200, body) }
+
   return new Elysia({ name: 'admin-guard' }).macro({
     admin: {
       ...earlyCheck(async ({ request, server }, phase) => {
@@ -140,6 +142,7 @@ export function adminGuard(ctx: AppContext) {
         if (phase === 'parse') requireJsonBody(request)
       }),
       resolve: async ({ request, server }) => ({ admin: await authenticate(request, server) }),
+      ...audited,
     },
     /** `{ someSection: 'read' }`: the verb then checks the section of the record itself. */
     someSection: (action: Action) => ({
@@ -148,6 +151,7 @@ export function adminGuard(ctx: AppContext) {
         if (phase === 'parse') requireJsonBody(request)
       }),
       resolve: async ({ request, server }: HookContext) => ({ admin: await authorizeSome(request, action, server) }),
+      ...audited,
     }),
     /** `{ csvUpload: 'email:write' }`: as permission, for a route whose body is a CSV file. */
     csvUpload: (ref: PermissionRef) => {
@@ -158,6 +162,7 @@ export function adminGuard(ctx: AppContext) {
           if (phase === 'parse') requireCsvBody(request)
         }, (request) => request.text()),
         resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
+        ...audited,
       }
     },
     permission: (ref: PermissionRef) => {
@@ -168,6 +173,7 @@ export function adminGuard(ctx: AppContext) {
           if (phase === 'parse') requireJsonBody(request)
         }),
         resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
+        ...audited,
       }
     },
   })

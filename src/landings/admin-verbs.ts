@@ -9,7 +9,7 @@ import { csvLine } from '../lib/csv'
 import { invalid, notFound } from '../lib/errors'
 import { Int } from '../lib/fields'
 import { parsePage, toPage } from '../lib/paging'
-import { iso, parseMoment } from '../lib/time'
+import { iso, momentFilter } from '../lib/time'
 import { defineVerb } from '../lib/verb'
 import type { LeadFilter, LeadRow, LeadStore, VisitorEventFilter, VisitorEventRow, VisitorEventStore } from './store/types'
 
@@ -124,13 +124,7 @@ function clickFilter(q: Query): string | undefined {
 
 /** `from` inclusive, `to` exclusive, on the time of the lead or event. */
 function timeRange(q: Query): { from?: number; to?: number } {
-  const at = (name: string) => {
-    const raw = given(q, name)
-    if (raw === undefined) return undefined
-    const t = parseMoment(raw)
-    if (t === null) throw invalid(`${name}: must be an ISO 8601 date or epoch seconds/milliseconds`)
-    return t
-  }
+  const at = (name: string) => momentFilter(given(q, name), name)
   const from = at('from')
   const to = at('to')
   if (from !== undefined && to !== undefined && to <= from) throw invalid('to: must be later than from')

@@ -78,6 +78,9 @@ function uploadGuard(ctx: AppContext) {
         if (phase === 'parse' && shape === 'multipart') requireMultipart(request)
       }, (request) => readLimited(request, shape === 'raw' ? ASSET_BODY_BYTES : ASSET_MULTIPART_BODY_BYTES)),
       resolve: async ({ request }: { request: Request }) => ({ admin: await authorize(request) }),
+      // An agent token's upload gets its audit row like every other admin request (the file itself is not logged).
+      afterResponse: ({ request, set }: { request: Request; set: { status?: number | string } }) =>
+        ctx.agents.restAnswered(request, typeof set.status === 'number' ? set.status : 200, undefined),
     }),
   })
 }

@@ -1,3 +1,5 @@
+import { invalid } from './errors'
+
 /** Epoch milliseconds as the API shows times: ISO 8601 in UTC. */
 export const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -35,4 +37,12 @@ export function parseMoment(raw: string): number | null {
     offsetMin = (zm[1] === '-' ? -1 : 1) * (zh * 60 + zmin)
   }
   return local - offsetMin * 60_000
+}
+
+/** A `from`/`to`-style filter value: undefined when absent or empty, else a moment (400 naming the field). */
+export function momentFilter(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw === '') return undefined
+  const t = parseMoment(raw)
+  if (t === null) throw invalid(`${name}: must be an ISO 8601 date or epoch seconds/milliseconds`)
+  return t
 }

@@ -1,7 +1,7 @@
 // Conversions and postback errors as the admin API shows them, and the list filters of their query strings.
 import { invalid } from '../lib/errors'
 import { iso } from '../lib/time'
-import { parseMoment } from '../lib/time'
+import { momentFilter } from '../lib/time'
 import type { ConversionRecord, PostbackErrorRecord } from './store'
 
 export type Query = Record<string, string | undefined>
@@ -38,10 +38,4 @@ export function idFilter(q: Query, name: string): number | undefined {
   return Number(raw)
 }
 
-export function timeFilter(q: Query, name: string): number | undefined {
-  const raw = q[name]
-  if (raw === undefined || raw === '') return undefined
-  const t = parseMoment(raw)
-  if (t === null) throw invalid(`${name}: must be an ISO 8601 date or epoch seconds/milliseconds`)
-  return t
-}
+export const timeFilter = (q: Query, name: string): number | undefined => momentFilter(q[name], name)

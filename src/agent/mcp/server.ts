@@ -2,7 +2,8 @@
 // negotiated too), through the official SDK's web-standard transport, stateless: every POST gets a fresh
 // SDK Server bound to the caller's token, JSON answers, no session (any instance behind a balancer can
 // answer any request; GET has no server stream to open, so it is 405). The SDK validates the JSON-RPC
-// envelope, Accept, Content-Type and MCP-Protocol-Version; svc checks the bearer token and Origin first.
+// envelope, Accept, Content-Type and MCP-Protocol-Version; svc checks the bearer token and Origin first. JSON
+// answers unless the client ranks text/event-stream first (then one SSE stream per request, ending with the answer).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import {
@@ -78,11 +79,37 @@ function serverFor(user: AgentUser, ip: string | null, deps: McpDeps): Server {
   return server
 }
 
-/** Answers one POST /mcp for an authenticated agent. */
+/**
+ * Whether the client asks for an SSE answer first: `text/event-stream` ranked above `application/json` by
+ * q-value, or listed before it at equal rank. Every client must accept both; most list JSON first.
+ */
+export function prefersEventStream(accept: string | null): boolean {
+  let json = -1
+  let sse = -1
+  let order = 0
+  let jsonAt = 0
+  let sseAt = 0
+  for (const part of (accept ?? '').split(',')) {
+    const [type, ...params] = part.trim().toLowerCase().split(';')
+    const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? '1')
+    const rank = Number.isFinite(q) ? q : 0
+    order++
+    if (type === 'application/json' && rank > json) { json = rank; jsonAt = order }
+    if (type === 'text/event-stream' && rank > sse) { sse = rank; sseAt = order }
+  }
+  return sse > json || (sse === json && sse > 0 && sseAt < jsonAt)
+}
+
+/** Answers one POST /mcp for an authenticated agent: JSON, or one SSE stream ending with the answer when the client prefers it. */
 export async function handleMcpPost(request: Request, user: AgentUser, ip: string | null, deps: McpDeps): Promise<Response> {
   const server = serverFor(user, ip, deps)
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+  const sse = prefersEventStream(request.headers.get('accept'))
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !sse })
   await server.connect(transport)
+  if (sse) {
+    // The stream is still being written when handleRequest resolves; the transport closes it after the answer.
+    return transport.handleRequest(request)
+  }
   try {
     return await transport.handleRequest(request)
   } finally {
