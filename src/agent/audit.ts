@@ -2,8 +2,8 @@
 import { errorFields, log } from '../lib/log'
 import type { AgentStore, NewAudit } from './store/types'
 
-/** Argument names whose values never reach the log (passwords, secrets, API keys, tokens). */
-const SECRET_NAME = /(secret|password|passwd|credential|api_?key|private|signing|_key$|^key$|token$)/i
+/** Argument names whose values never reach the log (passwords, secrets, API keys and client ids, tokens). */
+const SECRET_NAME = /(secret|password|passwd|credential|api_?key|client_id|private|signing|_key$|^key$|token$)/i
 /** A long value (landing html, a CSV import) is cut here: the log is for who did what, not a copy of the data. */
 const MAX_VALUE = 1000
 const MAX_ARGUMENTS = 16 * 1024

@@ -38,7 +38,7 @@ export function agentFeature(ctx: AppContext, deps: { verbs: () => ReadonlyMap<s
     name: 'agent',
     routes: new Elysia({ name: 'agent-feature' })
       .use(tokenRoutes(ctx, verbs))
-      .use(mcpRoutes(ctx, { tools: catalog, verbs: deps.verbs, calls, audit })),
+      .use(mcpRoutes(ctx, { tools: catalog, verbs: deps.verbs, calls, audit, buckets: ctx.agents.buckets })),
     verbs: named,
     start: () => { catalog(); retention.start() },
     stop: async () => {

@@ -54,17 +54,23 @@ export function tokenRoutes(ctx: AppContext, verbs: AgentVerbs) {
     }), { permission: 'users:read', query: auditQuery, detail: { tags: ['audit'], summary: verbs.audit.list.summary } })
 }
 
-/** An Origin that is not this server's own (DNS rebinding: a web page reaching a local svc) is refused. */
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/
+
+/**
+ * DNS rebinding: a web page on a foreign name that resolves to this server would send its own name as both
+ * Host and Origin, so the Host header proves nothing. An Origin is accepted only when it is SVC_PUBLIC_URL's
+ * origin, or a loopback origin naming this very host and port (a page served by this server locally).
+ * Clients outside a browser send no Origin.
+ */
 function originAllowed(ctx: AppContext, request: Request): boolean {
   const origin = request.headers.get('origin')
   if (origin === null) return true
-  const own = new URL(request.url)
-  const host = request.headers.get('host')
-  const allowed = new Set<string>()
-  if (host) { allowed.add(`http://${host}`); allowed.add(`https://${host}`) }
-  allowed.add(own.origin)
-  if (ctx.config.publicUrl) { try { allowed.add(new URL(ctx.config.publicUrl).origin) } catch { /* checked by config */ } }
-  return allowed.has(origin.toLowerCase())
+  let url: URL
+  try { url = new URL(origin) } catch { return false }
+  if (ctx.config.publicUrl) {
+    try { if (new URL(ctx.config.publicUrl).origin === url.origin) return true } catch { /* checked by config */ }
+  }
+  return LOOPBACK.test(url.hostname) && url.host === (request.headers.get('host') ?? '').toLowerCase()
 }
 
 const BEARER_CHALLENGE = 'Bearer realm="svc"'

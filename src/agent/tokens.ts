@@ -80,6 +80,7 @@ export function agentUser(row: TokenRow): AdminUser {
     name: row.name,
     scopes,
     rates: { default: row.rateDefault ?? DEFAULT_RATES.default, ai: row.rateAi ?? DEFAULT_RATES.ai },
+    expiresAt: row.expiresAt,
     missingScopeFor(verb) {
       const scope = scopeOfVerb(verb)
       // A verb outside every resource (public ones such as unsubscribe) is not for tokens.

@@ -73,6 +73,27 @@ function grantable(actor: Actor, asked: string[]): string {
   return JSON.stringify(scopes)
 }
 
+/**
+ * A token managing tokens hands out no more than it has: rate limits up to its own, and (when it expires)
+ * an expiry no later than its own; a new token without one inherits it.
+ */
+function withinActor(actor: Actor, limits: { default?: number | null; ai?: number | null } | undefined, expiresAt: number | null | undefined, creating: boolean): number | null | undefined {
+  const agent = actor.kind === 'admin' ? actor.user.agent : undefined
+  if (!agent) return expiresAt
+  for (const bucket of ['default', 'ai'] as const) {
+    const asked = limits?.[bucket]
+    if (asked === undefined && !creating) continue
+    const value = asked ?? DEFAULT_RATES[bucket]
+    if (value > agent.rates[bucket]) throw forbidden(`rate_limits.${bucket}: a token cannot grant more than its own ${agent.rates[bucket]} calls a minute`)
+  }
+  if (agent.expiresAt === null) return expiresAt
+  if (expiresAt === undefined && creating) return agent.expiresAt
+  if (expiresAt === null || (expiresAt !== undefined && expiresAt > agent.expiresAt)) {
+    throw forbidden(`expires_at: a token cannot grant a later expiry than its own (${iso(agent.expiresAt)})`)
+  }
+  return expiresAt
+}
+
 function expiry(raw: string | null | undefined, now: number): number | null | undefined {
   if (raw === undefined || raw === null) return raw
   const at = parseMoment(raw)
@@ -127,17 +148,21 @@ export function agentVerbs(store: AgentStore) {
         input: TokenCreate,
         async run(actor, input) {
           const now = Date.now()
+          // A token's child inherits its limits unless given lower ones.
+          const agent = actor.kind === 'admin' ? actor.user.agent : undefined
+          const limits = agent ? { default: input.rate_limits?.default ?? agent.rates.default, ai: input.rate_limits?.ai ?? agent.rates.ai } : input.rate_limits
+          const expiresAt = withinActor(actor, limits, expiry(input.expires_at, now), true)
           const minted = mintToken()
           const row = await store.createToken({
             name: input.name.trim() || 'token',
             tokenHash: minted.hash,
             tokenHint: minted.hint,
             scopes: grantable(actor, input.scopes),
-            rateDefault: input.rate_limits?.default ?? null,
-            rateAi: input.rate_limits?.ai ?? null,
+            rateDefault: limits?.default ?? null,
+            rateAi: limits?.ai ?? null,
             createdBy: actor.kind === 'admin' && actor.user.id > 0 ? actor.user.id : null,
             createdAt: now,
-            expiresAt: expiry(input.expires_at, now) ?? null,
+            expiresAt: expiresAt ?? null,
           })
           return { ...renderToken(row, now), token: minted.token }
         },
@@ -152,7 +177,8 @@ export function agentVerbs(store: AgentStore) {
           const changes: TokenChanges = {}
           if (input.name !== undefined) changes.name = input.name.trim() || 'token'
           if (input.scopes !== undefined) changes.scopes = grantable(actor, input.scopes)
-          if (input.expires_at !== undefined) changes.expiresAt = expiry(input.expires_at, Date.now())
+          const expiresAt = withinActor(actor, input.rate_limits, expiry(input.expires_at, Date.now()), false)
+          if (input.expires_at !== undefined) changes.expiresAt = expiresAt
           if (input.rate_limits?.default !== undefined) changes.rateDefault = input.rate_limits.default
           if (input.rate_limits?.ai !== undefined) changes.rateAi = input.rate_limits.ai
           return renderToken((await store.updateToken(input.id, changes))!)

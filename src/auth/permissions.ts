@@ -16,6 +16,8 @@ export interface AgentIdentity {
   scopes: ReadonlySet<string>
   /** Calls a minute per bucket. */
   rates: { default: number; ai: number }
+  /** Epoch ms, or null: never. A token creating tokens cannot give them a later one. */
+  expiresAt: number | null
   /** The scope a verb needs that this token lacks, or null when it may run it. */
   missingScopeFor(verb: { name: string; permission: string | null }): string | null
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'
 import { RESOURCE_NAMES, SCOPES, resourceOfPath, scopeOfVerb } from '../../src/agent/scopes'
 import { toolCatalog } from '../../src/agent/mcp/catalog'
+import { redact } from '../../src/agent/audit'
 
 let s: TestServer
 beforeAll(async () => { s = await startServer() })
@@ -94,7 +95,18 @@ describe('the tool catalog', () => {
     for (const name of ['get_report', 'export_conversions', 'export_leads', 'export_subscribers', 'import_subscribers', 'send_broadcast']) {
       expect({ name, bucket: tools.get(name)!.bucket }).toEqual({ name, bucket: 'ai' })
     }
+    expect(tools.get('update_payment_account')!.tier2({ id: 1, client_id: 'x' })).toBe(true)
+    expect(tools.get('update_payment_account')!.tier2({ id: 1, name: 'x' })).toBe(false)
     expect(tools.get('list_campaigns')!.bucket).toBe('default')
     expect(tools.get('create_campaign')!.tier2({ name: 'x' })).toBe(false)
+  })
+})
+
+test('audit redaction: secret-named keys at any depth, long values cut, ids and names kept', () => {
+  expect(redact({ id: 3, token_id: 4, name: 'n', password: 'p', api_key: 'k', client_id: 'c', client_secret: 's', confirm_token: 't',
+    nested: { postback_secret: 'x', ecom_a_webhook_key: 'y', list: [{ webhook_secret: 'z' }] }, html: 'h'.repeat(1500) })).toEqual({
+    id: 3, token_id: 4, name: 'n', password: '[redacted]', api_key: '[redacted]', client_id: '[redacted]', client_secret: '[redacted]',
+    confirm_token: '[redacted]', nested: { postback_secret: '[redacted]', ecom_a_webhook_key: '[redacted]', list: [{ webhook_secret: '[redacted]' }] },
+    html: `${'h'.repeat(1000)}…[1500 chars]`,
   })
 })

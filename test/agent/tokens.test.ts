@@ -94,6 +94,28 @@ describe('POST /admin/api/tokens', () => {
   })
 })
 
+describe('a token managing tokens', () => {
+  test('hands out no higher rate limits and no later expiry than its own; its children inherit both', async () => {
+    const expires = new Date(Date.now() + 3_600_000).toISOString()
+    const maker = await token({ scopes: ['tokens:read', 'tokens:write', 'reports:read'], rate_limits: { default: 50, ai: 4 }, expires_at: expires })
+    const create = (body: Record<string, unknown>) => bearer('/admin/api/tokens', maker.token, { method: 'POST', body: JSON.stringify({ name: 'child', scopes: ['reports:read'], ...body }) })
+    const child = await create({})
+    expect(child.status).toBe(201)
+    expect(await child.json()).toMatchObject({ rate_limits: { default: 50, ai: 4 }, expires_at: expires })
+    const louder = await create({ rate_limits: { ai: 5 } })
+    expect(louder.status).toBe(403)
+    expect(await louder.json()).toEqual({ error: 'rate_limits.ai: a token cannot grant more than its own 4 calls a minute' })
+    const later = await create({ expires_at: new Date(Date.now() + 7_200_000).toISOString() })
+    expect(later.status).toBe(403)
+    expect((await later.json()).error).toStartWith('expires_at: a token cannot grant a later expiry than its own')
+    // Nor lift its own limits or expiry afterwards.
+    const own = (patch: Record<string, unknown>) => bearer(`/admin/api/tokens/${maker.id}`, maker.token, { method: 'PATCH', body: JSON.stringify(patch) })
+    expect((await own({ rate_limits: { default: 500 } })).status).toBe(403)
+    expect((await own({ expires_at: null })).status).toBe(403)
+    expect((await own({ rate_limits: { default: 10 } })).status).toBe(200)
+  })
+})
+
 describe('bearer tokens on /admin/api', () => {
   test('the scope of the path\'s resource decides: read, write, and other resources of the same section', async () => {
     const t = await token({ scopes: ['campaigns:read'] })

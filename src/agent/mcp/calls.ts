@@ -5,7 +5,7 @@ import type { AdminUser, AgentIdentity } from '../../auth/permissions'
 import { AppError } from '../../lib/errors'
 import { errorFields, log } from '../../lib/log'
 import { iso } from '../../lib/time'
-import { adminActor, invoke, type Verb } from '../../lib/verb'
+import { adminActor, invoke, viewOf, type Verb } from '../../lib/verb'
 import type { AuditLog } from '../audit'
 import type { AgentBuckets } from '../buckets'
 import type { AgentStore } from '../store/types'
@@ -133,7 +133,7 @@ export class AgentCalls {
     const verb = spec && this.deps.verbs().get(spec.verb)
     if (!spec || !verb) return { arguments: args }
     try {
-      return { record: await invoke(verb, adminActor(user), spec.input(args) as never), arguments: args }
+      return { record: viewOf(verb, await invoke(verb, adminActor(user), spec.input(args) as never)), arguments: args }
     } catch (err) {
       if (err instanceof AppError) return { record: null, note: errorText(err), arguments: args }
       throw err

@@ -116,7 +116,7 @@ const HINTS: Record<string, string> = {
 /** Settings keys whose change is a secret change (Tier 2). */
 const SECRET_SETTING_KEYS: ReadonlySet<string> = new Set(Object.entries(SETTINGS).filter(([, def]) => def.secret).map(([key]) => key))
 const touchesSecret = (args: Json) => Object.keys(args).some((k) => SECRET_SETTING_KEYS.has(k))
-const SECRET_FIELDS = ['password', 'webhook_secret', 'api_key', 'client_secret']
+const SECRET_FIELDS = ['password', 'webhook_secret', 'api_key', 'client_id', 'client_secret']
 
 /** Tier 2: deletions, secret changes, refunds, bulk sends. */
 function tier2Of(verbName: string): (args: Json) => boolean {

@@ -1,7 +1,7 @@
 // Read-only MCP resources an agent can pull into its context: the scope list, its own token, a campaign,
 // a report. Each is read through a verb with the token's scopes, like a tool.
 import type { AdminUser, AgentIdentity } from '../../auth/permissions'
-import { adminActor, invoke, type Verb } from '../../lib/verb'
+import { adminActor, invoke, viewOf, type Verb } from '../../lib/verb'
 import { RESOURCES, SCOPES, type ResourceName } from '../scopes'
 
 type Json = Record<string, unknown>
@@ -29,7 +29,10 @@ export async function readResource(uri: string, user: AdminUser & { agent: Agent
     return { id: tokenId, name, scopes: [...scopes], rate_limits: rates }
   }
   const campaign = /^svc:\/\/campaigns\/(\d{1,15})$/.exec(uri)
-  if (campaign) return (await invoke(verbs.get('catalog.campaigns.get')!, actor, { id: Number(campaign[1]) } as never)) as Json
+  if (campaign) {
+    const get = verbs.get('catalog.campaigns.get')!
+    return viewOf(get, await invoke(get, actor, { id: Number(campaign[1]) } as never)) as Json
+  }
   const report = /^svc:\/\/reports\/([a-z0-9_,]{1,40})$/.exec(uri)
   if (report) {
     const to = new Date()

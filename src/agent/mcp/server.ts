@@ -14,6 +14,7 @@ import type { AdminUser, AgentIdentity } from '../../auth/permissions'
 import { AppError } from '../../lib/errors'
 import { VERSION } from '../../version'
 import type { AuditLog } from '../audit'
+import type { AgentBuckets } from '../buckets'
 import type { Verb } from '../../lib/verb'
 import type { Tool } from './catalog'
 import type { AgentCalls } from './calls'
@@ -26,6 +27,7 @@ export interface McpDeps {
   verbs: () => ReadonlyMap<string, Verb>
   calls: AgentCalls
   audit: AuditLog
+  buckets: AgentBuckets
 }
 
 const INSTRUCTIONS = [
@@ -66,6 +68,14 @@ function serverFor(user: AgentUser, ip: string | null, deps: McpDeps): Server {
     const startedAt = Date.now()
     const audit = (outcome: string, error: string | null) =>
       deps.audit.record({ tokenId: user.agent.tokenId, tokenName: user.agent.name, surface: 'mcp', tool: `resources/read`, args: { uri }, outcome, error, ip, startedAt })
+    // A report is as expensive as get_report: the ai bucket; the others the default one.
+    const bucket = uri.startsWith('svc://reports/') ? 'ai' : 'default'
+    const rate = deps.buckets.hit(user.agent, bucket)
+    if (!rate.allowed) {
+      const text = `rate_limited: the ${bucket} bucket of this token allows ${rate.limit} calls a minute; retry in ${rate.retryAfter} s`
+      await audit('rate_limited', text)
+      throw new McpError(ErrorCode.InvalidRequest, text, { uri, retry_after: rate.retryAfter })
+    }
     try {
       const json = await readResource(uri, user, deps.verbs())
       await audit('ok', null)
