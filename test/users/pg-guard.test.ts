@@ -9,6 +9,8 @@ import { SessionSigner, SESSION_COOKIE } from '../../src/auth/session'
 import { createUserStore } from '../../src/users/create-store'
 import type { UserStore } from '../../src/users/store'
 import type { AppContext } from '../../src/context'
+import { AgentGate } from '../../src/agent/gate'
+import { agentStore } from '../../src/agent/store'
 import { ENGINES, openFresh, type OpenedDb } from './pg-engines'
 
 setDefaultTimeout(30_000)
@@ -34,7 +36,8 @@ for (const engine of ENGINES) {
       users = createUserStore(opened.db)
       ownerId = (await users.create({ email: 'owner@example.com', password: 'owner-password', isOwner: true })).id
       readerId = (await users.create({ email: 'reader@example.com', password: 'reader-password', permissions: { users: { read: true, write: false } } })).id
-      const ctx = { sessions, users } as unknown as AppContext
+      // The real agent gate over the same database (the guard asks it about bearer tokens and audits their calls).
+      const ctx = { sessions, users, agents: new AgentGate(agentStore(opened.db)) } as unknown as AppContext
       app = new Elysia()
         .use(errorHandler)
         .use(adminGuard(ctx))
