@@ -115,6 +115,12 @@ try {
   const call = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_conversions', arguments: { click_id: clickId } } }, '2025-11-25')
   const items = call.json?.result?.structuredContent?.items
   check(Array.isArray(items) && items.length === 1 && items[0].transaction_id === 'smoke-1', 'tools/call list_conversions finds the conversion')
+  // The dashboard: bundled into the binary (HTML import), its script served from the binary too.
+  const dash = await fetch(`${base}/admin`)
+  const dashHtml = await dash.text()
+  const script = /<script[^>]+src="([^"]+)"/.exec(dashHtml)?.[1]
+  const scriptRes = script ? await fetch(new URL(script, base)) : null
+  check(dash.status === 200 && scriptRes?.status === 200 && (await scriptRes.text()).includes('svc dashboard'), `GET /admin serves the dashboard and its script (${dash.status}, ${script})`)
   console.log('smoke test passed')
 } finally {
   child.kill('SIGTERM')

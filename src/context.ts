@@ -1,5 +1,5 @@
 import type { AnyElysia } from 'elysia'
-import type { BunRequest, Server } from 'bun'
+import type { BunRequest, HTMLBundle, Server } from 'bun'
 import type { Config } from './config'
 import type { AnyDatabase } from './db/engine'
 import type { SecretBox } from './lib/crypto'
@@ -34,6 +34,8 @@ export interface Feature {
   routes: AnyElysia
   /** Hot-path routes served by Bun directly (see tracking/routes.ts for why). */
   nativeRoutes?: NativeRoutes
+  /** HTML pages Bun bundles and serves itself (HTML imports), by path. */
+  pages?: Record<string, HTMLBundle>
   /** The feature's verbs: every surface (REST, MCP, CLI, dashboard) calls these through invoke(). */
   verbs?: VerbSet
   /** Background work, and what must be ready before the first request (awaited before listen). */

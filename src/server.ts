@@ -36,6 +36,7 @@ import { landingsFeature } from './landings'
 import { commerceFeature } from './commerce'
 import { AgentGate } from './agent/gate'
 import { agentFeature } from './agent'
+import { dashboardFeature } from './dashboard'
 import { agentStore } from './agent/store'
 
 export { MAX_BODY_BYTES } from './http/body-limit'
@@ -128,13 +129,14 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     commerce,
   ]
   // Last: every verb above (and its own) becomes an agent tool once the map below is built.
-  features.push(agentFeature(ctx, { verbs: () => verbs }))
+  features.push(agentFeature(ctx, { verbs: () => verbs }), dashboardFeature())
 
   // precompile: routes are compiled before listen, so the first requests don't pay for it.
   // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.
   const nativeRoutes = Object.assign({}, ...features.map((f) => f.nativeRoutes ?? {}))
   // The access log is wired in only when asked for: off, no request pays for it.
-  const routes = config.logRequests ? loggedNativeRoutes(nativeRoutes, config.trustProxy) : nativeRoutes
+  const logged = config.logRequests ? loggedNativeRoutes(nativeRoutes, config.trustProxy) : nativeRoutes
+  const routes = Object.assign({}, logged, ...features.map((f) => f.pages ?? {}))
   const root = new Elysia({ precompile: true, serve: { maxRequestBodySize: BODY_HARD_CAP, development: false, routes } })
     .use(errorHandler)
     .use(securityHeaders)

@@ -1,0 +1,37 @@
+// The dashboard talks only to the admin API, same origin, with the session cookie (HttpOnly: the script
+// never sees it). Every write sends JSON (the admin API's CSRF defence).
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message)
+  }
+  /** The field a 400 names ("slug: …" → "slug"), if any. */
+  get field(): string | null {
+    const m = /^([a-z_][a-z0-9_.]*): /.exec(this.message)
+    return this.status === 400 && m ? m[1]!.split('.')[0]! : null
+  }
+}
+
+/** Called on every 401: the app goes back to the sign-in screen. */
+let onUnauthorized: () => void = () => {}
+export const whenSignedOut = (fn: () => void) => { onUnauthorized = fn }
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`/admin/api${path}`, {
+    method,
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: body === undefined ? (method === 'GET' ? undefined : '{}') : JSON.stringify(body),
+  })
+  const text = await res.text()
+  let json: any = null
+  try { json = text ? JSON.parse(text) : null } catch { json = null }
+  if (!res.ok) {
+    if (res.status === 401 && path !== '/login') onUnauthorized()
+    throw new ApiError(res.status, json?.error ?? `HTTP ${res.status}`)
+  }
+  return json as T
+}
+
+export interface Me { id: number; email: string; is_owner: boolean; permissions: Record<string, { read: boolean; write: boolean }> }
+
+export const can = (me: Me, section: string, action: 'read' | 'write') => me.is_owner || me.permissions[section]?.[action] === true

@@ -1,0 +1,59 @@
+// Conversions and postback problems (section conversions): recent conversions, a click looked up by its
+// click_id with its conversions, and the postbacks that recorded nothing or warned, with their raw query:
+// where an affiliate debugs an integration.
+import { api, ApiError } from '../api'
+import { field, h, mount } from '../dom'
+
+interface Conversion { id: number; click_id: string; revenue: number; currency: string | null; type: string; status: string | null; transaction_id: string | null; date: string }
+interface PostbackError { id: number; reason: string; click_id: string | null; query: string | null; ip: string | null; conversion_id: number | null; created_at: string }
+
+const when = (iso: string) => new Date(iso).toLocaleString()
+
+function conversionsTable(items: Conversion[]): HTMLElement {
+  return h('div', { class: 'table-wrap' }, h('table', {},
+    h('thead', {}, h('tr', {}, ['Date', 'Click', 'Type', 'Status', 'Revenue', 'Transaction'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, items.length === 0 ? h('tr', {}, h('td', { colspan: 6 }, 'No conversions.')) : items.map((c) => h('tr', { 'data-conversion': c.id },
+      h('td', {}, when(c.date)), h('td', {}, h('code', {}, c.click_id)), h('td', {}, c.type), h('td', {}, c.status ?? '—'),
+      h('td', { class: 'num' }, `${c.revenue.toFixed(2)} ${c.currency ?? ''}`), h('td', {}, c.transaction_id ?? '—')))),
+  ))
+}
+
+export async function conversionsView(): Promise<HTMLElement> {
+  const [recent, errors] = await Promise.all([
+    api<{ items: Conversion[] }>('GET', '/conversions?limit=50'),
+    api<{ items: PostbackError[] }>('GET', '/postback-errors?limit=50'),
+  ])
+  const clickId = h('input', { name: 'click_id', placeholder: '6f1c2d3e-…', autocomplete: 'off' })
+  const found = h('div', { 'aria-live': 'polite' })
+  const lookup = h('form', { class: 'card filters', role: 'search' }, field('Click id', clickId), h('button', { type: 'submit' }, 'Look up'))
+  lookup.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const id = clickId.value.trim()
+    try {
+      const [click, conversions] = await Promise.all([
+        api<Record<string, unknown>>('GET', `/clicks/${encodeURIComponent(id)}`),
+        api<{ items: Conversion[] }>('GET', `/conversions?click_id=${encodeURIComponent(id)}`),
+      ])
+      const shown = ['click_id', 'created_at', 'campaign_id', 'source_id', 'offer_id', 'landing_id', 'ip', 'country', 'device_type', 'os', 'browser', 'referrer', 'bot_reason', 'is_unique', 'cost', 'sub1', 'sub2', 'sub3']
+      mount(found, h('section', { class: 'card', 'data-click': id },
+        h('h2', {}, 'Click'),
+        h('dl', { class: 'pairs' }, shown.filter((k) => click[k] !== undefined).flatMap((k) => [h('dt', {}, k), h('dd', {}, click[k] === null ? '—' : String(click[k]))])),
+        h('h3', {}, 'Its conversions'), conversionsTable(conversions.items)))
+    } catch (err) {
+      mount(found, h('p', { role: 'alert', class: 'form-error' }, err instanceof ApiError && err.status === 404 ? 'No click with this id.' : (err as Error).message))
+    }
+  })
+  return h('section', { 'aria-labelledby': 'conv-title' },
+    h('h1', { id: 'conv-title' }, 'Conversions'),
+    lookup, found,
+    h('h2', {}, 'Recent conversions'), conversionsTable(recent.items),
+    h('h2', {}, 'Postback problems'),
+    h('p', {}, 'Postbacks that recorded nothing (unknown click, bad signature, address not allowed…) or recorded with a warning, newest first.'),
+    h('div', { class: 'table-wrap' }, h('table', { 'data-postback-errors': '' },
+      h('thead', {}, h('tr', {}, ['Time', 'Reason', 'Click', 'Query', 'From', 'Recorded'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, errors.items.length === 0 ? h('tr', {}, h('td', { colspan: 6 }, 'No problems.')) : errors.items.map((e) => h('tr', {},
+        h('td', {}, when(e.created_at)), h('td', {}, h('strong', {}, e.reason)), h('td', {}, e.click_id ? h('code', {}, e.click_id) : '—'),
+        h('td', { class: 'query' }, h('code', {}, e.query ?? '')), h('td', {}, e.ip ?? '—'), h('td', {}, e.conversion_id ? `yes (#${e.conversion_id})` : 'no')))),
+    )),
+  )
+}

@@ -1,0 +1,113 @@
+// Reports: the report table (one or two groupings, filters, time range, time zone), a chart of clicks,
+// conversions, revenue and cost per day or hour, drill-down from a row to the next grouping, CSV export.
+import uPlot from 'uplot'
+import 'uplot/dist/uPlot.min.css'
+import { api } from '../api'
+import { field, h, mount } from '../dom'
+import { showErrors } from '../forms'
+
+const GROUPS = ['campaign', 'source', 'offer', 'landing', 'day', 'hour', 'device', 'os', 'browser', 'referrer', 'sub1', 'sub2', 'sub3']
+/** Drill-down: a row of one grouping opens the next one, filtered to that row. */
+const NEXT: Record<string, string> = { campaign: 'landing', source: 'campaign', offer: 'campaign', landing: 'offer', day: 'hour' }
+const FILTER_OF: Record<string, string> = { campaign: 'campaign_id', source: 'source_id', offer: 'offer_id', landing: 'landing_id' }
+const COLUMNS = ['clicks', 'unique_clicks', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc'] as const
+
+interface Row { key: string | number | null; label: string | null; children?: Row[]; [metric: string]: unknown }
+interface Report { rows: Row[]; total: Row; from: string; to: string }
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10)
+const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v))
+
+export function reportsView(): HTMLElement {
+  const today = new Date()
+  const group = h('select', { name: 'group_by' }, GROUPS.map((g) => h('option', { value: g }, g)))
+  const second = h('select', { name: 'then_by' }, h('option', { value: '' }, '(none)'), GROUPS.map((g) => h('option', { value: g }, g)))
+  const from = h('input', { name: 'from', type: 'date', value: isoDay(new Date(today.getTime() - 6 * 86_400_000)) })
+  const to = h('input', { name: 'to', type: 'date', value: isoDay(today) })
+  const tz = h('input', { name: 'tz', value: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC', 'aria-describedby': 'tz-hint' })
+  const filters: Record<string, string> = {}
+  const crumbs = h('p', { class: 'crumbs' })
+  const table = h('div', { class: 'table-wrap' })
+  const chart = h('div', { class: 'chart', role: 'img', 'aria-label': 'Clicks, conversions, revenue and cost over time' })
+  const csv = h('a', { class: 'button', download: '' }, 'Export CSV')
+  const form = h('form', { class: 'card filters' },
+    field('Group by', group), field('Then by', second), field('From', from), field('To (inclusive)', to), field('Time zone', tz),
+    h('p', { class: 'form-error', role: 'alert' }),
+    h('button', { type: 'submit' }, 'Run report'), csv,
+  )
+
+  const query = (groupBy: string) => {
+    const end = new Date(`${to.value}T00:00:00Z`)
+    const q = new URLSearchParams({ group_by: groupBy, from: from.value, to: isoDay(new Date(end.getTime() + 86_400_000)), tz: tz.value, ...filters })
+    return q.toString()
+  }
+  const groupBy = () => (second.value && second.value !== group.value ? `${group.value},${second.value}` : group.value)
+
+  const run = async () => {
+    try {
+      const report = await api<Report>('GET', `/reports?${query(groupBy())}`)
+      csv.setAttribute('href', `/admin/api/reports?${query(groupBy())}&format=csv`)
+      mount(table, renderTable(report))
+      mount(crumbs, Object.entries(filters).map(([k, v]) => h('span', { class: 'crumb' }, `${k} = ${v} `,
+        h('button', { type: 'button', class: 'small', 'aria-label': `Remove filter ${k}`, onclick: () => { delete filters[k]; void run() } }, '×'))))
+      const series = await api<Report>('GET', `/reports?${query(from.value === to.value ? 'hour' : 'day')}&limit=1000`)
+      drawChart(chart, series.rows)
+    } catch (err) {
+      showErrors(form, err)
+    }
+  }
+
+  const renderTable = (report: Report) => {
+    const top = group.value
+    const drill = (row: Row) => {
+      const filter = FILTER_OF[top]
+      const next = NEXT[top]
+      if (!filter || !next || row.key === null) return null
+      return h('button', { type: 'button', class: 'small', 'aria-label': `Drill into ${row.label ?? row.key}`, onclick: () => {
+        filters[filter] = String(row.key)
+        group.value = next
+        second.value = ''
+        void run()
+      } }, '›')
+    }
+    const line = (row: Row, depth: number) => h('tr', { class: depth ? 'child' : '' },
+      h('td', {}, depth ? '↳ ' : '', String(row.label ?? row.key ?? '(none)'), ' ', depth ? null : drill(row)),
+      COLUMNS.map((c) => h('td', { class: 'num' }, fmt(row[c]))),
+    )
+    return h('table', {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, groupBy()), COLUMNS.map((c) => h('th', { scope: 'col', class: 'num' }, c)))),
+      h('tbody', {}, report.rows.length === 0 ? h('tr', {}, h('td', { colspan: COLUMNS.length + 1 }, 'No data in this range.')) : null,
+        report.rows.flatMap((r) => [line(r, 0), ...(r.children ?? []).map((c) => line(c, 1))])),
+      h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), COLUMNS.map((c) => h('td', { class: 'num' }, fmt(report.total[c]))))),
+    )
+  }
+
+  form.addEventListener('submit', (event) => { event.preventDefault(); void run() })
+  void run()
+  return h('section', { 'aria-labelledby': 'reports-title' }, h('h1', { id: 'reports-title' }, 'Reports'), form, crumbs, chart, table)
+}
+
+let plot: uPlot | null = null
+
+/** Clicks and conversions on the left axis, revenue and cost on the right, one point per day or hour. */
+function drawChart(el: HTMLElement, rows: Row[]): void {
+  plot?.destroy()
+  plot = null
+  const points = rows.filter((r) => typeof r.key === 'string').sort((a, b) => String(a.key).localeCompare(String(b.key)))
+  if (points.length === 0) { mount(el, h('p', {}, 'No data to chart.')); return }
+  el.replaceChildren()
+  const x = points.map((r) => Date.parse(String(r.key).length === 10 ? `${r.key}T00:00:00Z` : `${r.key}:00Z`) / 1000)
+  const col = (name: string) => points.map((r) => Number(r[name] ?? 0))
+  plot = new uPlot({
+    width: Math.max(300, el.clientWidth || 600),
+    height: 240,
+    series: [
+      {},
+      { label: 'Clicks', stroke: '#2563eb', scale: 'n' },
+      { label: 'Conversions', stroke: '#16a34a', scale: 'n', dash: [6, 3] },
+      { label: 'Revenue', stroke: '#9333ea', scale: 'money' },
+      { label: 'Cost', stroke: '#dc2626', scale: 'money', dash: [2, 2] },
+    ],
+    axes: [{}, { scale: 'n' }, { scale: 'money', side: 1 }],
+  }, [x, col('clicks'), col('conversions'), col('revenue'), col('cost')], el)
+}
