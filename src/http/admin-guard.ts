@@ -34,6 +34,27 @@ export function requireCsvBody(request: Request) {
   if (mime !== 'text/csv' && mime !== 'text/plain') throw invalid('request body must be a CSV file (content-type: text/csv)')
 }
 
+/** The header a script may send instead of a JSON content type (no HTML form can set a header). */
+export const CSRF_HEADER = 'x-requested-with'
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * CSRF, for requests that carry a session cookie: a page on another site can make the browser send a form
+ * (urlencoded, multipart or text/plain, or no body at all) with that cookie. A state-changing request must
+ * show it is not one: `content-type: application/json` (with or without a body: DELETE, retry, logout), or
+ * the X-Requested-With header, or (CSV imports) `text/csv`, which forms cannot send either. A cross-origin
+ * script cannot add those without a CORS preflight, which /admin/api never grants. Bearer tokens are not
+ * sent by browsers on their own, so they need none of this.
+ */
+export function requireNonFormWrite(request: Request, csv = false): void {
+  if (READS.has(request.method) || request.headers.has(CSRF_HEADER)) return
+  const mime = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (mime === 'application/json' || (csv && mime === 'text/csv')) return
+  throw invalid(csv
+    ? 'a CSV import must be sent as content-type: text/csv (or with the X-Requested-With header)'
+    : 'a write must send content-type: application/json, even without a body (or the X-Requested-With header)')
+}
+
 /**
  * The signed-in admin of a request: a valid, unexpired, unrevoked session cookie of an existing user, or 401.
  * Async (the users store may be a network database): callers must await it, or its 401 is lost.
@@ -138,8 +159,9 @@ export function adminGuard(ctx: AppContext) {
   return new Elysia({ name: 'admin-guard' }).macro({
     admin: {
       ...earlyCheck(async ({ request, server }, phase) => {
-        await authenticate(request, server)
+        const admin = await authenticate(request, server)
         if (phase === 'parse') requireJsonBody(request)
+        if (!admin.agent) requireNonFormWrite(request)
       }),
       resolve: async ({ request, server }) => ({ admin: await authenticate(request, server) }),
       ...audited,
@@ -147,8 +169,9 @@ export function adminGuard(ctx: AppContext) {
     /** `{ someSection: 'read' }`: the verb then checks the section of the record itself. */
     someSection: (action: Action) => ({
       ...earlyCheck(async ({ request, server }, phase) => {
-        await authorizeSome(request, action, server)
+        const admin = await authorizeSome(request, action, server)
         if (phase === 'parse') requireJsonBody(request)
+        if (!admin.agent) requireNonFormWrite(request)
       }),
       resolve: async ({ request, server }: HookContext) => ({ admin: await authorizeSome(request, action, server) }),
       ...audited,
@@ -158,8 +181,9 @@ export function adminGuard(ctx: AppContext) {
       const [section, action] = parseRef(ref)
       return {
         ...earlyCheck(async ({ request, server }, phase) => {
-          await authorize(request, section, action, server)
+          const admin = await authorize(request, section, action, server)
           if (phase === 'parse') requireCsvBody(request)
+          if (!admin.agent) requireNonFormWrite(request, true)
         }, (request) => request.text()),
         resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
         ...audited,
@@ -169,8 +193,9 @@ export function adminGuard(ctx: AppContext) {
       const [section, action] = parseRef(ref)
       return {
         ...earlyCheck(async ({ request, server }, phase) => {
-          await authorize(request, section, action, server)
+          const admin = await authorize(request, section, action, server)
           if (phase === 'parse') requireJsonBody(request)
+          if (!admin.agent) requireNonFormWrite(request)
         }),
         resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
         ...audited,

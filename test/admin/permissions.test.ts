@@ -115,7 +115,7 @@ describe('every mounted /admin/api route', () => {
         else expect(res.body.error).toBe(`missing permission ${r.section}:${action}`)
       }
     }
-    const out = await send(s, 'POST', '/admin/api/logout', { headers: { cookie } })
+    const out = await send(s, 'POST', '/admin/api/logout', { headers: { cookie, 'content-type': 'application/json' } })
     expect(out.status).toBe(200)
   })
 

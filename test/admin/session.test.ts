@@ -142,7 +142,7 @@ describe('POST /admin/api/logout', () => {
     const second = await login(s, { email: 'leaver@example.com', password: USER_PASSWORD }, { 'x-forwarded-for': freshIp() })
     const cookieB = sessionCookie(second)!.split(';')[0]!
 
-    const out = await send(s, 'POST', '/admin/api/logout', { headers: { cookie: cookieA } })
+    const out = await send(s, 'POST', '/admin/api/logout', { headers: { cookie: cookieA, 'content-type': 'application/json' } })
     expect(out.status).toBe(200)
     expect(out.body).toEqual({ ok: true })
     const cleared = sessionCookie(out)!
@@ -163,7 +163,7 @@ describe('POST /admin/api/logout', () => {
     const a = await addUser(s, 'stay-a@example.com')
     const b = await addUser(s, 'stay-b@example.com')
     const cookieB = await cookieFor(s, b)
-    expect((await send(s, 'POST', '/admin/api/logout', { headers: { cookie: await cookieFor(s, a) } })).status).toBe(200)
+    expect((await send(s, 'POST', '/admin/api/logout', { headers: { cookie: await cookieFor(s, a), 'content-type': 'application/json' } })).status).toBe(200)
     expect((await send(s, 'GET', '/admin/api/me', { headers: { cookie: cookieB } })).status).toBe(200)
   })
 })

@@ -33,7 +33,7 @@ interface Answer { status: number; body: any; text: string }
 async function call(method: string, path: string, body?: unknown, cookie: string | null = owner): Promise<Answer> {
   const headers: Record<string, string> = {}
   if (cookie) headers.cookie = cookie
-  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (body !== undefined || method !== 'GET') headers['content-type'] = 'application/json'
   const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
   const text = await res.text()
   let parsed: unknown

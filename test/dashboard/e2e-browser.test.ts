@@ -157,7 +157,7 @@ test('a read-only user sees the screens of their sections, without edit controls
     expect(await page.getByRole('button', { name: /Deactivate|Activate/ }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'Copy link' }).count()).toBe(1)
     const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
-    expect(nav).toEqual(['Campaigns', 'Reports'])
+    expect(nav).toEqual(['Campaigns', 'Sources', 'Offers', 'Reports'])
     expect(await page.getByRole('link', { name: 'Conversions' }).count()).toBe(0)
     // Nothing wider than the screen but the scrollable tables.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
@@ -203,5 +203,161 @@ test('agent tokens: created with chosen scopes and shown once, its calls in the 
     expect(errors).toEqual([])
   } finally {
     await context.close()
+  }
+}, 60_000)
+
+test('sources, offers and campaigns: create with the API\'s message beside the field, edit, copy, delete refused while in use, the rotation editor', async () => {
+  const context = await browser.newContext({ userAgent: desktopUa })
+  try {
+    const { page, errors } = await watchedPage(context)
+    await signIn(page, OWNER.email, OWNER.password)
+    await page.getByRole('link', { name: 'Sources' }).click()
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'New source' }).click()
+    await page.getByLabel('Name').fill('Push network')
+    // A macro in the host is refused by the API (a stranger's link could aim postbacks anywhere).
+    await page.getByLabel('Postback URL').fill('https://{sub1}/pb?cid={click_id}')
+    await page.getByRole('button', { name: 'Create source' }).click()
+    await page.locator('[data-error-for="postback_url"]').filter({ hasText: 'postback_url' }).waitFor()
+    expect(await page.getByLabel('Postback URL').getAttribute('aria-invalid')).toBe('true')
+    await page.getByLabel('Postback URL').fill('https://push.example/pb?cid={external_id}&sum={payout}')
+    await page.getByRole('button', { name: 'Create source' }).click()
+    const row = page.locator('tbody tr').filter({ hasText: 'Push network' })
+    await row.waitFor()
+    expect(await row.getByRole('button', { name: 'Copy postback URL' }).count()).toBe(1)
+    await row.getByRole('button', { name: 'Edit' }).click()
+    await page.getByLabel('Name').fill('Push network EU')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.locator('tbody tr').filter({ hasText: 'Push network EU' }).waitFor()
+    // The first test's sign-out ended every owner session, the helper's too: a fresh one.
+    const owner = await s.login()
+    const sources = (await s.api('GET', '/admin/api/sources', undefined, owner)).body.items
+    expect(sources.find((x: any) => x.name === 'Push network EU').postback_url).toBe('https://push.example/pb?cid={external_id}&sum={payout}')
+
+    // The offer of the first campaign cannot go: the API's 409, explained.
+    await page.getByRole('link', { name: 'Offers' }).click()
+    const offerRow = page.locator('tbody tr').filter({ hasText: 'Local offer' })
+    await offerRow.waitFor()
+    page.once('dialog', (d) => void d.accept())
+    await offerRow.getByRole('button', { name: 'Delete' }).click()
+    await page.getByText('Change the campaigns that use it first.').waitFor()
+    expect((await s.api('GET', '/admin/api/offers', undefined, owner)).body.items.some((o: any) => o.name === 'Local offer')).toBe(true)
+
+    // The rotation editor: a second offer at weight 300 against 100, its share spelled out, saved as given.
+    const second = (await s.api('POST', '/admin/api/offers', { name: 'Second offer', slug: 'second-offer', url: 'https://two.example/?c={click_id}' }, owner)).body
+    await page.getByRole('link', { name: 'Campaigns' }).click()
+    await page.locator('tr[data-campaign="first"]').getByRole('button', { name: 'Edit' }).click()
+    await page.getByRole('heading', { name: 'Edit campaign "First"' }).waitFor()
+    await page.getByRole('button', { name: 'Add offer' }).click()
+    await page.getByLabel('offer 2', { exact: true }).selectOption(String(second.id))
+    await page.getByLabel('weight of offer 1').fill('300')
+    await page.getByText('75 % of traffic').waitFor()
+    await page.getByText('25 % of traffic').waitFor()
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('heading', { name: 'Edit campaign "First"' }).waitFor({ state: 'detached' })
+    const campaign = (await s.api('GET', '/admin/api/campaigns', undefined, owner)).body.items.find((c: any) => c.slug === 'first')
+    expect(campaign.offers.map((o: any) => o.weight)).toEqual([300, 100])
+    expect(campaign.offers[1].offer_id).toBe(second.id)
+
+    // A new campaign from the list; the API's refusal of a taken slug beside the slug field.
+    await page.getByRole('button', { name: 'New campaign' }).click()
+    await page.getByLabel('Name', { exact: true }).fill('Second')
+    await page.getByLabel('Slug', { exact: true }).fill('first')
+    await page.getByRole('button', { name: 'Create campaign' }).click()
+    await page.locator('[data-error-for="slug"]').filter({ hasText: 'slug' }).waitFor()
+    await page.getByLabel('Slug', { exact: true }).fill('second')
+    await page.getByRole('button', { name: 'Create campaign' }).click()
+    await page.locator('tr[data-campaign="second"]').waitFor()
+    expect(errors).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 60_000)
+
+test('settings: a generated postback secret and a URL signed in the browser that /postback accepts; other keys saved', async () => {
+  const context = await browser.newContext({ userAgent: desktopUa })
+  try {
+    const owner = await s.login()
+    const source = (await s.api('POST', '/admin/api/sources', { name: 'Signed' }, owner)).body
+    const offer = (await s.api('POST', '/admin/api/offers', { name: 'Signed offer', slug: 'signed-offer', url: `${offerSite.base}/offer?click={click_id}` }, owner)).body
+    await s.api('POST', '/admin/api/campaigns', { name: 'Signed', slug: 'signed', source_id: source.id, offer_id: offer.id }, owner)
+    const click = await fetch(`${s.base}/c/signed`, { redirect: 'manual', headers: { 'user-agent': desktopUa } })
+    const clickId = UUID.exec(click.headers.get('location')!)![0]
+
+    const { page, errors } = await watchedPage(context)
+    await signIn(page, OWNER.email, OWNER.password)
+    await page.getByRole('link', { name: 'Settings' }).click()
+    await page.getByRole('heading', { name: 'Postback signature' }).waitFor()
+    await page.getByText('No postback secret').waitFor()
+    await page.getByRole('button', { name: 'Generate a secret' }).click()
+    const secret = (await page.locator('[data-new-secret]').textContent())!
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    await page.getByText('A postback secret is set').waitFor()
+    // An unsigned postback is now refused.
+    expect((await fetch(`${s.base}/postback?subid=${clickId}&payout=7`)).status).toBe(401)
+
+    await page.getByLabel('subid').fill(clickId)
+    await page.getByLabel('payout').fill('7')
+    await page.getByLabel('tid').fill('signed-1')
+    await page.getByRole('button', { name: 'Sign', exact: true }).click()
+    const url = (await page.locator('[data-signed-url]').textContent())!
+    expect(url).toStartWith(`${s.base}/postback?subid=${clickId}&payout=7&tid=signed-1&sig=`)
+    const answer = await fetch(url)
+    expect({ status: answer.status, body: await answer.text() }).toEqual({ status: 200, body: 'OK' })
+    const conversions = (await s.api('GET', `/admin/api/conversions?click_id=${clickId}`, undefined, owner)).body.items
+    expect(conversions.map((c: any) => [c.revenue, c.transaction_id])).toEqual([[7, 'signed-1']])
+
+    // Another key: a bad value is refused beside its field, a good one saved.
+    await page.getByLabel('fallback url').fill('not a url')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.locator('[data-error-for="fallback_url"]').filter({ hasText: 'fallback_url' }).waitFor()
+    await page.getByLabel('fallback url').fill('')
+    await page.getByLabel('click cookie days').fill('45')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByText('Saved click_cookie_days.').waitFor()
+    expect((await s.api('GET', '/admin/api/settings', undefined, owner)).body.click_cookie_days).toBe(45)
+    expect(errors).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 60_000)
+
+test('users: a new user with a permission grid; they sign in and see exactly their sections', async () => {
+  const context = await browser.newContext({ userAgent: desktopUa })
+  const theirs = await browser.newContext({ userAgent: desktopUa })
+  try {
+    // A campaign exists (else a user who may create one starts on the first-run screen).
+    const owner = await s.login()
+    if ((await s.api('GET', '/admin/api/campaigns', undefined, owner)).body.items.length === 0) {
+      const source = (await s.api('POST', '/admin/api/sources', { name: 'Any' }, owner)).body
+      const offer = (await s.api('POST', '/admin/api/offers', { name: 'Any', slug: 'any-offer', url: 'https://offer.example/' }, owner)).body
+      await s.api('POST', '/admin/api/campaigns', { name: 'Any', slug: 'any', source_id: source.id, offer_id: offer.id }, owner)
+    }
+    const { page, errors } = await watchedPage(context)
+    await signIn(page, OWNER.email, OWNER.password)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click()
+    await page.getByRole('button', { name: 'New user' }).click()
+    await page.getByLabel('Email', { exact: true }).fill('editor@example.com')
+    await page.getByLabel('Password', { exact: true }).fill('short')
+    await page.getByLabel('campaigns read').check()
+    await page.getByLabel('campaigns write').check()
+    await page.getByLabel('conversions read').check()
+    await page.getByRole('button', { name: 'Create user' }).click()
+    await page.locator('[data-error-for="password"]').filter({ hasText: 'password' }).waitFor()
+    await page.getByLabel('Password', { exact: true }).fill('editor-password-1')
+    await page.getByRole('button', { name: 'Create user' }).click()
+    const row = page.locator('tr[data-user="editor@example.com"]')
+    await row.waitFor()
+    expect(await row.innerText()).toContain('campaigns read+write, conversions read')
+
+    const other = await watchedPage(theirs)
+    await signIn(other.page, 'editor@example.com', 'editor-password-1')
+    await other.page.getByRole('heading', { name: 'Campaigns' }).waitFor()
+    expect(await other.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Campaigns', 'Sources', 'Offers', 'Conversions'])
+    expect(await other.page.getByRole('button', { name: 'New campaign' }).count()).toBe(1)
+    expect([...errors, ...other.errors]).toEqual([])
+  } finally {
+    await context.close()
+    await theirs.close()
   }
 }, 60_000)

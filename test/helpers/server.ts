@@ -81,7 +81,8 @@ export async function startServer(env: Record<string, string> = {}, dataDir?: st
     if (cookie === undefined) cookie = ownerCookie ??= await login()
     const headers: Record<string, string> = {}
     if (cookie) headers.cookie = cookie
-    if (body !== undefined) headers['content-type'] = 'application/json'
+    // Writes say they are JSON even without a body, as the admin API asks of every write (CSRF).
+    if (body !== undefined || (method !== 'GET' && method !== 'HEAD')) headers['content-type'] = 'application/json'
     const res = await fetch(`${base}${path}`, {
       method,
       headers,

@@ -4,10 +4,10 @@ export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
     super(message)
   }
-  /** The field a 400 names ("slug: …" → "slug"), if any. */
+  /** The field a 400 or 409 names ("slug: …" → "slug"; a taken slug is a 409), if any. */
   get field(): string | null {
     const m = /^([a-z_][a-z0-9_.]*): /.exec(this.message)
-    return this.status === 400 && m ? m[1]!.split('.')[0]! : null
+    return (this.status === 400 || this.status === 409) && m ? m[1]!.split('.')[0]! : null
   }
 }
 

@@ -8,6 +8,9 @@ import { campaignsView, all } from './views/campaigns'
 import { reportsView } from './views/reports'
 import { tokensView } from './views/tokens'
 import { conversionsView } from './views/conversions'
+import { catalogView, LANDINGS, OFFERS, SOURCES } from './views/catalog'
+import { settingsView } from './views/settings'
+import { usersView } from './views/users'
 
 // Never framed (the server's CSP cannot reach a page Bun serves itself; this is the fallback).
 if (window.top !== window.self) throw new Error('svc dashboard: refusing to run in a frame')
@@ -18,8 +21,13 @@ let me: Me | null = null
 interface Screen { path: string; label: string; section: string; render: (me: Me) => HTMLElement | Promise<HTMLElement> }
 const SCREENS: Screen[] = [
   { path: '/campaigns', label: 'Campaigns', section: 'campaigns', render: campaignsView },
+  { path: '/sources', label: 'Sources', section: 'campaigns', render: catalogView(SOURCES) },
+  { path: '/offers', label: 'Offers', section: 'campaigns', render: catalogView(OFFERS) },
+  { path: '/landings', label: 'Landings', section: 'landings', render: catalogView(LANDINGS) },
   { path: '/reports', label: 'Reports', section: 'reports', render: () => reportsView() },
   { path: '/conversions', label: 'Conversions', section: 'conversions', render: () => conversionsView() },
+  { path: '/settings', label: 'Settings', section: 'settings', render: settingsView },
+  { path: '/users', label: 'Users', section: 'users', render: usersView },
   { path: '/tokens', label: 'Agent tokens', section: 'users', render: tokensView },
 ]
 

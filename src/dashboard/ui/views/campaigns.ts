@@ -3,8 +3,9 @@
 import { api, can, type Me } from '../api'
 import { h, mount } from '../dom'
 import { copy } from '../forms'
+import { campaignForm, type CampaignRecord } from './campaign-form'
 
-interface Campaign { id: number; name: string; slug: string; source_id: number | null; active: boolean; offers: Array<{ offer_id: number; weight: number }> }
+type Campaign = CampaignRecord
 interface Named { id: number; name: string }
 
 type SortKey = 'name' | 'slug' | 'source' | 'active'
@@ -30,6 +31,16 @@ export async function campaignsView(me: Me): Promise<HTMLElement> {
   const search = h('input', { type: 'search', name: 'search', placeholder: 'Search name or slug', 'aria-label': 'Search campaigns' })
   const tbody = h('tbody')
   const status = h('p', { class: 'form-error', role: 'alert' })
+  const editor = h('div')
+  const edit = async (existing: Campaign | null) => {
+    mount(editor, await campaignForm(existing, (saved) => {
+      if (existing) campaigns[campaigns.indexOf(existing)] = saved
+      else campaigns.push(saved)
+      editor.replaceChildren()
+      render()
+    }, () => editor.replaceChildren()))
+    editor.querySelector('input')?.focus()
+  }
 
   const keyOf = (c: Campaign) => (sort === 'source' ? sourceName.get(c.source_id ?? 0) ?? '' : sort === 'active' ? String(c.active) : c[sort]).toLowerCase()
   const render = () => {
@@ -57,7 +68,7 @@ export async function campaignsView(me: Me): Promise<HTMLElement> {
         h('td', {}, h('code', {}, c.slug)),
         h('td', {}, sourceName.get(c.source_id ?? 0) ?? '—'),
         h('td', {}, c.active ? 'Active' : 'Paused'),
-        h('td', { class: 'actions' }, copyButton, toggle),
+        h('td', { class: 'actions' }, copyButton, toggle, writable ? h('button', { type: 'button', class: 'small', onclick: () => void edit(c) }, 'Edit') : null),
       )
     }))
     if (shown.length === 0) mount(tbody, h('tr', {}, h('td', { colspan: 5 }, campaigns.length ? 'No campaign matches.' : 'No campaigns yet.')))
@@ -80,8 +91,9 @@ export async function campaignsView(me: Me): Promise<HTMLElement> {
   search.addEventListener('input', render)
   render()
   return h('section', { 'aria-labelledby': 'campaigns-title' },
-    h('div', { class: 'toolbar' }, h('h1', { id: 'campaigns-title' }, 'Campaigns'), search),
-    status,
+    h('div', { class: 'toolbar' }, h('h1', { id: 'campaigns-title' }, 'Campaigns'), search,
+      writable ? h('button', { type: 'button', onclick: () => void edit(null) }, 'New campaign') : null),
+    status, editor,
     h('div', { class: 'table-wrap' }, table),
   )
 }
