@@ -50,8 +50,9 @@ export function reportsView(): HTMLElement {
       mount(table, renderTable(report))
       mount(crumbs, Object.entries(filters).map(([k, v]) => h('span', { class: 'crumb' }, `${k} = ${v} `,
         h('button', { type: 'button', class: 'small', 'aria-label': `Remove filter ${k}`, onclick: () => { delete filters[k]; void run() } }, '×'))))
-      const series = await api<Report>('GET', `/reports?${query(from.value === to.value ? 'hour' : 'day')}&limit=1000`)
-      drawChart(chart, series.rows)
+      const hourly = from.value === to.value
+      const series = await api<Report>('GET', `/reports?${query(hourly ? 'hour' : 'day')}&limit=1000`)
+      drawChart(chart, series.rows, slots(from.value, to.value, hourly))
     } catch (err) {
       showErrors(form, err)
     }
@@ -89,18 +90,33 @@ export function reportsView(): HTMLElement {
 
 let plot: uPlot | null = null
 
-/** Clicks and conversions on the left axis, revenue and cost on the right, one point per day or hour. */
-function drawChart(el: HTMLElement, rows: Row[]): void {
+/** Every day from..to (inclusive), or every hour of a single day: the keys the report uses for them. */
+function slots(from: string, to: string, hourly: boolean): string[] {
+  if (hourly) return Array.from({ length: 24 }, (_, hour) => `${from}T${String(hour).padStart(2, '0')}:00`)
+  const out: string[] = []
+  for (let t = Date.parse(`${from}T00:00:00Z`), end = Date.parse(`${to}T00:00:00Z`); t <= end && out.length < 400; t += 86_400_000) {
+    out.push(new Date(t).toISOString().slice(0, 10))
+  }
+  return out
+}
+
+/**
+ * Clicks and conversions on the left axis, revenue and cost on the right, one point per day or hour of the
+ * range (zero where the report has no row), so the time axis is the range asked for.
+ */
+function drawChart(el: HTMLElement, rows: Row[], keys: string[]): void {
   plot?.destroy()
   plot = null
-  const points = rows.filter((r) => typeof r.key === 'string').sort((a, b) => String(a.key).localeCompare(String(b.key)))
-  if (points.length === 0) { mount(el, h('p', {}, 'No data to chart.')); return }
+  if (rows.length === 0) { mount(el, h('p', {}, 'No data to chart.')); return }
   el.replaceChildren()
-  const x = points.map((r) => Date.parse(String(r.key).length === 10 ? `${r.key}T00:00:00Z` : `${r.key}:00Z`) / 1000)
-  const col = (name: string) => points.map((r) => Number(r[name] ?? 0))
+  const byKey = new Map(rows.map((r) => [String(r.key), r]))
+  // Local wall-clock keys shown as they read (the axis labels are in the report's time zone).
+  const x = keys.map((k) => Date.parse(k.length === 10 ? `${k}T00:00:00Z` : `${k}:00Z`) / 1000)
+  const col = (name: string) => keys.map((k) => Number(byKey.get(k)?.[name] ?? 0))
   plot = new uPlot({
     width: Math.max(300, el.clientWidth || 600),
     height: 240,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     series: [
       {},
       { label: 'Clicks', stroke: '#2563eb', scale: 'n' },
