@@ -68,8 +68,11 @@ function post(path: string, form: FormData, cookie: string | null = owner, extra
   return fetch(`${adminBase}${path}`, { method: 'POST', headers, body: form })
 }
 
+/** A bodiless admin request; a write says it is JSON (the admin API's CSRF rule). */
 function call(method: string, path: string, cookie: string | null = owner) {
-  return fetch(`${adminBase}${path}`, { method, headers: cookie ? { cookie } : {} })
+  const headers: Record<string, string> = cookie ? { cookie } : {}
+  if (method !== 'GET' && method !== 'HEAD') headers['content-type'] = 'application/json'
+  return fetch(`${adminBase}${path}`, { method, headers })
 }
 
 const assets = (id = landingId) => `/admin/api/landings/${id}/assets`
