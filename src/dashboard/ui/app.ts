@@ -8,7 +8,9 @@ import { campaignsView, all } from './views/campaigns'
 import { reportsView } from './views/reports'
 import { tokensView } from './views/tokens'
 import { conversionsView } from './views/conversions'
-import { catalogView, LANDINGS, OFFERS, SOURCES } from './views/catalog'
+import { catalogView, EMAIL_LISTS, EMAIL_TRIGGERS, LANDINGS, OFFERS, PAYMENT_ACCOUNTS, PRODUCTS, SOURCES } from './views/catalog'
+import { LEADS, ORDERS, OUTBOX, recordsView, SUBSCRIPTIONS, WEBHOOK_EVENTS } from './views/records'
+import { subscribersView } from './views/subscribers'
 import { settingsView } from './views/settings'
 import { usersView } from './views/users'
 
@@ -18,14 +20,24 @@ if (window.top !== window.self) throw new Error('svc dashboard: refusing to run 
 const root = document.getElementById('app')!
 let me: Me | null = null
 
-interface Screen { path: string; label: string; section: string; render: (me: Me) => HTMLElement | Promise<HTMLElement> }
+interface Screen { path: string; label: string; section: string; hidden?: boolean; render: (me: Me, params: URLSearchParams) => HTMLElement | Promise<HTMLElement> }
 const SCREENS: Screen[] = [
   { path: '/campaigns', label: 'Campaigns', section: 'campaigns', render: campaignsView },
   { path: '/sources', label: 'Sources', section: 'campaigns', render: catalogView(SOURCES) },
   { path: '/offers', label: 'Offers', section: 'campaigns', render: catalogView(OFFERS) },
   { path: '/landings', label: 'Landings', section: 'landings', render: catalogView(LANDINGS) },
+  { path: '/leads', label: 'Leads', section: 'landings', render: recordsView(LEADS) },
   { path: '/reports', label: 'Reports', section: 'reports', render: () => reportsView() },
   { path: '/conversions', label: 'Conversions', section: 'conversions', render: () => conversionsView() },
+  { path: '/email-lists', label: 'Email lists', section: 'email', render: catalogView(EMAIL_LISTS) },
+  { path: '/subscribers', label: 'Subscribers', section: 'email', hidden: true, render: subscribersView },
+  { path: '/email-triggers', label: 'Email triggers', section: 'email', render: catalogView(EMAIL_TRIGGERS) },
+  { path: '/outbox', label: 'Outbox', section: 'email', render: recordsView(OUTBOX) },
+  { path: '/orders', label: 'Orders', section: 'commerce', render: recordsView(ORDERS) },
+  { path: '/subscriptions', label: 'Subscriptions', section: 'commerce', render: recordsView(SUBSCRIPTIONS) },
+  { path: '/products', label: 'Products', section: 'commerce', render: catalogView(PRODUCTS) },
+  { path: '/payment-accounts', label: 'Payment accounts', section: 'commerce', render: catalogView(PAYMENT_ACCOUNTS) },
+  { path: '/webhook-events', label: 'Webhooks', section: 'commerce', render: recordsView(WEBHOOK_EVENTS) },
   { path: '/settings', label: 'Settings', section: 'settings', render: settingsView },
   { path: '/users', label: 'Users', section: 'users', render: usersView },
   { path: '/tokens', label: 'Agent tokens', section: 'users', render: tokensView },
@@ -46,7 +58,7 @@ async function signOut(): Promise<void> {
 }
 
 function shell(user: Me, current: string, content: HTMLElement): HTMLElement {
-  const nav = h('nav', { 'aria-label': 'Main' }, h('ul', {}, SCREENS.filter((s) => can(user, s.section, 'read')).map((s) =>
+  const nav = h('nav', { 'aria-label': 'Main' }, h('ul', {}, SCREENS.filter((s) => !s.hidden && can(user, s.section, 'read')).map((s) =>
     h('li', {}, h('a', { href: `#${s.path}`, 'aria-current': s.path === current ? 'page' : null }, s.label)))))
   return h('div', { class: 'layout' },
     h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
@@ -68,7 +80,9 @@ async function route(): Promise<void> {
     }
   }
   const user = me
-  const path = location.hash.replace(/^#/, '') || '/'
+  const [hashPath, hashQuery] = location.hash.replace(/^#/, '').split('?') as [string, string | undefined]
+  const path = hashPath || '/'
+  const params = new URLSearchParams(hashQuery ?? '')
   let screen = SCREENS.find((s) => s.path === path && can(user, s.section, 'read'))
   if (path === '/' || path === '/first-run' || !screen) {
     // First run: no campaign yet, and the user may create one.
@@ -77,7 +91,7 @@ async function route(): Promise<void> {
       mount(root, shell(user, '/first-run', firstRunView(() => void route())))
       return
     }
-    screen = SCREENS.find((s) => can(user, s.section, 'read'))
+    screen = SCREENS.find((s) => !s.hidden && can(user, s.section, 'read'))
     if (!screen) {
       mount(root, shell(user, '', h('p', {}, 'Your account has no permissions yet. Ask an owner to grant you a section.')))
       return
@@ -88,7 +102,7 @@ async function route(): Promise<void> {
   const placeholder = h('p', { 'aria-busy': 'true' }, 'Loading…')
   mount(root, shell(user, screen.path, placeholder))
   try {
-    placeholder.replaceWith(await screen.render(user))
+    placeholder.replaceWith(await screen.render(user, params))
   } catch (err) {
     placeholder.replaceWith(h('p', { role: 'alert' }, err instanceof ApiError ? `The server refused: ${err.message}` : 'Something went wrong.'))
   }

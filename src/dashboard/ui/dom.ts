@@ -29,9 +29,12 @@ export function mount(el: Element, ...children: Child[]): void {
   append(el, children)
 }
 
+let fieldCount = 0
+
 /** A labelled input row; the error slot below it shows the API's message for that field. */
 export function field(label: string, input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {
-  const id = input.id || (input.id = `f-${input.name}`)
+  // Unique ids: two forms on one screen may both have an "email" field (a filter and an add form).
+  const id = input.id || (input.id = `f-${input.name}-${++fieldCount}`)
   return h('div', { class: 'field' },
     h('label', { for: id }, label),
     input,

@@ -6,9 +6,24 @@ import { field, h, mount } from '../dom'
 import { clearErrors, copy, showErrors } from '../forms'
 import { all } from './campaigns'
 
-interface Field { name: string; label: string; type?: 'text' | 'url' | 'number' | 'textarea'; hint?: string; required?: boolean }
+interface Field {
+  name: string
+  label: string
+  /** password: write-only (a secret; empty keeps it). select: the records of `options` by name. */
+  type?: 'text' | 'url' | 'number' | 'textarea' | 'password' | 'checkbox' | 'select'
+  hint?: string
+  required?: boolean
+  /** select: a collection path (`/offers`) whose records become the options, or fixed values. */
+  options?: string | string[]
+  /** Only when creating (e.g. a payment account's type, which never changes). */
+  createOnly?: boolean
+  /** password: the record's flag that says the secret is set (default has_<name>). */
+  setFlag?: string
+}
 export interface CatalogSpec {
   path: string
+  /** The admin section of the collection (its read/write permission decides the controls). */
+  section: string
   title: string
   singular: string
   fields: Field[]
@@ -16,16 +31,26 @@ export interface CatalogSpec {
   columns: string[]
   /** A value worth copying from a row (the source's postback URL), with its button label. */
   copyable?: { field: string; label: string }
+  /** A link from a row to another screen (an email list's subscribers). */
+  rowLink?: (row: Record<string, unknown>) => { href: string; label: string }
 }
 
 type Row = Record<string, unknown> & { id: number }
 
-const text = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : String(v))
+const text = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v))
 
 export function catalogView(spec: CatalogSpec) {
   return async (me: Me): Promise<HTMLElement> => {
     const rows = await all<Row>(`/${spec.path}`)
-    const writable = can(me, spec.path === 'landings' ? 'landings' : 'campaigns', 'write')
+    const writable = can(me, spec.section, 'write')
+    // Options of select fields: a collection's records by name (loaded once per screen).
+    const choices = new Map<string, Array<{ value: string; label: string }>>()
+    for (const f of spec.fields) {
+      if (f.type !== 'select') continue
+      choices.set(f.name, Array.isArray(f.options)
+        ? f.options.map((o) => ({ value: o, label: o }))
+        : (await all<{ id: number; name: string }>(f.options!)).map((r) => ({ value: String(r.id), label: r.name })))
+    }
     const search = h('input', { type: 'search', name: 'search', placeholder: 'Search', 'aria-label': `Search ${spec.title.toLowerCase()}` })
     const tbody = h('tbody')
     const editor = h('div')
@@ -46,6 +71,7 @@ export function catalogView(spec: CatalogSpec) {
         return h('tr', { 'data-row': r.id },
           spec.columns.map((c) => h('td', {}, text(r[c]))),
           h('td', { class: 'actions' }, copyButton,
+            spec.rowLink ? h('a', { href: spec.rowLink(r).href }, spec.rowLink(r).label) : null,
             writable ? h('button', { type: 'button', class: 'small', onclick: () => openForm(r) }, 'Edit') : null,
             writable ? h('button', { type: 'button', class: 'small', onclick: () => void remove(r) }, 'Delete') : null),
         )
@@ -65,16 +91,29 @@ export function catalogView(spec: CatalogSpec) {
     }
 
     const openForm = (existing: Row | null) => {
-      const inputs = spec.fields.map((f) => {
+      const fields = spec.fields.filter((f) => !(existing && f.createOnly))
+      const inputs = fields.map((f): HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement => {
         const value = existing ? existing[f.name] : undefined
-        const attrs = { name: f.name, required: f.required && !existing ? true : null, value: value === null || value === undefined ? '' : String(value) }
-        return f.type === 'textarea'
-          ? Object.assign(h('textarea', { name: f.name, rows: 10 }), { value: attrs.value })
-          : h('input', { ...attrs, type: f.type ?? 'text', step: f.type === 'number' ? 'any' : null })
+        const text = value === null || value === undefined ? '' : String(value)
+        if (f.type === 'textarea') return Object.assign(h('textarea', { name: f.name, rows: 10 }), { value: text })
+        if (f.type === 'checkbox') return h('input', { name: f.name, type: 'checkbox', checked: existing ? value === true : true })
+        if (f.type === 'password') {
+          const isSet = existing?.[f.setFlag ?? `has_${f.name}`] === true
+          return h('input', { name: f.name, type: 'password', autocomplete: 'off', placeholder: existing ? (isSet ? '(set; empty keeps it)' : '(not set)') : '' })
+        }
+        if (f.type === 'select') {
+          const select = h('select', { name: f.name }, f.required ? null : h('option', { value: '' }, '(none)'),
+            choices.get(f.name)!.map((c) => h('option', { value: c.value }, c.label)))
+          if (text) select.value = text
+          return select
+        }
+        return h('input', { name: f.name, required: f.required && !existing ? true : null, value: text, type: f.type ?? 'text', step: f.type === 'number' ? 'any' : null })
       })
       const form = h('form', { class: 'card', 'aria-labelledby': 'editor-title' },
         h('h2', { id: 'editor-title' }, existing ? `Edit ${spec.singular} "${text(existing.name)}"` : `New ${spec.singular}`),
-        spec.fields.map((f, i) => field(f.label, inputs[i]!, f.hint)),
+        fields.map((f, i) => f.type === 'checkbox'
+          ? h('div', { class: 'field' }, h('label', {}, inputs[i]!, ` ${f.label}`))
+          : field(f.label, inputs[i]!, f.hint)),
         h('p', { class: 'form-error', role: 'alert' }),
         h('button', { type: 'submit' }, existing ? 'Save' : `Create ${spec.singular}`), ' ',
         h('button', { type: 'button', class: 'small', onclick: () => editor.replaceChildren() }, 'Cancel'),
@@ -83,9 +122,17 @@ export function catalogView(spec: CatalogSpec) {
         event.preventDefault()
         clearErrors(form)
         const body: Record<string, unknown> = {}
-        spec.fields.forEach((f, i) => {
-          const raw = inputs[i]!.value
-          const value = raw === '' ? null : f.type === 'number' ? Number(raw) : raw
+        fields.forEach((f, i) => {
+          const el = inputs[i]!
+          if (f.type === 'checkbox') {
+            const checked = (el as HTMLInputElement).checked
+            if (!existing || checked !== existing[f.name]) body[f.name] = checked
+            return
+          }
+          const raw = el.value
+          // A secret is write-only: empty leaves it as it is.
+          if (f.type === 'password') { if (raw !== '') body[f.name] = raw; return }
+          const value = raw === '' ? null : f.type === 'number' || (f.type === 'select' && !Array.isArray(f.options)) ? Number(raw) : raw
           // An edit sends only what changed; a create leaves empty optional fields out.
           if (existing ? value !== (existing[f.name] ?? null) : value !== null) body[f.name] = value
         })
@@ -125,7 +172,7 @@ export function catalogView(spec: CatalogSpec) {
 }
 
 export const SOURCES: CatalogSpec = {
-  path: 'sources', title: 'Sources', singular: 'source', columns: ['name', 'postback_url'],
+  path: 'sources', section: 'campaigns', title: 'Sources', singular: 'source', columns: ['name', 'postback_url'],
   copyable: { field: 'postback_url', label: 'Copy postback URL' },
   fields: [
     { name: 'name', label: 'Name', required: true },
@@ -134,7 +181,7 @@ export const SOURCES: CatalogSpec = {
 }
 
 export const OFFERS: CatalogSpec = {
-  path: 'offers', title: 'Offers', singular: 'offer', columns: ['name', 'slug', 'payout', 'currency'],
+  path: 'offers', section: 'campaigns', title: 'Offers', singular: 'offer', columns: ['name', 'slug', 'payout', 'currency'],
   fields: [
     { name: 'name', label: 'Name', required: true },
     { name: 'slug', label: 'Slug', required: true },
@@ -145,11 +192,52 @@ export const OFFERS: CatalogSpec = {
 }
 
 export const LANDINGS: CatalogSpec = {
-  path: 'landings', title: 'Landings', singular: 'landing', columns: ['name', 'slug', 'url'],
+  path: 'landings', section: 'landings', title: 'Landings', singular: 'landing', columns: ['name', 'slug', 'url'],
   fields: [
     { name: 'name', label: 'Name', required: true },
     { name: 'slug', label: 'Slug', required: true, hint: 'Served at /lp/<slug>' },
     { name: 'html', label: 'HTML', type: 'textarea', hint: 'Macros: {click_id}, {offer_url}, {sub1}…; pixel.js is added before </body>' },
     { name: 'url', label: 'Or an external URL', type: 'url' },
+  ],
+}
+
+export const EMAIL_LISTS: CatalogSpec = {
+  path: 'email-lists', section: 'email', title: 'Email lists', singular: 'email list', columns: ['name', 'active_subscribers'],
+  rowLink: (r) => ({ href: `#/subscribers?list=${r.id}`, label: 'Subscribers' }),
+  fields: [{ name: 'name', label: 'Name', required: true }],
+}
+
+export const EMAIL_TRIGGERS: CatalogSpec = {
+  path: 'email-triggers', section: 'email', title: 'Email triggers', singular: 'email trigger', columns: ['id', 'offer_id', 'target_list_id', 'active'],
+  fields: [
+    { name: 'offer_id', label: 'A conversion of this offer…', type: 'select', options: '/offers', required: true },
+    { name: 'target_list_id', label: '…enrols the buyer in this list', type: 'select', options: '/email-lists', required: true },
+    { name: 'active', label: 'Active', type: 'checkbox' },
+  ],
+}
+
+export const PAYMENT_ACCOUNTS: CatalogSpec = {
+  path: 'payment-accounts', section: 'commerce', title: 'Payment accounts', singular: 'payment account',
+  columns: ['name', 'type', 'account_id', 'webhook_path'], copyable: { field: 'webhook_path', label: 'Copy webhook path' },
+  fields: [
+    { name: 'type', label: 'Processor', type: 'select', options: ['pay-a', 'pay-b'], required: true, createOnly: true },
+    { name: 'name', label: 'Name', required: true },
+    { name: 'webhook_secret', label: 'Webhook secret (pay-b: the webhook id)', type: 'password' },
+    { name: 'api_key', label: 'API key (pay-a)', type: 'password' },
+    { name: 'client_id', label: 'Client id (pay-b)', type: 'password', setFlag: 'has_client_credentials' },
+    { name: 'client_secret', label: 'Client secret (pay-b)', type: 'password', setFlag: 'has_client_credentials' },
+  ],
+}
+
+export const PRODUCTS: CatalogSpec = {
+  path: 'products', section: 'commerce', title: 'Products', singular: 'product', columns: ['name', 'price', 'currency', 'active'],
+  fields: [
+    { name: 'name', label: 'Name', required: true },
+    { name: 'price', label: 'Price', type: 'number', required: true },
+    { name: 'currency', label: 'Currency', hint: '3 letters, default USD' },
+    { name: 'offer_id', label: 'Offer (its conversions)', type: 'select', options: '/offers' },
+    { name: 'email_list_id', label: 'Buyers join this list', type: 'select', options: '/email-lists' },
+    { name: 'payment_account_id', label: 'Payment account', type: 'select', options: '/payment-accounts' },
+    { name: 'active', label: 'Active', type: 'checkbox' },
   ],
 }
