@@ -435,3 +435,31 @@ test('email and commerce: a list with subscribers added, imported and removed; a
     await context.close()
   }
 }, 90_000)
+
+test('every screen in the menu opens for the owner without a page error; a landing previews in a tab of its own', async () => {
+  const context = await browser.newContext({ userAgent: desktopUa })
+  try {
+    const owner = await s.login()
+    await s.api('POST', '/admin/api/landings', { name: 'Preview me', slug: 'preview-me', html: '<h1>Hello {sub1}</h1></body>' }, owner)
+    const { page, errors } = await watchedPage(context)
+    await signIn(page, OWNER.email, OWNER.password)
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    await nav.waitFor()
+    const labels = await nav.getByRole('link').allTextContents()
+    expect(labels.length).toBeGreaterThan(15)
+    for (const label of labels) {
+      await nav.getByRole('link', { name: label, exact: true }).click()
+      await page.locator('main h1').first().waitFor()
+      expect({ label, busy: await page.locator('[aria-busy="true"]').count(), failed: await page.getByText('Something went wrong.').count() })
+        .toEqual({ label, busy: 0, failed: 0 })
+    }
+    await nav.getByRole('link', { name: 'Landings', exact: true }).click()
+    const [preview] = await Promise.all([context.waitForEvent('page'), page.locator('tbody tr').filter({ hasText: 'Preview me' }).getByRole('link', { name: 'Preview' }).click()])
+    await preview.waitForLoadState()
+    expect(await preview.locator('h1').innerText()).toStartWith('Hello')
+    await preview.close()
+    expect(errors).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 90_000)

@@ -31,11 +31,14 @@ export interface CatalogSpec {
   columns: string[]
   /** A value worth copying from a row (the source's postback URL), with its button label. */
   copyable?: { field: string; label: string }
-  /** A link from a row to another screen (an email list's subscribers). */
-  rowLink?: (row: Record<string, unknown>) => { href: string; label: string }
+  /** A link from a row to another screen (an email list's subscribers), or a page in a new tab (a preview). */
+  rowLink?: (row: Record<string, unknown>) => { href: string; label: string; newTab?: boolean }
 }
 
 type Row = Record<string, unknown> & { id: number }
+
+const rowLinkOf = (l: { href: string; label: string; newTab?: boolean }) =>
+  h('a', { href: l.href, target: l.newTab ? '_blank' : null, rel: l.newTab ? 'noopener' : null }, l.label)
 
 const text = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v))
 
@@ -71,7 +74,7 @@ export function catalogView(spec: CatalogSpec) {
         return h('tr', { 'data-row': r.id },
           spec.columns.map((c) => h('td', {}, text(r[c]))),
           h('td', { class: 'actions' }, copyButton,
-            spec.rowLink ? h('a', { href: spec.rowLink(r).href }, spec.rowLink(r).label) : null,
+            spec.rowLink ? rowLinkOf(spec.rowLink(r)) : null,
             writable ? h('button', { type: 'button', class: 'small', onclick: () => openForm(r) }, 'Edit') : null,
             writable ? h('button', { type: 'button', class: 'small', onclick: () => void remove(r) }, 'Delete') : null),
         )
@@ -193,6 +196,8 @@ export const OFFERS: CatalogSpec = {
 
 export const LANDINGS: CatalogSpec = {
   path: 'landings', section: 'landings', title: 'Landings', singular: 'landing', columns: ['name', 'slug', 'url'],
+  // The API's preview page (sandboxed, sample macro values) in a tab of its own: admin answers are never framed.
+  rowLink: (r) => ({ href: `/admin/api/landings/${r.id}/preview`, label: 'Preview', newTab: true }),
   fields: [
     { name: 'name', label: 'Name', required: true },
     { name: 'slug', label: 'Slug', required: true, hint: 'Served at /lp/<slug>' },
