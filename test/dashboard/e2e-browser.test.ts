@@ -353,7 +353,7 @@ test('users: a new user with a permission grid; they sign in and see exactly the
     const other = await watchedPage(theirs)
     await signIn(other.page, 'editor@example.com', 'editor-password-1')
     await other.page.getByRole('heading', { name: 'Campaigns' }).waitFor()
-    expect(await other.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Campaigns', 'Sources', 'Offers', 'Conversions'])
+    expect(await other.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Campaigns', 'Sources', 'Offers', 'Conversions', 'Postback setup'])
     expect(await other.page.getByRole('button', { name: 'New campaign' }).count()).toBe(1)
     expect([...errors, ...other.errors]).toEqual([])
   } finally {
@@ -463,3 +463,36 @@ test('every screen in the menu opens for the owner without a page error; a landi
     await context.close()
   }
 }, 90_000)
+
+test('postback setup: a type flag, a new type, the status map and the aliases saved through the API', async () => {
+  const context = await browser.newContext({ userAgent: desktopUa })
+  try {
+    const owner = await s.login()
+    const { page, errors } = await watchedPage(context)
+    await signIn(page, OWNER.email, OWNER.password)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Postback setup' }).click()
+    await page.getByRole('heading', { name: 'Conversion types' }).waitFor()
+    await page.getByLabel('lead send postback').uncheck()
+    await page.getByLabel('New type: slug').fill('upsell')
+    await page.getByLabel('Name', { exact: true }).fill('Upsell')
+    await page.getByRole('button', { name: 'Add type' }).click()
+    await page.locator('tr[data-type="upsell"]').waitFor()
+    const types = (await s.api('GET', '/admin/api/conversion-types', undefined, owner)).body.items
+    expect(types.find((t: any) => t.slug === 'lead').send_postback).toBe(false)
+
+    await page.getByRole('button', { name: 'Add status' }).click()
+    await page.getByLabel('received status').last().fill('paid')
+    await page.getByLabel('type for new status').selectOption('upsell')
+    await page.getByRole('button', { name: 'Save status map' }).click()
+    await page.locator('form').filter({ hasText: 'Status map' }).getByText('Saved.').waitFor()
+    expect((await s.api('GET', '/admin/api/status-map', undefined, owner)).body.paid).toBe('upsell')
+
+    await page.getByLabel('tid', { exact: true }).fill('tid, order_ref')
+    await page.getByRole('button', { name: 'Save aliases' }).click()
+    await page.locator('form').filter({ hasText: 'Postback parameter aliases' }).getByText('Saved.').waitFor()
+    expect((await s.api('GET', '/admin/api/postback-aliases', undefined, owner)).body.tid).toEqual(['tid', 'order_ref'])
+    expect(errors).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 60_000)

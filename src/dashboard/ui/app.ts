@@ -11,6 +11,7 @@ import { conversionsView } from './views/conversions'
 import { catalogView, EMAIL_LISTS, EMAIL_TRIGGERS, LANDINGS, OFFERS, PAYMENT_ACCOUNTS, PRODUCTS, SOURCES } from './views/catalog'
 import { LEADS, ORDERS, OUTBOX, recordsView, SUBSCRIPTIONS, WEBHOOK_EVENTS } from './views/records'
 import { subscribersView } from './views/subscribers'
+import { postbackSetupView } from './views/postback-setup'
 import { settingsView } from './views/settings'
 import { usersView } from './views/users'
 
@@ -29,6 +30,7 @@ const SCREENS: Screen[] = [
   { path: '/leads', label: 'Leads', section: 'landings', render: recordsView(LEADS) },
   { path: '/reports', label: 'Reports', section: 'reports', render: () => reportsView() },
   { path: '/conversions', label: 'Conversions', section: 'conversions', render: () => conversionsView() },
+  { path: '/postback-setup', label: 'Postback setup', section: 'conversions', render: postbackSetupView },
   { path: '/email-lists', label: 'Email lists', section: 'email', render: catalogView(EMAIL_LISTS) },
   { path: '/subscribers', label: 'Subscribers', section: 'email', hidden: true, render: subscribersView },
   { path: '/email-triggers', label: 'Email triggers', section: 'email', render: catalogView(EMAIL_TRIGGERS) },
