@@ -126,6 +126,7 @@ export class PgJobStore implements JobStore {
       filter.kind === undefined ? null : sql`AND kind = ${filter.kind}`,
       filter.before === undefined ? null : sql`AND id < ${filter.before}`,
       filter.sections === undefined ? null : sql`AND section = ANY(${filter.sections as string[]}::text[])`,
+      filter.conversionId === undefined ? null : sql`AND kind = 'source_postback' AND (payload::jsonb->>'conversion_id') = ${String(filter.conversionId)}`,
     ].filter((c) => c !== null)
     const rows = await sql`SELECT * FROM jobs WHERE TRUE ${conds.length ? conds : sql``} ORDER BY id DESC LIMIT ${filter.limit}`
     return toRecords(rows)

@@ -15,6 +15,7 @@ const jobsQuery = docQuery({
   status: `one of ${JOB_STATUSES.join(', ')}`,
   kind: 'job kind, e.g. source_postback',
   section: `only the jobs of this permission section (${SECTIONS.join(', ')}); default: every section you may read`,
+  conversion_id: 'only the postbacks forwarded to the traffic source for this conversion',
   limit: pageQuery.properties.limit.description!,
   cursor: pageQuery.properties.cursor.description!,
 })
@@ -28,7 +29,7 @@ export function jobsRoutes(ctx: AppContext, verbs: JobsVerbs) {
       '/admin/api/jobs',
       ({ admin, query }) =>
         invoke(verbs.list, adminActor(admin), {
-          status: first(query.status), kind: first(query.kind), section: first(query.section), limit: first(query.limit),
+          status: first(query.status), kind: first(query.kind), section: first(query.section), conversion_id: first(query.conversion_id), limit: first(query.limit),
           cursor: first(query.cursor),
         }),
       { someSection: 'read', query: jobsQuery, detail: { tags: ['jobs'], summary: verbs.list.summary } },

@@ -69,6 +69,8 @@ export interface JobFilter {
   sections?: readonly string[]
   /** Cursor: ids below this one. */
   before?: number
+  /** Only the forwarded postbacks of this conversion (payload.conversion_id; forwards carry no ref, see schema). */
+  conversionId?: number
   limit: number
 }
 
@@ -222,6 +224,8 @@ export class SqliteJobStore implements JobStore {
       ['status = $status', 'status', filter.status],
       ['kind = $kind', 'kind', filter.kind],
       ['id < $before', 'before', filter.before],
+      // A scan of the forwards: done jobs are pruned, so the table holds recent and open work only.
+      ["kind = 'source_postback' AND json_extract(payload, '$.conversion_id') = $conversionId", 'conversionId', filter.conversionId],
       // Bound as one JSON array: the same statement text for any set of sections.
       ['section IN (SELECT value FROM json_each($sections))', 'sections', filter.sections && JSON.stringify(filter.sections)],
     ])

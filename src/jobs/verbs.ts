@@ -57,11 +57,13 @@ export function jobsVerbs({ store, queue, maxAttempts }: JobsVerbDeps) {
   return {
     list: defineVerb({
       name: 'jobs.list',
-      summary: 'List outbound jobs of the sections you may read, newest first (filters status, kind, section)',
+      summary: 'List outbound jobs of the sections you may read, newest first (filters status, kind, section, conversion_id: the forwarded postbacks of one conversion)',
       // Checked in run(): any section's read permission lets a person see that section's jobs.
       permission: null,
-      input: Type.Object({ status: text(), kind: text(), section: text(), limit: text(), cursor: text() }),
+      input: Type.Object({ status: text(), kind: text(), section: text(), conversion_id: text(), limit: text(), cursor: text() }),
       async run(actor, input) {
+        if (input.conversion_id && !/^\d{1,15}$/.test(input.conversion_id)) throw invalid('conversion_id: must be a whole number')
+        const conversionId = input.conversion_id ? Number(input.conversion_id) : undefined
         const status = input.status || undefined
         if (status && !(JOB_STATUSES as readonly string[]).includes(status)) {
           throw invalid(`status: must be one of ${JOB_STATUSES.join(', ')}`)
@@ -77,7 +79,7 @@ export function jobsVerbs({ store, queue, maxAttempts }: JobsVerbDeps) {
         const before = parseCursor(input.cursor)
         // The system and owners see every row, including a section this binary does not know.
         const all = !wanted && (actor.kind === 'system' || actor.user.isOwner || actor.user.agent !== undefined)
-        const rows = await store.list({ status, kind: input.kind || undefined, sections: all ? undefined : sections, before, limit: limit + 1 })
+        const rows = await store.list({ status, kind: input.kind || undefined, sections: all ? undefined : sections, before, conversionId, limit: limit + 1 })
         return toPage(rows, { limit }, toJobRow)
       },
     }),

@@ -496,3 +496,48 @@ test('postback setup: a type flag, a new type, the status map and the aliases sa
     await context.close()
   }
 }, 60_000)
+
+test('a click looked up shows the postback forwarded to its source, failed, with its error and a retry', async () => {
+  const context = await browser.newContext({ userAgent: desktopUa })
+  try {
+    const owner = await s.login()
+    // Private addresses are refused as forward targets on this server (no SVC_OUTBOUND_ALLOW_PRIVATE): the job fails.
+    const source = (await s.api('POST', '/admin/api/sources', { name: 'Forwarded', postback_url: 'http://127.0.0.1:9/pb?cid={click_id}' }, owner)).body
+    const offer = (await s.api('POST', '/admin/api/offers', { name: 'Fwd offer', slug: 'fwd-offer', url: 'https://offer.example/?c={click_id}', payout: 2 }, owner)).body
+    await s.api('POST', '/admin/api/campaigns', { name: 'Forwarded', slug: 'forwarded', source_id: source.id, offer_id: offer.id }, owner)
+    const click = await fetch(`${s.base}/c/forwarded`, { redirect: 'manual', headers: { 'user-agent': desktopUa } })
+    const clickId = UUID.exec(click.headers.get('location')!)![0]
+    // Signed when an earlier test set the postback secret: reset it for this one.
+    await s.api('PUT', '/admin/api/settings', { postback_secret: null }, owner)
+    expect(await (await fetch(`${s.base}/postback?subid=${clickId}&tid=fwd-1`)).text()).toBe('OK')
+    const conversion = (await s.api('GET', `/admin/api/conversions?click_id=${clickId}`, undefined, owner)).body.items[0]
+    let job: any
+    for (let i = 0; i < 100 && job?.status !== 'failed'; i++) {
+      job = (await s.api('GET', `/admin/api/jobs?conversion_id=${conversion.id}`, undefined, owner)).body.items[0]
+      if (job?.status !== 'failed') await Bun.sleep(100)
+    }
+    expect(job.status).toBe('failed')
+
+    const { page, errors } = await watchedPage(context)
+    await signIn(page, OWNER.email, OWNER.password)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions', exact: true }).click()
+    await page.getByLabel('Click id').fill(clickId)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    const row = page.locator(`[data-forwards] tr[data-job="${job.id}"]`)
+    await row.waitFor()
+    expect(await row.innerText()).toContain('failed')
+    expect(await row.innerText()).toContain(job.last_error)
+    await row.getByRole('button', { name: 'Retry' }).click()
+    await row.getByText('retrying').waitFor()
+    // The retry ran it again: one more attempt on the job (it fails again, the address is still refused).
+    let attempts = job.attempts
+    for (let i = 0; i < 100 && attempts === job.attempts; i++) {
+      attempts = (await s.api('GET', `/admin/api/jobs/${job.id}`, undefined, owner)).body.attempts
+      if (attempts === job.attempts) await Bun.sleep(100)
+    }
+    expect(attempts).toBe(job.attempts + 1)
+    expect(errors).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 60_000)

@@ -218,3 +218,22 @@ describe('/admin/api/jobs', () => {
     expect((await s.api('GET', '/admin/api/jobs', undefined, '')).status).toBe(401)
   })
 })
+
+describe('GET /admin/api/jobs?conversion_id=', () => {
+  test('lists the forwarded postbacks of that conversion only; a bad id is a 400 naming the field', async () => {
+    const l = listen(() => new Response('ok'))
+    const a = await clickForwardingTo(l, '/pb?cid={click_id}&n=a')
+    const b = await clickForwardingTo(l, '/pb?cid={click_id}&n=b')
+    expect((await postback(s, `subid=${a}&payout=1`)).status).toBe(200)
+    expect((await postback(s, `subid=${b}&payout=2`)).status).toBe(200)
+    const convA = (await conversionsOf(s, a))[0]!
+    await l.waitFor(2)
+    const res = await s.api('GET', `/admin/api/jobs?conversion_id=${convA.id}`)
+    expect(res.status).toBe(200)
+    expect(res.body.items.map((j: any) => [j.kind, j.payload.conversion_id])).toEqual([['source_postback', convA.id]])
+    expect(res.body.items[0].payload.url).toContain('n=a')
+    expect((await s.api('GET', '/admin/api/jobs?conversion_id=99999999')).body.items).toEqual([])
+    const bad = await s.api('GET', '/admin/api/jobs?conversion_id=x')
+    expect({ status: bad.status, body: bad.body }).toEqual({ status: 400, body: { error: 'conversion_id: must be a whole number' } })
+  })
+})

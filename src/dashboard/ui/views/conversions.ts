@@ -5,6 +5,7 @@ import { api, ApiError } from '../api'
 import { field, h, mount } from '../dom'
 
 interface Conversion { id: number; click_id: string; revenue: number; currency: string | null; type: string; status: string | null; transaction_id: string | null; date: string }
+interface Job { id: number; status: string; attempts: number; last_error: string | null; next_run_at: string | null; payload: { url?: string } }
 interface PostbackError { id: number; reason: string; click_id: string | null; query: string | null; ip: string | null; conversion_id: number | null; created_at: string }
 
 const when = (iso: string) => new Date(iso).toLocaleString()
@@ -35,10 +36,21 @@ export async function conversionsView(): Promise<HTMLElement> {
         api<{ items: Conversion[] }>('GET', `/conversions?click_id=${encodeURIComponent(id)}`),
       ])
       const shown = ['click_id', 'created_at', 'campaign_id', 'source_id', 'offer_id', 'landing_id', 'ip', 'country', 'device_type', 'os', 'browser', 'referrer', 'bot_reason', 'is_unique', 'cost', 'sub1', 'sub2', 'sub3']
+      // Each conversion's postbacks forwarded to the traffic source: status, attempts, last error, retry.
+      const forwards = await Promise.all(conversions.items.map((c) => api<{ items: Job[] }>('GET', `/jobs?conversion_id=${c.id}`).then((p) => p.items, () => [] as Job[])))
+      const jobs = forwards.flat()
+      const jobRows = h('tbody', {}, jobs.length === 0 ? h('tr', {}, h('td', { colspan: 5 }, 'None (the source has no postback URL, or the type sends none).')) : jobs.map((j) => h('tr', { 'data-job': j.id },
+        h('td', {}, j.status), h('td', { class: 'num' }, j.attempts), h('td', {}, j.last_error ?? '—'), h('td', { class: 'query' }, h('code', {}, j.payload.url ?? '')),
+        h('td', {}, j.status === 'failed' ? h('button', { type: 'button', class: 'small', onclick: async (event: Event) => {
+          const button = event.target as HTMLButtonElement
+          try { await api('POST', `/jobs/${j.id}/retry`); button.replaceWith('retrying') } catch (err) { button.replaceWith((err as Error).message) }
+        } }, 'Retry') : null))))
       mount(found, h('section', { class: 'card', 'data-click': id },
         h('h2', {}, 'Click'),
         h('dl', { class: 'pairs' }, shown.filter((k) => click[k] !== undefined).flatMap((k) => [h('dt', {}, k), h('dd', {}, click[k] === null ? '—' : String(click[k]))])),
-        h('h3', {}, 'Its conversions'), conversionsTable(conversions.items)))
+        h('h3', {}, 'Its conversions'), conversionsTable(conversions.items),
+        h('h3', {}, 'Postbacks forwarded to the source'),
+        h('div', { class: 'table-wrap' }, h('table', { 'data-forwards': '' }, h('thead', {}, h('tr', {}, ['Status', 'Attempts', 'Last error', 'URL', ''].map((c) => h('th', { scope: 'col' }, c)))), jobRows))))
     } catch (err) {
       mount(found, h('p', { role: 'alert', class: 'form-error' }, err instanceof ApiError && err.status === 404 ? 'No click with this id.' : (err as Error).message))
     }
