@@ -393,6 +393,30 @@ test('email and commerce: a list with subscribers added, imported and removed; a
     const buyers = lists.find((l: any) => l.name === 'Buyers')
     expect(buyers.active_subscribers).toBe(2)
 
+    // A broadcast to the two active subscribers, after a confirmation: two messages in the outbox.
+    await page.getByLabel('Subject').fill('Hello {name}')
+    await page.getByLabel('Text', { exact: true }).fill('News for {email}')
+    page.once('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: 'Send to all active subscribers' }).click()
+    await page.getByText(/^Queued: /).waitFor()
+    const outbox = (await s.api('GET', `/admin/api/outbox?list_id=${buyers.id}`, undefined, owner)).body.items
+    expect(outbox.map((m: any) => m.to).sort()).toEqual(['ann@example.com', 'cid@example.com'])
+
+    // An automation of two steps: at once, then a day later.
+    await nav.getByRole('link', { name: 'Automations' }).click()
+    await page.getByRole('button', { name: 'New automation' }).click()
+    await page.getByLabel('Name').fill('Welcome')
+    await page.getByLabel('List').selectOption({ label: 'Buyers' })
+    await page.getByLabel('step 1 subject').fill('Welcome {name}')
+    await page.getByLabel('step 1 text').fill('Thanks for joining.')
+    await page.getByRole('button', { name: 'Add step' }).click()
+    await page.getByLabel('step 2 subject').fill('Day two')
+    await page.getByLabel('step 2 text').fill('Here is more.')
+    await page.getByRole('button', { name: 'Create automation' }).click()
+    await page.locator('tr[data-automation="Welcome"]').waitFor()
+    const automation = (await s.api('GET', '/admin/api/automations', undefined, owner)).body.items.find((a: any) => a.name === 'Welcome')
+    expect(automation.steps.map((st: any) => [st.delay_minutes, st.subject])).toEqual([[0, 'Welcome {name}'], [1440, 'Day two']])
+
     await nav.getByRole('link', { name: 'Email triggers' }).click()
     await page.getByRole('button', { name: 'New email trigger' }).click()
     await page.getByLabel('A conversion of this offer…').selectOption({ label: 'Trigger offer' })

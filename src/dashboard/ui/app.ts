@@ -12,6 +12,7 @@ import { catalogView, EMAIL_LISTS, EMAIL_TRIGGERS, LANDINGS, OFFERS, PAYMENT_ACC
 import { LEADS, ORDERS, OUTBOX, recordsView, SUBSCRIPTIONS, WEBHOOK_EVENTS } from './views/records'
 import { subscribersView } from './views/subscribers'
 import { postbackSetupView } from './views/postback-setup'
+import { automationsView } from './views/automations'
 import { settingsView } from './views/settings'
 import { usersView } from './views/users'
 
@@ -34,6 +35,7 @@ const SCREENS: Screen[] = [
   { path: '/email-lists', label: 'Email lists', section: 'email', render: catalogView(EMAIL_LISTS) },
   { path: '/subscribers', label: 'Subscribers', section: 'email', hidden: true, render: subscribersView },
   { path: '/email-triggers', label: 'Email triggers', section: 'email', render: catalogView(EMAIL_TRIGGERS) },
+  { path: '/automations', label: 'Automations', section: 'email', render: automationsView },
   { path: '/outbox', label: 'Outbox', section: 'email', render: recordsView(OUTBOX) },
   { path: '/orders', label: 'Orders', section: 'commerce', render: recordsView(ORDERS) },
   { path: '/subscriptions', label: 'Subscriptions', section: 'commerce', render: recordsView(SUBSCRIPTIONS) },

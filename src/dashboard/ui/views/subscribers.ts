@@ -44,5 +44,21 @@ export async function subscribersView(me: Me, params: URLSearchParams): Promise<
     const body = await res.json().catch(() => null) as Record<string, unknown> | null
     mount(imported, res.ok ? `Imported: ${JSON.stringify(body)}` : `Refused: ${String(body?.error ?? res.status)}`)
   })
-  return h('div', {}, h('p', {}, h('a', { href: '#/email-lists' }, '← Email lists')), table, add, importForm)
+  // A broadcast: one message to every active subscriber, queued in the outbox (real mail goes out).
+  const subject = h('input', { name: 'subject', required: true })
+  const text = h('textarea', { name: 'text', rows: 5, required: true })
+  const sent = h('p', { 'aria-live': 'polite' })
+  const broadcast = h('form', { class: 'card', 'aria-label': 'Send a broadcast' }, h('h2', {}, 'Broadcast'),
+    field('Subject', subject, 'Macros: {name} {email} {unsubscribe_url}'), field('Text', text),
+    h('p', { class: 'form-error', role: 'alert' }), sent, h('button', { type: 'submit' }, 'Send to all active subscribers'))
+  broadcast.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    clearErrors(broadcast)
+    if (!confirm(`Send "${subject.value}" to every active subscriber of "${list.name}"?`)) return
+    try {
+      const out = await api<Record<string, unknown>>('POST', `/email-lists/${listId}/broadcasts`, { subject: subject.value, text: text.value })
+      mount(sent, `Queued: ${JSON.stringify(out)}`)
+    } catch (err) { showErrors(broadcast, err) }
+  })
+  return h('div', {}, h('p', {}, h('a', { href: '#/email-lists' }, '← Email lists')), table, add, importForm, broadcast)
 }
