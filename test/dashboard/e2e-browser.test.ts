@@ -107,6 +107,12 @@ test('first run → tracking link → offer → postback → report and chart; s
     // Drill-down: the campaign's landings (none here), filtered to the campaign.
     await row.getByRole('button', { name: 'Drill into First' }).click()
     await page.getByText(/campaign_id = \d+/).waitFor()
+    // The campaign picker shows the drill-down's filter; picking "(all)" and running drops it.
+    const firstId = String((await s.api('GET', '/admin/api/campaigns')).body.items[0].id)
+    expect(await page.getByLabel('Campaign', { exact: true }).inputValue()).toBe(firstId)
+    await page.getByLabel('Campaign', { exact: true }).selectOption('')
+    await page.getByRole('button', { name: 'Run report' }).click()
+    await page.getByText(/campaign_id = \d+/).waitFor({ state: 'detached' })
 
     // Conversions: the recent one, the click looked up with its conversion, and a postback problem with its query.
     const unknown = '00000000-0000-4000-8000-000000000000'
@@ -127,6 +133,10 @@ test('first run → tracking link → offer → postback → report and chart; s
     await page.getByRole('link', { name: 'Campaigns' }).click()
     const campaign = page.locator('tr[data-campaign="first"]')
     await campaign.waitFor()
+    // It has a click: deleting it is refused, with deactivation offered instead.
+    page.once('dialog', (d) => void d.accept())
+    await campaign.getByRole('button', { name: 'Delete' }).click()
+    await page.getByText('"First" has clicks, so it cannot be deleted: deactivate it instead.').waitFor()
     await campaign.getByRole('button', { name: 'Deactivate' }).click()
     await campaign.getByText('Paused').waitFor()
     expect((await s.api('GET', '/admin/api/campaigns')).body.items[0].active).toBe(false)
@@ -460,12 +470,12 @@ test('email and commerce: a list with subscribers added, imported and removed; a
   }
 }, 90_000)
 
-test('every screen in the menu opens for the owner without a page error; a landing previews in a tab of its own', async () => {
-  const context = await browser.newContext({ userAgent: desktopUa })
+test('every screen in the menu opens for the owner at 375 px without a page error, a foreign request or a page wider than the screen; a landing previews in a tab of its own', async () => {
+  const context = await browser.newContext({ userAgent: desktopUa, viewport: { width: 375, height: 740 } })
   try {
     const owner = await s.login()
     await s.api('POST', '/admin/api/landings', { name: 'Preview me', slug: 'preview-me', html: '<h1>Hello {sub1}</h1></body>' }, owner)
-    const { page, errors } = await watchedPage(context)
+    const { page, errors, requests } = await watchedPage(context)
     await signIn(page, OWNER.email, OWNER.password)
     const nav = page.getByRole('navigation', { name: 'Main' })
     await nav.waitFor()
@@ -474,9 +484,12 @@ test('every screen in the menu opens for the owner without a page error; a landi
     for (const label of labels) {
       await nav.getByRole('link', { name: label, exact: true }).click()
       await page.locator('main h1').first().waitFor()
-      expect({ label, busy: await page.locator('[aria-busy="true"]').count(), failed: await page.getByText('Something went wrong.').count() })
-        .toEqual({ label, busy: 0, failed: 0 })
+      await page.locator('[aria-busy="true"]').waitFor({ state: 'detached' })
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+      expect({ label, failed: await page.getByText('Something went wrong.').count(), overflow: overflow <= 0 })
+        .toEqual({ label, failed: 0, overflow: true })
     }
+    expect(requests.filter((u) => !u.startsWith(`${s.base}/`))).toEqual([])
     await nav.getByRole('link', { name: 'Landings', exact: true }).click()
     const [preview] = await Promise.all([context.waitForEvent('page'), page.locator('tbody tr').filter({ hasText: 'Preview me' }).getByRole('link', { name: 'Preview' }).click()])
     await preview.waitForLoadState()

@@ -29,7 +29,7 @@ const SCREENS: Screen[] = [
   { path: '/offers', label: 'Offers', section: 'campaigns', render: catalogView(OFFERS) },
   { path: '/landings', label: 'Landings', section: 'landings', render: catalogView(LANDINGS) },
   { path: '/leads', label: 'Leads', section: 'landings', render: recordsView(LEADS) },
-  { path: '/reports', label: 'Reports', section: 'reports', render: () => reportsView() },
+  { path: '/reports', label: 'Reports', section: 'reports', render: reportsView },
   { path: '/conversions', label: 'Conversions', section: 'conversions', render: () => conversionsView() },
   { path: '/postback-setup', label: 'Postback setup', section: 'conversions', render: postbackSetupView },
   { path: '/email-lists', label: 'Email lists', section: 'email', render: catalogView(EMAIL_LISTS) },

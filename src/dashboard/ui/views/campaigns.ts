@@ -1,6 +1,6 @@
 // Campaigns: search, sort, the tracking link to copy, activate/deactivate (a campaign with clicks is never
 // deleted: the API answers 409, so the list offers deactivation instead). Read-only users see no controls.
-import { api, can, type Me } from '../api'
+import { api, ApiError, can, type Me } from '../api'
 import { h, mount } from '../dom'
 import { copy } from '../forms'
 import { campaignForm, type CampaignRecord } from './campaign-form'
@@ -68,7 +68,19 @@ export async function campaignsView(me: Me): Promise<HTMLElement> {
         h('td', {}, h('code', {}, c.slug)),
         h('td', {}, sourceName.get(c.source_id ?? 0) ?? '—'),
         h('td', {}, c.active ? 'Active' : 'Paused'),
-        h('td', { class: 'actions' }, copyButton, toggle, writable ? h('button', { type: 'button', class: 'small', onclick: () => void edit(c) }, 'Edit') : null),
+        h('td', { class: 'actions' }, copyButton, toggle, writable ? h('button', { type: 'button', class: 'small', onclick: () => void edit(c) }, 'Edit') : null,
+          writable ? h('button', { type: 'button', class: 'small', onclick: async () => {
+            status.textContent = ''
+            if (!confirm(`Delete the campaign "${c.name}"?`)) return
+            try {
+              await api('DELETE', `/campaigns/${c.id}`)
+              campaigns.splice(campaigns.indexOf(c), 1)
+              render()
+            } catch (err) {
+              // A campaign with clicks stays (its history is in the reports): pausing it is the way.
+              status.textContent = err instanceof ApiError && err.status === 409 ? `"${c.name}" has clicks, so it cannot be deleted: deactivate it instead.` : (err as Error).message
+            }
+          } }, 'Delete') : null),
       )
     }))
     if (shown.length === 0) mount(tbody, h('tr', {}, h('td', { colspan: 5 }, campaigns.length ? 'No campaign matches.' : 'No campaigns yet.')))

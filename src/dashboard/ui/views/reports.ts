@@ -2,7 +2,7 @@
 // conversions, revenue and cost per day or hour, drill-down from a row to the next grouping, CSV export.
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
-import { api } from '../api'
+import { api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { showErrors } from '../forms'
 
@@ -18,8 +18,21 @@ interface Report { rows: Row[]; total: Row; from: string; to: string }
 const isoDay = (d: Date) => d.toISOString().slice(0, 10)
 const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v))
 
-export function reportsView(): HTMLElement {
+/** The catalog filters a reader may pick by name (each needs the read permission of its section). */
+const FILTERS = [
+  { param: 'campaign_id', label: 'Campaign', path: '/campaigns', section: 'campaigns' },
+  { param: 'source_id', label: 'Source', path: '/sources', section: 'campaigns' },
+  { param: 'offer_id', label: 'Offer', path: '/offers', section: 'campaigns' },
+  { param: 'landing_id', label: 'Landing', path: '/landings', section: 'landings' },
+] as const
+
+export async function reportsView(me: Me): Promise<HTMLElement> {
   const today = new Date()
+  const pickers = await Promise.all(FILTERS.filter((f) => can(me, f.section, 'read')).map(async (f) => {
+    const items = (await api<{ items: Array<{ id: number; name: string }> }>('GET', `${f.path}?limit=500`)).items
+    const select = h('select', { name: f.param }, h('option', { value: '' }, '(all)'), items.map((i) => h('option', { value: i.id }, i.name)))
+    return { ...f, select }
+  }))
   const group = h('select', { name: 'group_by' }, GROUPS.map((g) => h('option', { value: g }, g)))
   const second = h('select', { name: 'then_by' }, h('option', { value: '' }, '(none)'), GROUPS.map((g) => h('option', { value: g }, g)))
   const from = h('input', { name: 'from', type: 'date', value: isoDay(new Date(today.getTime() - 6 * 86_400_000)) })
@@ -32,6 +45,7 @@ export function reportsView(): HTMLElement {
   const csv = h('a', { class: 'button', download: '' }, 'Export CSV')
   const form = h('form', { class: 'card filters' },
     field('Group by', group), field('Then by', second), field('From', from), field('To (inclusive)', to), field('Time zone', tz),
+    pickers.map((p) => field(p.label, p.select)),
     h('p', { class: 'form-error', role: 'alert' }),
     h('button', { type: 'submit' }, 'Run report'), csv,
   )
@@ -43,7 +57,17 @@ export function reportsView(): HTMLElement {
   }
   const groupBy = () => (second.value && second.value !== group.value ? `${group.value},${second.value}` : group.value)
 
+  /** The pickers and the drill-down share one set of filters: a picker shows what the drill-down chose. */
+  const syncPickers = () => { for (const p of pickers) p.select.value = filters[p.param] ?? '' }
+  for (const p of pickers) {
+    p.select.addEventListener('change', () => {
+      if (p.select.value) filters[p.param] = p.select.value
+      else delete filters[p.param]
+    })
+  }
+
   const run = async () => {
+    syncPickers()
     try {
       const report = await api<Report>('GET', `/reports?${query(groupBy())}`)
       csv.setAttribute('href', `/admin/api/reports?${query(groupBy())}&format=csv`)
