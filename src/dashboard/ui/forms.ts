@@ -31,3 +31,9 @@ export async function copy(button: HTMLButtonElement, text: string): Promise<voi
   }
   setTimeout(() => { button.textContent = label }, 1500)
 }
+
+/** A saved record into the screen's list: in place of the one edited, or at the end when new. */
+export function upsert<T>(list: T[], existing: T | null, saved: T): void {
+  if (existing) list[list.indexOf(existing)] = saved
+  else list.push(saved)
+}

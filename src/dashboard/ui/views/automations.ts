@@ -2,7 +2,7 @@
 // after the subscriber joined), a subject and a text body, in the order they are sent.
 import { api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
-import { clearErrors, showErrors } from '../forms'
+import { clearErrors, showErrors, upsert } from '../forms'
 import { all } from './campaigns'
 
 interface Step { delay_minutes: number; subject: string; text: string; html: string | null }
@@ -63,8 +63,7 @@ export async function automationsView(me: Me): Promise<HTMLElement> {
       }
       try {
         const saved = await api<Automation>(existing ? 'PATCH' : 'POST', existing ? `/automations/${existing.id}` : '/automations', body)
-        if (existing) automations[automations.indexOf(existing)] = saved
-        else automations.push(saved)
+        upsert(automations, existing, saved)
         editor.replaceChildren()
         render()
       } catch (err) { showErrors(form, err) }

@@ -2,7 +2,7 @@
 // deleted: the API answers 409, so the list offers deactivation instead). Read-only users see no controls.
 import { api, ApiError, can, type Me } from '../api'
 import { h, mount } from '../dom'
-import { copy } from '../forms'
+import { copy, upsert } from '../forms'
 import { campaignForm, type CampaignRecord } from './campaign-form'
 
 type Campaign = CampaignRecord
@@ -34,8 +34,7 @@ export async function campaignsView(me: Me): Promise<HTMLElement> {
   const editor = h('div')
   const edit = async (existing: Campaign | null) => {
     mount(editor, await campaignForm(existing, (saved) => {
-      if (existing) campaigns[campaigns.indexOf(existing)] = saved
-      else campaigns.push(saved)
+      upsert(campaigns, existing, saved)
       editor.replaceChildren()
       render()
     }, () => editor.replaceChildren()))

@@ -3,7 +3,7 @@
 // delete with the API's 409 explained. Read-only users get the list alone.
 import { api, ApiError, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
-import { clearErrors, copy, showErrors } from '../forms'
+import { clearErrors, copy, showErrors, upsert } from '../forms'
 import { all } from './campaigns'
 
 interface Field {
@@ -141,8 +141,7 @@ export function catalogView(spec: CatalogSpec) {
         })
         try {
           const saved = await api<Row>(existing ? 'PATCH' : 'POST', existing ? `/${spec.path}/${existing.id}` : `/${spec.path}`, body)
-          if (existing) rows[rows.indexOf(existing)] = saved
-          else rows.push(saved)
+          upsert(rows, existing, saved)
           editor.replaceChildren()
           render()
         } catch (err) {

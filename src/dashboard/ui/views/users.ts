@@ -2,7 +2,7 @@
 // marked; create, change (a new password signs that user out everywhere), delete.
 import { api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
-import { clearErrors, showErrors } from '../forms'
+import { clearErrors, showErrors, upsert } from '../forms'
 import { all } from './campaigns'
 
 const SECTIONS = ['campaigns', 'landings', 'conversions', 'reports', 'email', 'commerce', 'settings', 'users'] as const
@@ -65,8 +65,7 @@ export async function usersView(me: Me): Promise<HTMLElement> {
       if (!existing || owner.checked !== existing.is_owner) body.is_owner = owner.checked
       try {
         const saved = await api<User>(existing ? 'PATCH' : 'POST', existing ? `/users/${existing.id}` : '/users', body)
-        if (existing) users[users.indexOf(existing)] = saved
-        else users.push(saved)
+        upsert(users, existing, saved)
         editor.replaceChildren()
         render()
       } catch (err) {
