@@ -92,7 +92,7 @@ describe('what the document describes (issue 14)', () => {
     ])
     expect(names('/admin/api/reports/conversions')).toEqual(['from', 'to', 'tz', 'campaign_id', 'source_id', 'offer_id', 'landing_id', 'format'])
     expect(names('/admin/api/conversions')).toEqual(['click_id', 'campaign_id', 'type', 'from', 'to', 'limit', 'cursor'])
-    expect(names('/admin/api/jobs')).toEqual(['status', 'kind', 'section', 'limit', 'cursor'])
+    expect(names('/admin/api/jobs')).toEqual(['status', 'kind', 'section', 'conversion_id', 'limit', 'cursor'])
     expect(names('/admin/api/postback-errors')).toEqual(['reason', 'limit', 'cursor'])
     for (const path of ['/admin/api/reports', '/admin/api/conversions', '/admin/api/jobs', '/admin/api/postback-errors']) {
       for (const p of doc.paths[path].get.parameters.filter((x: any) => x.in === 'query')) {
