@@ -198,18 +198,11 @@ export type PaymentAccountVerbs = ReturnType<typeof paymentAccountVerbs>
 
 // ── decrypted reads for the receivers and the checkout ──
 
-/** A payment account with its secrets in plaintext (null: not set, or unreadable under this SVC_SECRET). */
-export interface PaymentAccount {
-  id: number
-  type: PaymentAccountType
-  name: string
-  accountId: string
-  webhookSecret: string | null
-  apiKey: string | null
-  clientId: string | null
-  clientSecret: string | null
-  webhookRegisteredAt: number | null
-}
+/**
+ * A payment account with its secrets in plaintext (null: not set, or unreadable under this SVC_SECRET): the
+ * stored row's fields, the four secrets decrypted.
+ */
+export type PaymentAccount = Omit<PaymentAccountRow, 'createdAt' | 'updatedAt'>
 
 export class PaymentAccounts {
   /** Unreadable secrets already logged (once each, not on every webhook). */

@@ -35,3 +35,15 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
 export interface Me { id: number; email: string; is_owner: boolean; permissions: Record<string, { read: boolean; write: boolean }> }
 
 export const can = (me: Me, section: string, action: 'read' | 'write') => me.is_owner || me.permissions[section]?.[action] === true
+
+/** Every page of a collection (the lists here are catalogs: hundreds at most). */
+export async function all<T>(path: string): Promise<T[]> {
+  const items: T[] = []
+  let cursor: string | null = null
+  do {
+    const page: { items: T[]; next_cursor: string | null } = await api('GET', `${path}?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+    items.push(...page.items)
+    cursor = page.next_cursor
+  } while (cursor)
+  return items
+}

@@ -1,10 +1,10 @@
 // The svc dashboard: a small single-page app over the admin API (hash routes, so the server serves one
 // page at /admin and every /admin/api path stays the API's). Screens follow the user's section permissions.
-import { api, ApiError, can, whenSignedOut, type Me } from './api'
+import { all, api, ApiError, can, whenSignedOut, type Me } from './api'
 import { h, mount } from './dom'
 import { loginView } from './views/login'
 import { firstRunView } from './views/first-run'
-import { campaignsView, all } from './views/campaigns'
+import { campaignsView } from './views/campaigns'
 import { reportsView } from './views/reports'
 import { tokensView } from './views/tokens'
 import { conversionsView } from './views/conversions'

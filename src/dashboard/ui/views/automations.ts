@@ -1,9 +1,8 @@
 // Email automations: a list's timed message sequence. The step editor: each step a delay (hours and minutes
 // after the subscriber joined), a subject and a text body, in the order they are sent.
-import { api, can, type Me } from '../api'
+import { all, api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, showErrors, upsert } from '../forms'
-import { all } from './campaigns'
 
 interface Step { delay_minutes: number; subject: string; text: string; html: string | null }
 interface Automation { id: number; list_id: number; name: string; active: boolean; steps: Step[] }

@@ -1,6 +1,6 @@
 // Campaigns: search, sort, the tracking link to copy, activate/deactivate (a campaign with clicks is never
 // deleted: the API answers 409, so the list offers deactivation instead). Read-only users see no controls.
-import { api, ApiError, can, type Me } from '../api'
+import { all, api, ApiError, can, type Me } from '../api'
 import { h, mount } from '../dom'
 import { copy, upsert } from '../forms'
 import { campaignForm, type CampaignRecord } from './campaign-form'
@@ -9,18 +9,6 @@ type Campaign = CampaignRecord
 interface Named { id: number; name: string }
 
 type SortKey = 'name' | 'slug' | 'source' | 'active'
-
-/** Every page of a collection (the lists here are catalogs: hundreds at most). */
-export async function all<T>(path: string): Promise<T[]> {
-  const items: T[] = []
-  let cursor: string | null = null
-  do {
-    const page: { items: T[]; next_cursor: string | null } = await api('GET', `${path}?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
-    items.push(...page.items)
-    cursor = page.next_cursor
-  } while (cursor)
-  return items
-}
 
 export async function campaignsView(me: Me): Promise<HTMLElement> {
   const [campaigns, sources] = await Promise.all([all<Campaign>('/campaigns'), can(me, 'campaigns', 'read') ? all<Named>('/sources') : []])

@@ -1,10 +1,9 @@
 // Sources, offers and landings: one screen shape for the three catalog collections. A list with search and
 // sort, a create form and an edit form (PATCH with only what changed), the API's messages beside the fields,
 // delete with the API's 409 explained. Read-only users get the list alone.
-import { api, ApiError, can, type Me } from '../api'
+import { all, api, ApiError, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, copy, showErrors, upsert } from '../forms'
-import { all } from './campaigns'
 
 interface Field {
   name: string

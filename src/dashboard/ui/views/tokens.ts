@@ -1,9 +1,8 @@
 // Agent tokens (section users): create one (its secret is shown once, to copy), see status, scopes and last
 // use, revoke; and the audit log of agent calls underneath.
-import { api, can, type Me } from '../api'
+import { all, api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, copy, showErrors } from '../forms'
-import { all } from './campaigns'
 
 interface Token { id: number; name: string; token_hint: string; scopes: string[]; status: string; last_used_at: string | null; expires_at: string | null }
 interface Scope { scope: string; resource: string; action: string; covers: string }

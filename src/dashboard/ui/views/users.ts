@@ -1,9 +1,8 @@
 // Users and their permissions (section users): the 8 sections × read/write as a grid of checkboxes, owners
 // marked; create, change (a new password signs that user out everywhere), delete.
-import { api, can, type Me } from '../api'
+import { all, api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, showErrors, upsert } from '../forms'
-import { all } from './campaigns'
 
 const SECTIONS = ['campaigns', 'landings', 'conversions', 'reports', 'email', 'commerce', 'settings', 'users'] as const
 type Permissions = Record<string, { read: boolean; write: boolean }>
