@@ -26,7 +26,7 @@ export interface AppContext {
 }
 
 /** Bun.serve routes answered without Elysia (path pattern → method → handler). */
-export type NativeRoutes = Record<string, Partial<Record<'GET' | 'HEAD', (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>>>>
+export type NativeRoutes = Record<string, Partial<Record<'GET' | 'HEAD' | 'OPTIONS', (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>>>>
 
 /** A capability plugged into the server: its routes, plus optional start/stop for background work. */
 export interface Feature {

@@ -1,6 +1,7 @@
-// OpenAPI description of the public tracking links. /c and /r are Bun routes outside Elysia (the hot
-// path), so the plugin cannot see them; they are described here and merged in as `documentation.paths`.
-// /postback is an Elysia route and carries its own description (postback/routes.ts).
+// OpenAPI description of the public routes that are Bun routes outside Elysia (the hot paths and the
+// hosted landings' files), which the plugin cannot see: described here and merged in as
+// `documentation.paths`. /postback's own description is postback/docs.ts.
+import { postbackOperation } from '../postback/docs'
 
 const SUBS = Array.from({ length: 10 }, (_, i) => ({
   name: `sub${i + 1}`,
@@ -98,5 +99,6 @@ export const publicPaths = {
   '/cloak.js': script('CloakJs', 'cloak.js: client-side bot signals'),
   '/i18n.js': script('I18nJs', 'i18n.js: translates data-i18n elements from the landing\'s dictionaries'),
   '/c/{slug}': { get: { ...click, operationId: 'getClick' }, head: { ...click, operationId: 'headClick', summary: 'Preview of a tracking link (records nothing)' } },
+  '/postback': { get: postbackOperation },
   '/r/{slug}': { get: { ...offer, operationId: 'getOfferRedirect' }, head: { ...offer, operationId: 'headOfferRedirect', summary: 'Preview of the offer step (records nothing)' } },
 }

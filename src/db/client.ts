@@ -31,6 +31,13 @@ export interface RawDb {
    * writer's batches. Wrapped once, called per batch.
    */
   immediate<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
+  /**
+   * Runs `fn` atomically, now: a transaction (BEGIN … COMMIT), or a savepoint when one is already open on
+   * this connection. For hot paths: its statements are prepared once, where transaction() builds a new
+   * wrapper per call and runs its SAVEPOINT statements from text (profiled on /postback, one savepoint
+   * per postback: ~8 % of the time).
+   */
+  atomic<T>(fn: () => T): T
   close(): void
 }
 
@@ -54,6 +61,50 @@ const PRAGMAS = [
   'PRAGMA wal_autocheckpoint = 10000',
 ]
 
+/** The connection API atomicOver needs: bun:sqlite and better-sqlite3 both have it. */
+interface TransactionalClient {
+  readonly inTransaction: boolean
+  prepare(sql: string): { run(): unknown }
+}
+
+/** RawDb.atomic over either driver. A failed COMMIT rolls back, as the drivers' own transaction() does. */
+function atomicOver(client: TransactionalClient): RawDb['atomic'] {
+  let statements: Record<'begin' | 'commit' | 'rollback' | 'save' | 'release' | 'undo', { run(): unknown }> | null = null
+  const st = () => (statements ??= {
+    begin: client.prepare('BEGIN'),
+    commit: client.prepare('COMMIT'),
+    rollback: client.prepare('ROLLBACK'),
+    // Nested savepoints may share a name: RELEASE and ROLLBACK TO act on the innermost one.
+    save: client.prepare('SAVEPOINT svc_atomic'),
+    release: client.prepare('RELEASE svc_atomic'),
+    undo: client.prepare('ROLLBACK TO svc_atomic'),
+  })
+  return <T>(fn: () => T): T => {
+    const s = st()
+    if (client.inTransaction) {
+      s.save.run()
+      try {
+        const result = fn()
+        s.release.run()
+        return result
+      } catch (err) {
+        s.undo.run()
+        s.release.run()
+        throw err
+      }
+    }
+    s.begin.run()
+    try {
+      const result = fn()
+      s.commit.run()
+      return result
+    } catch (err) {
+      if (client.inTransaction) s.rollback.run()
+      throw err
+    }
+  }
+}
+
 /** RawDb over a bun:sqlite connection opened with `strict: true` (names bind without their `$`). */
 export function wrapBunDatabase(client: import('bun:sqlite').Database): RawDb {
   return {
@@ -75,6 +126,7 @@ export function wrapBunDatabase(client: import('bun:sqlite').Database): RawDb {
       const tx = client.transaction(fn)
       return (...args) => tx.immediate(...args)
     },
+    atomic: atomicOver(client as unknown as TransactionalClient),
     close: () => client.close(),
   }
 }
@@ -100,6 +152,7 @@ function wrapBetterSqlite(client: any): RawDb {
       const tx = client.transaction(fn)
       return (...args) => tx.immediate(...args)
     },
+    atomic: atomicOver(client),
     close: () => client.close(),
   }
 }

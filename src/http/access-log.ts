@@ -33,7 +33,7 @@ function logRequest(request: Request, status: number, startedAt: number, ip: str
   })
 }
 
-/** The Bun routes (the /c and /r hot path, outside Elysia), each handler wrapped to log its answer. */
+/** The Bun routes (/c, /r, /postback and the other routes outside Elysia), each handler wrapped to log its answer. */
 export function loggedNativeRoutes(routes: NativeRoutes, trustProxy: boolean): NativeRoutes {
   const out: NativeRoutes = {}
   for (const [path, methods] of Object.entries(routes)) {
@@ -53,7 +53,7 @@ export function loggedNativeRoutes(routes: NativeRoutes, trustProxy: boolean): N
 }
 
 /**
- * Every Elysia-served request (admin API, /postback, /healthz, unknown paths). The start time and client
+ * Every Elysia-served request (admin API, /healthz, unknown paths). The start time and client
  * address are taken when the request arrives; the line is written once the answer has been handed over.
  */
 export function accessLogPlugin(trustProxy: boolean) {

@@ -40,13 +40,16 @@ export function bodyLimitOf(method: string, path: string): number {
   return IMPORT_PATH.test(path) ? IMPORT_BODY_BYTES : MAX_BODY_BYTES
 }
 
-export const bodyLimit = new Elysia({ name: 'body-limit' }).onRequest(({ request }) => {
+/** The 413 for a request whose Content-Length declares more than its route reads; null when it may go on. */
+export function oversizedBody(request: Request): Response | null {
   const declared = request.headers.get('content-length')
-  if (declared === null) return
+  if (declared === null) return null
   const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('://') + 3))
   const limit = bodyLimitOf(request.method, path)
-  if (Number(declared) > limit) {
-    // Connection: close, because the unread body would otherwise be taken for the next request.
-    return errorResponse(413, `request body too large (at most ${limit} bytes)`, { connection: 'close' })
-  }
-})
+  if (Number(declared) <= limit) return null
+  // Connection: close, because the unread body would otherwise be taken for the next request.
+  return errorResponse(413, `request body too large (at most ${limit} bytes)`, { connection: 'close' })
+}
+
+/** Elysia's routes; the Bun routes that may receive a body (/postback) call oversizedBody themselves. */
+export const bodyLimit = new Elysia({ name: 'body-limit' }).onRequest(({ request }) => oversizedBody(request) ?? undefined)

@@ -4,8 +4,7 @@
 //   secrets), no MIME sniffing, no framing (clickjacking), and a CSP that lets a JSON answer opened as a
 //   page run nothing at all.
 // - HTML pages get a CSP built by htmlPageHeaders(): nothing but what the page names may load.
-// The hot paths /c and /r (Bun routes outside Elysia) never pass through here; /postback pays one
-// startsWith on its URL (and body-limit.ts one header lookup). Not measured under the benchmark yet.
+// The hot paths /c, /r and /postback (Bun routes outside Elysia) never pass through here.
 import { Elysia } from 'elysia'
 
 /** Headers of every /admin/ answer. */

