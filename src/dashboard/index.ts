@@ -3,12 +3,23 @@
 // served by Bun itself. The page uses only the admin API; it has no server-side logic of its own.
 import { Elysia } from 'elysia'
 import type { Feature } from '../context'
+import { ADMIN_HEADERS } from '../http/security-headers'
 import page from './ui/index.html'
+
+/** Where a person who typed the server's address is sent. */
+const TO_DASHBOARD = { status: 302, headers: { ...ADMIN_HEADERS, location: '/admin' } } as const
 
 export function dashboardFeature(): Feature {
   return {
     name: 'dashboard',
-    routes: new Elysia({ name: 'dashboard' }),
+    // The bare root sends a browser to the dashboard; a program keeps the JSON 404 of unknown paths. (`/admin/`
+    // with a slash is answered in http/errors.ts: an Elysia route for it would also take /admin from Bun.)
+    routes: new Elysia({ name: 'dashboard' })
+      .get('/', ({ request, set }) => {
+        if (request.headers.get('accept')?.includes('text/html')) return new Response(null, TO_DASHBOARD)
+        set.status = 404
+        return { error: 'not found' }
+      }, { detail: { hide: true } }),
     // Hash routes (#/campaigns): only /admin itself is the page, so no path of /admin/api is shadowed.
     pages: { '/admin': page },
   }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { AppError, type ErrorCode } from '../lib/errors'
 import { errorFields, log } from '../lib/log'
 import { requestPath } from './access-log'
+import { ADMIN_HEADERS } from './security-headers'
 
 /** The one map from an error's meaning to its HTTP status. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -71,6 +72,8 @@ function errorAnswer(code: string | number, error: unknown, request: Request): R
     case 'PARSE':
       return json(400, 'invalid request body')
     case 'NOT_FOUND':
+      // The dashboard is Bun's exact route /admin, so `/admin/` (a typed or bookmarked slash) lands here.
+      if (requestPath(request.url) === '/admin/') return new Response(null, { status: 302, headers: { ...ADMIN_HEADERS, location: '/admin' } })
       return json(404, 'not found')
     case 'INVALID_COOKIE_SIGNATURE':
       return json(401, 'not authenticated')
