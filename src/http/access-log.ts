@@ -41,7 +41,7 @@ export function loggedNativeRoutes(routes: NativeRoutes, trustProxy: boolean): N
     for (const [method, handler] of Object.entries(methods) as Array<[keyof typeof methods, NonNullable<(typeof methods)['GET']>]>) {
       wrapped[method] = async (request, server) => {
         const startedAt = performance.now()
-        const ip = clientIp(request.headers, server.requestIP(request)?.address, trustProxy)
+        const ip = clientIp(request.headers, () => server.requestIP(request)?.address, trustProxy)
         const response = await handler(request, server)
         logRequest(request, response.status, startedAt, ip)
         return response

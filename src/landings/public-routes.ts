@@ -46,7 +46,7 @@ export function landingPageRoutes(ctx: AppContext, deps: { pages: LandingPages; 
     }
     // Link checkers and previews: the page exists; no click is made.
     if (request.method === 'HEAD') return new Response(null, { headers })
-    const v = readVisitor(request, server.requestIP(request)?.address, ctx.config.trustProxy, true)
+    const v = readVisitor(request, () => server.requestIP(request)?.address, ctx.config.trustProxy, true)
     const visit = await tracker.landingVisit(page.id, v, v.query.params?.campaign ?? null)
     if (visit.kind === 'unavailable') {
       return infoPage(503, 'Temporarily unavailable', 'Please try again in a moment.')

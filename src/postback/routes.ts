@@ -32,7 +32,7 @@ export function postbackRoutes(ctx: AppContext, batcher: PostbackSubmitter): Nat
       const refused = oversizedBody(request)
       if (refused) return refused
       const corsHeaders = cors.headers(request)
-      const ip = clientIp(request.headers, server.requestIP(request)?.address, trustProxy)
+      const ip = clientIp(request.headers, () => server.requestIP(request)?.address, trustProxy)
       const decision = limiter.hit(ip)
       if (!decision.allowed) {
         return errorResponse(429, 'too many requests', { ...corsHeaders, 'retry-after': String(decision.retryAfter) })

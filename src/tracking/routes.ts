@@ -11,7 +11,7 @@ import type { BunRequest, Server } from 'bun'
 import type { AppContext, NativeRoutes } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { errorResponse, internalError } from '../http/errors'
-import { clientIp } from '../lib/ip'
+import { clientIp, type SocketIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
 import { htmlPageHeaders } from '../http/security-headers'
 import { adminActor, invoke } from '../lib/verb'
@@ -37,7 +37,7 @@ export function clickCookieHeader(ctx: AppContext, request: Request, clickId: st
 }
 
 /** A visitor as a request tells it (tracking links, hosted landings, lead forms): bounded strings only. */
-export function readVisitor(request: Request, socketIp: string | null | undefined, trustProxy: boolean, withCookie: boolean): Visitor {
+export function readVisitor(request: Request, socketIp: SocketIp, trustProxy: boolean, withCookie: boolean): Visitor {
   const h = request.headers
   const ua = h.get('user-agent')
   const ref = h.get('referer')
@@ -59,7 +59,7 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
   const { trustProxy } = ctx.config
 
   const visitor = (request: Request, server: Server<unknown>, withCookie: boolean): Visitor =>
-    readVisitor(request, server.requestIP(request)?.address, trustProxy, withCookie)
+    readVisitor(request, () => server.requestIP(request)?.address, trustProxy, withCookie)
 
   const respond = (o: Outcome, request: Request): Response => {
     if (o.kind === 'redirect') {
