@@ -410,7 +410,8 @@ export class WebhookReceiver {
     const orderTypes = { sale: types.resolve('sale'), reversal: types.resolve('chargeback') }
     let r: StepResult
     try {
-      r = await recorder.within((record, q, tx, unit) => orderEventSteps(store.in(tx), q, record, orderTypes, e, unit))
+      // Group-committed with the other deliveries of this event-loop turn (SQLite), each in its own savepoint.
+      r = await recorder.withinBatched((record, q, tx, unit) => orderEventSteps(store.in(tx), q, record, orderTypes, e, unit))
     } catch (err) {
       log.error('commerce: a webhook event could not be processed (the sender will retry)', { source: e.delivery.source, topic: e.delivery.topic, ...errorFields(err) })
       await store.recordRefused({ ...e.delivery, dedupKey: null, outcome: 'error', error: String(errorFields(err).error ?? 'error').slice(0, 500) }).catch(() => {})

@@ -45,7 +45,8 @@ export function postbackFeature(
     : new SqliteConversionTypesStore(database.raw)
   const aliases = new Aliases(ctx.settings)
   const types = new ConversionTypes(typesStore, ctx.events)
-  const recorder = new ConversionRecorder(store, ctx.events)
+  // SQLite: incoming webhooks' conversions are group-committed (withinBatched); Postgres transactions are async.
+  const recorder = new ConversionRecorder(store, ctx.events, sqlite !== null)
   const receiver = new PostbackReceiver(ctx.settings, aliases, types, sqlite)
   subscribeForwarding({ events: ctx.events, jobs: ctx.jobs, allowPrivate: ctx.config.outboundAllowPrivate })
 

@@ -57,9 +57,26 @@ export function* recordSteps(q: RecordingQueries, unit: Unit, input: ConversionI
   return { recorded: true, conversion }
 }
 
+/** What within() runs: the caller's steps, with the means to record conversions in the same transaction. */
+export type WithinBody<R> = (record: (input: ConversionInput) => Steps<RecordResult>, q: RecordingQueries, tx: Tx, unit: Unit) => Steps<R>
+
+/** A body waiting for its turn's shared transaction (withinBatched), and what it settled to. */
+interface Queued {
+  body: WithinBody<unknown>
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
+type Settled = { ok: true; value: unknown; unit: Unit } | { ok: false; error: unknown }
+
 /** Records one conversion in a transaction of its own (the conversions.record verb); the postback batch uses recordSteps. */
 export class ConversionRecorder {
-  constructor(private readonly store: PostbackStore, private readonly events: EventBus) {}
+  private queued: Queued[] = []
+
+  /**
+   * `groupCommit`: withinBatched() shares one transaction among the bodies of an event-loop turn (SQLite,
+   * where a transaction is synchronous on the one shared connection); false on Postgres.
+   */
+  constructor(private readonly store: PostbackStore, private readonly events: EventBus, private readonly groupCommit = false) {}
 
   /** Synchronous on SQLite, a Promise on Postgres; after-commit subscribers hear of it once committed. */
   record(input: ConversionInput): MaybeAsync<RecordResult> {
@@ -83,7 +100,7 @@ export class ConversionRecorder {
    * not at all (incoming webhooks: the event row, the order change and the conversion). `record` is a step
    * body to `yield*`; `q.findClick` finds the click. Synchronous on SQLite, a Promise on Postgres.
    */
-  within<R>(body: (record: (input: ConversionInput) => Steps<RecordResult>, q: RecordingQueries, tx: Tx, unit: Unit) => Steps<R>): MaybeAsync<R> {
+  within<R>(body: WithinBody<R>): MaybeAsync<R> {
     let unit: Unit | undefined
     const events = this.events
     const result = this.store.atomically(function* (q, tx) {
@@ -97,5 +114,57 @@ export class ConversionRecorder {
       return r
     }
     return result instanceof Promise ? result.then(committed) : committed(result)
+  }
+
+  /**
+   * within() for a hot path (incoming webhooks): on SQLite every body submitted in one event-loop turn runs
+   * in one transaction, each in its own savepoint, like postbacks (batch.ts). One that throws rolls back
+   * alone and rejects alone; the others commit together, their before-commit subscribers run once for the
+   * batch, and each promise settles after the COMMIT (after-commit subscribers first). A transaction each
+   * spent most of a webhook's time in COMMIT (profiled). On Postgres, within().
+   */
+  withinBatched<R>(body: WithinBody<R>): Promise<R> {
+    if (!this.groupCommit) return Promise.resolve(this.within(body))
+    return new Promise<R>((resolve, reject) => {
+      if (this.queued.length === 0) setImmediate(this.flush)
+      this.queued.push({ body: body as WithinBody<unknown>, resolve: resolve as (v: unknown) => void, reject })
+    })
+  }
+
+  private readonly flush = (): void => {
+    const batch = this.queued
+    this.queued = []
+    const { store, events } = this
+    const settled: Settled[] = []
+    try {
+      store.atomically(function* () {
+        for (const item of batch) {
+          let unit: Unit | undefined
+          try {
+            // Nested: a savepoint on the batch's transaction.
+            const value = store.atomically(function* (q, tx) {
+              const u = (unit = events.unit(tx))
+              return yield* item.body((input) => recordSteps(q, u, input), q, tx, u)
+            })
+            settled.push({ ok: true, value, unit: unit! })
+          } catch (error) {
+            settled.push({ ok: false, error })
+          }
+        }
+        const kept: Unit[] = []
+        for (const s of settled) if (s.ok) kept.push(s.unit)
+        yield events.beforeCommit(kept, null)
+      })
+    } catch (error) {
+      // The batch itself did not commit: nothing of it is stored.
+      for (const item of batch) item.reject(error)
+      return
+    }
+    for (const s of settled) if (s.ok) s.unit.commit()
+    batch.forEach((item, i) => {
+      const s = settled[i]!
+      if (s.ok) item.resolve(s.value)
+      else item.reject(s.error)
+    })
   }
 }
