@@ -88,8 +88,12 @@ function atomicOver(client: TransactionalClient): RawDb['atomic'] {
         s.release.run()
         return result
       } catch (err) {
-        s.undo.run()
-        s.release.run()
+        // Some errors (a full disk, I/O) make SQLite roll the whole transaction back itself: then there
+        // is no savepoint left to undo, and the caller's transaction fails with this error.
+        if (client.inTransaction) {
+          s.undo.run()
+          s.release.run()
+        }
         throw err
       }
     }

@@ -15,7 +15,7 @@ test.skipIf(onPostgres)('the database layer runs under Node on better-sqlite3 (m
     })
     const out = p.stdout.toString().trim().split('\n').pop()!
     expect(p.exitCode).toBe(0)
-    expect(JSON.parse(out)).toEqual({ runtime: 'node', applied: expect.any(Number), revenueTypes: 4, journal: 'wal' })
+    expect(JSON.parse(out)).toEqual({ runtime: 'node', applied: expect.any(Number), revenueTypes: 4, journal: 'wal', atomic: '1,3' })
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
