@@ -67,7 +67,7 @@ export function scheduleAutomations(table: AutomationTable, jobs: JobQueue): OnE
 }
 
 export function registerAutomationSteps(deps: { jobs: JobQueue; automations: AutomationStore; lists: EmailStore; sender: Sender; links: UnsubscribeLinks }): void {
-  deps.jobs.register(STEP_JOB, async (payload) => {
+  deps.jobs.register(STEP_JOB, async (payload, _signal, job) => {
     const p = payload as { automation_id?: unknown; step?: unknown; subscriber_id?: unknown; list_id?: unknown }
     if (typeof p.automation_id !== 'number' || typeof p.step !== 'number' || typeof p.subscriber_id !== 'number' || typeof p.list_id !== 'number') {
       throw new JobError('payload is not an automation step', false)
@@ -79,7 +79,9 @@ export function registerAutomationSteps(deps: { jobs: JobQueue; automations: Aut
     const subscriber = await deps.lists.findSubscriber(p.list_id, p.subscriber_id)
     if (!subscriber || subscriber.status !== 'active') return `not sent: the subscriber is ${subscriber?.status ?? 'removed'}`
     const message = renderMessage(step, subscriber, deps.links.url({ subscriberId: subscriber.id, listId: subscriber.listId }))
-    const { ids, status } = await deps.sender.queue([message])
+    // Keyed by this job: an attempt that queued the mail but crashed before its outcome was recorded is run
+    // again at the next start, and must not queue the mail a second time.
+    const { ids, status } = await deps.sender.queue([{ ...message, dedupKey: `automation-step:${job.id}` }])
     return `message ${step.subject ? `"${message.subject}" ` : ''}queued as outbox ${ids[0]} (${status})`
   }, { section: 'email' })
 }

@@ -228,7 +228,7 @@ export class JobLoop implements JobQueue {
     }
     const signal = AbortSignal.timeout(this.opts.timeoutMs)
     try {
-      const result = await abortable(handler(payload, signal), signal)
+      const result = await abortable(handler(payload, signal, { id: job.id }), signal)
       return { ok: true, result: typeof result === 'string' ? result.slice(0, MAX_TEXT) : null }
     } catch (err) {
       const timedOut = signal.aborted || (err as Error | null)?.name === 'TimeoutError'

@@ -5,8 +5,10 @@ import type { Tx } from '../db/engine'
  * A job handler performs one attempt. Resolve with a short result text on success; throw JobError
  * (retryable or not) or any error (treated as retryable) on failure. Any error carrying a boolean
  * `retryable` (e.g. OutboundError from src/lib/outbound.ts) is honoured the same way as JobError.
+ * `job.id` is the same for every attempt, and after a restart: a handler whose effect must happen once even
+ * if an attempt ran to its end but its outcome was never recorded (a crash) keys that effect by it.
  */
-export type JobHandler = (payload: unknown, signal: AbortSignal) => Promise<string | void>
+export type JobHandler = (payload: unknown, signal: AbortSignal, job: { id: number }) => Promise<string | void>
 
 /**
  * Where a job goes, for the log line of a failed attempt: a host, never a full URL (query strings carry

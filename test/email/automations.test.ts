@@ -95,6 +95,28 @@ describe('postback → trigger → automation → unsubscribe', () => {
     expect(relay.received.some((m) => m.to[0] === 'early@example.com')).toBe(false)
   })
 
+  test('a step run again after a crash (its outcome never recorded) does not queue or send its message twice', async () => {
+    const list = (await s.api('POST', '/admin/api/email-lists', { name: 'Once' })).body.id
+    await s.api('POST', '/admin/api/automations', { list_id: list, name: 'Welcome', steps: [{ delay_minutes: 0, subject: 'Welcome', text: 'Hello' }] })
+    await Bun.sleep(150)
+    const sub = (await s.api('POST', `/admin/api/email-lists/${list}/subscribers`, { email: 'once@example.com' })).body
+    const [job] = (await stepJobs()).filter((j) => JSON.parse(j.payload).subscriber_id === sub.id)
+    const first = await eventually(async () => (await stepJobs()).find((j) => j.id === job!.id && j.status === 'done'), 10_000, 'step done')
+    await eventually(() => relay.received.find((m) => m.to[0] === 'once@example.com'), 10_000, 'message delivered')
+    const outboxOf = () => testDb(s).all<{ id: number }>("SELECT id FROM email_outbox WHERE to_email = 'once@example.com'")
+    const rows = await outboxOf()
+    expect(rows).toHaveLength(1)
+    expect(first.result).toContain(`queued as outbox ${rows[0]!.id}`)
+    // What a restart does to a job whose attempt ran but whose outcome was never written: it runs again.
+    await testDb(s).run("UPDATE jobs SET status = 'pending', next_run_at = 0, result = NULL WHERE id = $id", { id: job!.id })
+    s.ctx.jobs.kick()
+    const again = await eventually(async () => (await stepJobs()).find((j) => j.id === job!.id && j.status === 'done' && j.result !== null), 10_000, 'step done again')
+    expect(again.result).toContain(`queued as outbox ${rows[0]!.id}`)
+    expect(await outboxOf()).toEqual(rows)
+    await Bun.sleep(300) // a second send job, if one had been queued, would have run by now
+    expect(relay.received.filter((m) => m.to[0] === 'once@example.com')).toHaveLength(1)
+  })
+
   test('a step job whose subscriber is no longer active sends nothing', async () => {
     const list = (await s.api('POST', '/admin/api/email-lists', { name: 'Gone' })).body.id
     await s.api('POST', '/admin/api/automations', { list_id: list, name: 'Later', steps: [{ delay_minutes: 1, subject: 'Soon', text: 'x' }] })

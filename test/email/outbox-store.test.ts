@@ -157,6 +157,23 @@ for (const [name, open, available] of engines) {
       expect(await store.get(99999)).toBeUndefined()
     })
 
+    test('a dedup key makes add idempotent: the second add writes no row and no job, and answers the first id', async () => {
+      const key = `automation-step:${Date.now()}`
+      const [first] = await store.add([{ ...message('dedup@example.com'), dedupKey: key }], e.enqueue)
+      const rowsBefore = await e.count('SELECT count(*) AS n FROM email_outbox')
+      const jobsBefore = await e.count('SELECT count(*) AS n FROM jobs')
+      // The same key again (a retried step), next to a message without a key: only the latter is written.
+      const [again, other] = await store.add([{ ...message('dedup@example.com'), dedupKey: key }, message('nokey@example.com')], e.enqueue)
+      expect(again).toBe(first!)
+      expect(other).toBeGreaterThan(first!)
+      expect(await e.count('SELECT count(*) AS n FROM email_outbox')).toBe(rowsBefore + 1)
+      expect(await e.count('SELECT count(*) AS n FROM jobs')).toBe(jobsBefore + 1)
+      expect(await e.count(`SELECT count(*) AS n FROM email_outbox WHERE to_email = 'dedup@example.com'`)).toBe(1)
+      // Messages without a key are never merged (NULL keys are distinct).
+      await store.add([message('nokey@example.com'), message('nokey@example.com')], null)
+      expect(await e.count(`SELECT count(*) AS n FROM email_outbox WHERE to_email = 'nokey@example.com'`)).toBe(3)
+    })
+
     test('add with enqueue: queued rows, each with its own job in the same transaction', async () => {
       const list = await e.email.createList('Add queued')
       const jobsBefore = await e.count('SELECT count(*) AS n FROM jobs')

@@ -40,11 +40,17 @@ export const emailOutbox = pgTable('email_outbox', {
   jobId: bigint('job_id', { mode: 'number' }),
   messageId: text('message_id'),
   result: text('result'),
+  /**
+   * Makes writing the message idempotent: a second add() with the same key writes nothing (an automation
+   * step's job retried after a crash, whose first run already wrote it). Null for most messages.
+   */
+  dedupKey: text('dedup_key'),
   createdAt: ms('created_at').notNull(),
   updatedAt: ms('updated_at').notNull(),
 }, (t) => [
   index('email_outbox_status_idx').on(t.status, t.id),
   index('email_outbox_to_idx').on(t.toEmail),
+  uniqueIndex('email_outbox_dedup_idx').on(t.dedupKey),
 ])
 
 export const emailTriggers = pgTable('email_triggers', {

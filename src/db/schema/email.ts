@@ -53,11 +53,17 @@ export const emailOutbox = sqliteTable('email_outbox', {
   messageId: text('message_id'),
   /** The relay's answer to a sent message, or why it was suppressed. */
   result: text('result'),
+  /**
+   * Makes writing the message idempotent: a second add() with the same key writes nothing (an automation
+   * step's job retried after a crash, whose first run already wrote it). Null for most messages.
+   */
+  dedupKey: text('dedup_key'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [
   index('email_outbox_status_idx').on(t.status, t.id),
   index('email_outbox_to_idx').on(t.toEmail),
+  uniqueIndex('email_outbox_dedup_idx').on(t.dedupKey),
 ])
 
 /**

@@ -38,11 +38,20 @@ export class PgOutboxStore implements OutboxStore {
       const status = enqueue ? 'queued' : 'unsent'
       const now = Date.now() // one moment for the batch, as on SQLite
       for (const m of messages) {
+        const dedupKey = m.dedupKey ?? null
         const [row] = await tx`INSERT INTO email_outbox
-            (list_id, subscriber_id, to_email, subject, text_body, html_body, status, created_at, updated_at)
+            (list_id, subscriber_id, to_email, subject, text_body, html_body, status, dedup_key, created_at, updated_at)
           VALUES (${m.listId}::int, ${m.subscriberId}::int8, ${m.toEmail}, ${m.subject}, ${m.textBody}, ${m.htmlBody},
-            ${status}, ${now}::int8, ${now}::int8)
+            ${status}, ${dedupKey}, ${now}::int8, ${now}::int8)
+          ON CONFLICT (dedup_key) DO NOTHING
           RETURNING id`
+        if (!row) {
+          // Already written under this key (by an earlier run, or another instance at the same moment):
+          // that row and its send job stand.
+          const [existing] = await tx`SELECT id FROM email_outbox WHERE dedup_key = ${dedupKey}`
+          ids.push(num(existing.id))
+          continue
+        }
         const id = num(row.id)
         if (enqueue) {
           const jobId = await enqueue(id, tx)

@@ -13,6 +13,7 @@ const SUBSCRIBER = 'id, list_id AS listId, email, name, fields, source, status, 
 export class SqliteOutboxStore implements OutboxStore {
   private readonly raw: RawDb
   private readonly insert: RawStatement
+  private readonly byDedupKey: RawStatement
   private readonly setJob: RawStatement
   private readonly unsent: RawStatement
   private readonly byId: RawStatement
@@ -24,9 +25,11 @@ export class SqliteOutboxStore implements OutboxStore {
   constructor(database: Database) {
     const raw = (this.raw = database.raw)
     this.insert = raw.prepare(
-      'INSERT INTO email_outbox (list_id, subscriber_id, to_email, subject, text_body, html_body, status, created_at, updated_at) ' +
-        'VALUES ($listId, $subscriberId, $toEmail, $subject, $textBody, $htmlBody, $status, $now, $now) RETURNING id',
+      'INSERT INTO email_outbox (list_id, subscriber_id, to_email, subject, text_body, html_body, status, dedup_key, created_at, updated_at) ' +
+        'VALUES ($listId, $subscriberId, $toEmail, $subject, $textBody, $htmlBody, $status, $dedupKey, $now, $now) ' +
+        'ON CONFLICT (dedup_key) DO NOTHING RETURNING id',
     )
+    this.byDedupKey = raw.prepare('SELECT id FROM email_outbox WHERE dedup_key = $dedupKey')
     this.setJob = raw.prepare("UPDATE email_outbox SET status = 'queued', job_id = $jobId, updated_at = $now WHERE id = $id")
     this.unsent = raw.prepare("SELECT id FROM email_outbox WHERE status = 'unsent' ORDER BY id LIMIT $limit")
     this.byId = raw.prepare(`SELECT ${ROW} FROM email_outbox o WHERE o.id = $id`)
@@ -50,9 +53,12 @@ export class SqliteOutboxStore implements OutboxStore {
     return this.raw.transaction(() => {
       const now = Date.now()
       return messages.map((m) => {
-        const { id } = this.insert.get({ ...m, status: enqueue ? 'queued' : 'unsent', now }) as { id: number }
-        if (enqueue) this.setJob.run({ id, jobId: syncId(enqueue(id, null)), now })
-        return id
+        const dedupKey = m.dedupKey ?? null
+        const inserted = this.insert.get({ ...m, dedupKey, status: enqueue ? 'queued' : 'unsent', now }) as { id: number } | undefined
+        // Already written under this key: that row (and its send job) stands.
+        if (!inserted) return (this.byDedupKey.get({ dedupKey }) as { id: number }).id
+        if (enqueue) this.setJob.run({ id: inserted.id, jobId: syncId(enqueue(inserted.id, null)), now })
+        return inserted.id
       })
     })()
   }

@@ -5,7 +5,8 @@ import type { Tx } from '../../db/engine'
 import type { emailOutbox } from '../../db/schema'
 import type { SubscriberRow } from './types'
 
-export type OutboxRow = typeof emailOutbox.$inferSelect
+/** A stored message as the API shows it (its dedup key stays internal). */
+export type OutboxRow = Omit<typeof emailOutbox.$inferSelect, 'dedupKey'>
 
 export const OUTBOX_STATUSES = ['unsent', 'queued', 'sent', 'suppressed', 'cancelled'] as const
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number]
@@ -24,6 +25,12 @@ export interface NewMessage {
   subject: string
   textBody: string
   htmlBody: string | null
+  /**
+   * Idempotency: when a message with this key is already in the outbox, add() writes nothing more for it
+   * (no second row, no second send job) and returns that row's id. For work that may run twice, like an
+   * automation step's job retried after a crash.
+   */
+  dedupKey?: string | null
 }
 
 /**

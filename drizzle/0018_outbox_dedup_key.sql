@@ -1,0 +1,2 @@
+ALTER TABLE `email_outbox` ADD `dedup_key` text;--> statement-breakpoint
+CREATE UNIQUE INDEX `email_outbox_dedup_idx` ON `email_outbox` (`dedup_key`);
