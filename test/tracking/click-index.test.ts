@@ -181,7 +181,7 @@ describe.skipIf(onPostgres)('click index', () => {
       await new Promise((r) => setImmediate(r))
       expect(indexedRows(s)).toBe(INDEX_SLICE)
       expect(index.watermark).toBe(0)
-      for (let turn = 0; turn < 50 && index.watermark < 19_999; turn++) await new Promise((r) => setImmediate(r))
+      for (let turn = 0; turn < 200 && index.watermark < 19_999; turn++) await new Promise((r) => setImmediate(r))
       expect(index.watermark).toBe(19_999)
       expect(readWatermark(raw)).toBe(19_999)
       expect(indexedRows(s)).toBe(19_999)

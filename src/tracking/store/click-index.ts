@@ -23,8 +23,13 @@ import { errorFields, log } from '../../lib/log'
 
 /** Clicks per bucket. */
 export const BUCKET_ROWS = 65_536
-/** Index rows per transaction while a bucket is written: keeps each pause of the event loop to a few ms (8192 took 7-30 ms). */
-export const INDEX_SLICE = 2048
+/**
+ * Index rows per transaction while a bucket is written, one slice per event-loop turn: each is a pause of
+ * the redirects. Measured at ~8k redirects/s paced: 8,192 rows took 7-30 ms; 2,048 rows 1.8-2.3 ms (a few
+ * 4-6 ms); side by side on a loaded machine, 2,048 rows p50 2.8 / p90 5.2 ms against 512 rows p50 0.9 /
+ * p90 1.2 ms. 128 commits per bucket instead of 32 cost well under a µs per click.
+ */
+export const INDEX_SLICE = 512
 
 /** Marks an offset of TailBucket.entries without a click (never committed, or pruned). Sorts first. */
 const NO_CLICK = -1
