@@ -6,6 +6,7 @@
 // (BENCH_AB_TRIGGER=0 leaves it out; a build without triggers answers 404 to that request and runs
 // without), 3 s of redirects for click ids, then rounds of `wrk` on /postback in alternating order.
 // Output: req/s per round, the per-round ratio second/first with its median, and each side's p99.
+// BENCH_AB_PATH=c measures the tracked redirect GET /c/bench instead (every answer a 302).
 //
 // Placement as in `npm run bench`: the servers on core 0, wrk on core 1. The first-started server has
 // been seen to do better than the second even for two copies of one binary, so run it both ways round.
@@ -24,6 +25,8 @@ if (builds.length !== 2 || builds.some(([l, p]) => !l || !p)) {
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 6)
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 5)
 const TRIGGER = process.env.BENCH_AB_TRIGGER !== '0'
+/** What the rounds measure: `postback` (default), or `c` for the tracked redirect GET /c/bench. */
+const TARGET = process.env.BENCH_AB_PATH === 'c' ? 'c' : 'postback'
 const OWNER = { email: 'bench@example.com', password: 'bench-password-0123' }
 const canPin = !!Bun.which('taskset') && cpus().length >= 2
 const PIN_SVC = canPin ? ['taskset', '-c', '0'] : []
@@ -64,8 +67,10 @@ try {
     writeFileSync(file, ids.join('\n') + '\n')
     sides.push({ label, base, ids: file, dir })
   }
-  const pb = (s: Side, seconds: number) =>
-    runWrk({ url: `${s.base}/postback`, seconds, connections: 64, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
+  const pb = (s: Side, seconds: number) => TARGET === 'c'
+    ? runWrk({ url: `${s.base}/c/bench`, seconds, connections: 64, script: script('status.lua'), pin: PIN_WRK })
+    : runWrk({ url: `${s.base}/postback`, seconds, connections: 64, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
+  console.log(`measuring ${TARGET === 'c' ? 'GET /c/bench' : 'GET /postback'}, ${ROUNDS} rounds of ${SECONDS} s`)
   for (const s of sides) await pb(s, 2) // warm-up
   const rps: Record<string, number[]> = {}
   const p99: Record<string, number[]> = {}
@@ -74,7 +79,7 @@ try {
       const w = await pb(s, SECONDS)
       ;(rps[s.label] ??= []).push(Math.round(w.rps))
       ;(p99[s.label] ??= []).push(w.p99ms)
-      if (w.other) console.log(`  ${s.label}: ${w.other} answers that were not 2xx`)
+      if (w.other) console.log(`  ${s.label}: ${w.other} answers that were not ${TARGET === 'c' ? '302' : '2xx'}`)
     }
     console.log(`round ${r + 1}: ${sides.map((s) => `${s.label} ${rps[s.label]!.at(-1)!.toLocaleString('en-US')}`).join(', ')} req/s`)
   }
