@@ -15,6 +15,12 @@ import { openPg, redactUrl, type PgDatabase } from './pg/client'
 import { migratePg } from './pg/migrate'
 import * as pgSchema from './pg-schema'
 
+/**
+ * Columns only the Postgres schema has, left to their defaults by the copy: the conversion rollups' shard
+ * (pg-schema/stats.ts; SQLite's single writer needs none, so every copied row is shard 0).
+ */
+const PG_ONLY: Record<string, readonly string[]> = { conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'] }
+
 /** A refusal or failure the operator can act on; its message is the whole story (never the URL's password). */
 export class MoveError extends Error {}
 
@@ -65,9 +71,11 @@ export function copyPlan(): TablePlan[] {
       if (parent !== name) visit(parent, [...path, name])
     }
     done.add(name)
-    const key = c.primaryKeys[0]?.columns.map((col) => col.name) ?? c.columns.filter((col) => col.primary).map((col) => col.name)
+    const pgOnly = PG_ONLY[name] ?? []
+    const key = (c.primaryKeys[0]?.columns.map((col) => col.name) ?? c.columns.filter((col) => col.primary).map((col) => col.name))
+      .filter((col) => !pgOnly.includes(col))
     if (key.length === 0) throw new Error(`table ${name} has no primary key to page by`)
-    plan.push({ name, columns: c.columns.map((col) => col.name), key })
+    plan.push({ name, columns: c.columns.map((col) => col.name).filter((col) => !pgOnly.includes(col)), key })
   }
   for (const name of [...byName.keys()].sort()) visit(name, [])
   return plan

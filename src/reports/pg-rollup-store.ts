@@ -1,22 +1,31 @@
 // Postgres conversion rollups: the rows of rollup-store.ts's rollupSums(), written in ONE statement through
 // the conversions' own transaction handle, last before its COMMIT (a before-commit subscriber), so the
 // rollup rows commit or roll back with the conversions and a hot campaign's row is locked only for the
-// commit. The plpgsql trigger of drizzle-pg/0001 keeps conversion_stats_daily in step, in the same
+// commit; transactions side by side take different shards of it (ROLLUP_SHARDS). The plpgsql trigger of drizzle-pg/0001 keeps conversion_stats_daily in step, in the same
 // transaction, and in the same (day-first) order.
 import type { Tx } from '../db/engine'
 import { rollupSums, type RollupConversion } from './rollup-store'
 
 // Rows bound as one array per column (one prepared statement whatever the count); ORDER BY WITH
-// ORDINALITY keeps rollupSums()'s lock order through the insert.
+// ORDINALITY keeps rollupSums()'s lock order through the insert. $10: the transaction's shard.
 const UPSERT_SQL =
-  'INSERT INTO conversion_stats_hourly AS s (hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs) ' +
-  'SELECT d.hour, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.type, d.conversions, d.revenue, d.revenue_abs ' +
+  'INSERT INTO conversion_stats_hourly AS s (hour, campaign_id, source_id, offer_id, landing_id, type, shard, conversions, revenue, revenue_abs) ' +
+  'SELECT d.hour, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.type, $10::int2, d.conversions, d.revenue, d.revenue_abs ' +
   'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::text[], $7::int4[], $8::float8[], $9::float8[]) ' +
   'WITH ORDINALITY AS d(hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs, n) ORDER BY d.n ' +
-  'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type) DO UPDATE SET ' +
+  'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type, shard) DO UPDATE SET ' +
   'conversions = s.conversions + excluded.conversions, revenue = s.revenue + excluded.revenue, revenue_abs = s.revenue_abs + excluded.revenue_abs'
 
+/**
+ * Rows per campaign-hour that transactions take in turn (striped counters, schema pg-schema/stats.ts):
+ * more than the postback batches that run side by side on one instance's pool, so those rarely share a
+ * row and none waits for another's COMMIT. Reports sum the shards.
+ */
+export const ROLLUP_SHARDS = 16
+
 export class PgConversionRollup {
+  private next = 0
+
   /** The before-commit subscriber of conversion.recorded: `(cs, tx)`, awaited by the emitter before it commits. */
   readonly addAll = async (cs: readonly RollupConversion[], tx: Tx): Promise<void> => {
     const rows = rollupSums(cs)
@@ -28,6 +37,9 @@ export class PgConversionRollup {
       const row = [r.hour, r.campaign, r.source, r.offer, r.landing, r.type, r.conversions, r.revenue, r.abs]
       for (let j = 0; j < 9; j++) cols[j]!.push(row[j])
     }
-    await tx.unsafe(UPSERT_SQL, cols)
+    // One shard per transaction, round-robin: the transactions in flight at once get different ones.
+    const shard = this.next
+    this.next = (this.next + 1) % ROLLUP_SHARDS
+    await tx.unsafe(UPSERT_SQL, [...cols, shard])
   }
 }

@@ -46,10 +46,13 @@ describe.skipIf(!avail.ok)('Postgres conversion rollup', () => {
     await pg?.close()
   })
 
+  // Summed over the shards (striped rows of one campaign-hour, see ROLLUP_SHARDS), as reports read them.
   const hourly = async (sql = pg.sql): Promise<Sums[]> =>
-    (await sql`SELECT hour::float8 AS hour, conversions, revenue, revenue_abs FROM conversion_stats_hourly ORDER BY hour, type`) as never
+    (await sql`SELECT hour::float8 AS hour, sum(conversions)::int AS conversions, sum(revenue) AS revenue, sum(revenue_abs) AS revenue_abs
+      FROM conversion_stats_hourly GROUP BY hour, type ORDER BY hour, type`) as never
   const daily = async (sql = pg.sql): Promise<Sums[]> =>
-    (await sql`SELECT day::float8 AS hour, conversions, revenue, revenue_abs FROM conversion_stats_daily ORDER BY day, type`) as never
+    (await sql`SELECT day::float8 AS hour, sum(conversions)::int AS conversions, sum(revenue) AS revenue, sum(revenue_abs) AS revenue_abs
+      FROM conversion_stats_daily GROUP BY day, type ORDER BY day, type`) as never
 
   /**
    * One transaction of conversions, as the postback batch runs it: a unit per conversion, then the
@@ -102,6 +105,21 @@ describe.skipIf(!avail.ok)('Postgres conversion rollup', () => {
     expect(key).toEqual({ campaign_id: 4, source_id: 0, offer_id: 2, landing_id: 0, type: 'sale' })
   })
 
+  test('transactions take turns over the shards of a campaign-hour: their own rows, each mirrored by its daily row', async () => {
+    await pg.sql`DELETE FROM conversion_stats_hourly`
+    await pg.sql`DELETE FROM conversion_stats_daily`
+    for (let i = 0; i < 3; i++) await record([recorded({ revenue: 10 })])
+    const h = T - (T % HOUR)
+    const shards = await pg.sql`SELECT shard, conversions, revenue FROM conversion_stats_hourly WHERE hour = ${h} ORDER BY shard`
+    expect(shards.length).toBe(3)
+    expect(new Set(shards.map((r: { shard: number }) => r.shard)).size).toBe(3)
+    for (const r of shards) expect({ conversions: r.conversions, revenue: r.revenue }).toEqual({ conversions: 1, revenue: 10 })
+    const days = await pg.sql`SELECT shard, conversions FROM conversion_stats_daily ORDER BY shard`
+    expect(days.map((r: { shard: number }) => r.shard)).toEqual(shards.map((r: { shard: number }) => r.shard))
+    expect(await hourly()).toEqual([{ hour: h, conversions: 3, revenue: 30, revenue_abs: 30 }])
+    expect(await daily()).toEqual([{ hour: Date.UTC(2025, 10, 3), conversions: 3, revenue: 30, revenue_abs: 30 }])
+  })
+
   test('the conversions of one transaction are summed per row; a unit rolled back to its savepoint is not counted', async () => {
     await pg.sql`DELETE FROM conversion_stats_hourly`
     await pg.sql`DELETE FROM conversion_stats_daily`
@@ -145,7 +163,9 @@ describe.skipIf(!avail.ok)('Postgres conversion rollup', () => {
         await Bun.sleep(1) // hold the locks a moment, so the transactions overlap
       })
       await Promise.all(Array.from({ length: 40 }, (_, i) => run(i % 2 ? other : pg, i)))
-      const [sum] = await pg.sql`SELECT sum(conversions)::int AS n, count(*)::int AS rows FROM conversion_stats_hourly`
+      // Four campaign-hours, each striped over the shards the transactions took.
+      const [sum] = await pg.sql`SELECT sum(conversions)::int AS n, count(DISTINCT (hour, campaign_id, source_id, offer_id, landing_id, type))::int AS rows
+        FROM conversion_stats_hourly`
       expect(sum).toEqual({ n: 160, rows: 4 })
       const [daySum] = await pg.sql`SELECT sum(conversions)::int AS n FROM conversion_stats_daily`
       expect(daySum.n).toBe(160)
