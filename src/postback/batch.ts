@@ -20,14 +20,23 @@ export interface Pending {
   reject: (e: unknown) => void
 }
 
-/** One postback of a committed batch: its outcome and unit, or the error that rolled its savepoint back. */
-export type Settled = { ok: true; outcome: PostbackOutcome; unit: Unit } | { ok: false; error: unknown }
+/**
+ * One member of a committed batch (a postback; a webhook body of ConversionRecorder.withinBatched): its
+ * outcome and unit, or the error that rolled its savepoint back.
+ */
+export type Settled<T = PostbackOutcome> = { ok: true; outcome: T; unit: Unit } | { ok: false; error: unknown }
+
+/** What waits for a batch member's outcome. */
+export interface Waiter<T> {
+  resolve: (o: T) => void
+  reject: (e: unknown) => void
+}
 
 /**
  * After the batch committed (both engines): after-commit subscribers first (the job loop wakes), then the
- * answers; a postback whose savepoint rolled back gets its own 500.
+ * answers; a member whose savepoint rolled back gets its own error (a postback its own 500).
  */
-export function settle(batch: readonly Pending[], settled: readonly Settled[]): void {
+export function settle<T>(batch: readonly Waiter<T>[], settled: readonly Settled<T>[]): void {
   for (const s of settled) if (s.ok) s.unit.commit()
   batch.forEach((p, i) => {
     const s = settled[i]!
@@ -37,7 +46,7 @@ export function settle(batch: readonly Pending[], settled: readonly Settled[]): 
 }
 
 /** The units of the postbacks whose savepoints the batch keeps (both engines). */
-export function kept(settled: readonly Settled[]): Unit[] {
+export function kept(settled: readonly Settled<unknown>[]): Unit[] {
   const units: Unit[] = []
   for (const s of settled) if (s.ok) units.push(s.unit)
   return units

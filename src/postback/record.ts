@@ -2,6 +2,7 @@
 // before-commit to `conversion.recorded` (the forward job, the reports rollup) commit together or not at
 // all; after-commit subscribers (waking the job loop) hear of it once it is durable.
 import type { EventBus, Unit } from '../lib/event-bus'
+import { kept, settle, type Settled } from './batch'
 import type { ConversionType } from './conversion-types'
 import type { Attribution, ClickForConversion, ConversionFacts, PostbackStore, RecordingQueries } from './store'
 import type { Tx } from '../db/engine'
@@ -66,7 +67,6 @@ interface Queued {
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
 }
-type Settled = { ok: true; value: unknown; unit: Unit } | { ok: false; error: unknown }
 
 /** Records one conversion in a transaction of its own (the conversions.record verb); the postback batch uses recordSteps. */
 export class ConversionRecorder {
@@ -135,7 +135,7 @@ export class ConversionRecorder {
     const batch = this.queued
     this.queued = []
     const { store, events } = this
-    const settled: Settled[] = []
+    const settled: Settled<unknown>[] = []
     try {
       store.atomically(function* () {
         for (const item of batch) {
@@ -146,25 +146,18 @@ export class ConversionRecorder {
               const u = (unit = events.unit(tx))
               return yield* item.body((input) => recordSteps(q, u, input), q, tx, u)
             })
-            settled.push({ ok: true, value, unit: unit! })
+            settled.push({ ok: true, outcome: value, unit: unit! })
           } catch (error) {
             settled.push({ ok: false, error })
           }
         }
-        const kept: Unit[] = []
-        for (const s of settled) if (s.ok) kept.push(s.unit)
-        yield events.beforeCommit(kept, null)
+        yield events.beforeCommit(kept(settled), null)
       })
     } catch (error) {
       // The batch itself did not commit: nothing of it is stored.
       for (const item of batch) item.reject(error)
       return
     }
-    for (const s of settled) if (s.ok) s.unit.commit()
-    batch.forEach((item, i) => {
-      const s = settled[i]!
-      if (s.ok) item.resolve(s.value)
-      else item.reject(s.error)
-    })
+    settle(batch, settled)
   }
 }
