@@ -74,16 +74,19 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
     return new Response(UNAVAILABLE_BODY, { status: 503, headers: { ...JSON_HEADERS, 'retry-after': '1' } })
   }
 
-  const click: Handler = async (request, server) => {
+  // Not async: a new click's answer is one .then on its commit (see Tracker.click).
+  const answer = (request: Request, o: Outcome | Promise<Outcome>): Response | Promise<Response> =>
+    o instanceof Promise ? o.then((x) => respond(x, request), (err) => internalError(request, err)) : respond(o, request)
+  const click: Handler = (request, server) => {
     try {
-      return respond(await tracker.click(request.params.slug!, visitor(request, server, false)), request)
+      return answer(request, tracker.click(request.params.slug!, visitor(request, server, false)))
     } catch (err) {
       return internalError(request, err)
     }
   }
-  const redirect: Handler = async (request, server) => {
+  const redirect: Handler = (request, server) => {
     try {
-      return respond(await tracker.redirect(request.params.slug!, visitor(request, server, true)), request)
+      return answer(request, tracker.redirect(request.params.slug!, visitor(request, server, true)))
     } catch (err) {
       return internalError(request, err)
     }

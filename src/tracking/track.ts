@@ -51,6 +51,7 @@ export type LandingVisit =
 
 const NOT_FOUND: Outcome = { kind: 'not-found' }
 const UNAVAILABLE = { kind: 'unavailable' } as const
+const unavailable = (): Outcome => UNAVAILABLE
 
 /** Macro values vector, ordered like MACROS in template.ts. */
 function macroValues(
@@ -93,15 +94,35 @@ export class Tracker {
     private readonly quality: ClickQuality,
   ) {}
 
+  // click() and redirect() are synchronous up to the click's commit wherever the store and the tables are
+  // (SQLite): no async frame on the redirect's path, one Promise per request (the commit's), because every
+  // async function and await allocated a generator, a Promise and an environment per request, and the young
+  // garbage of the requests in flight was what the collector kept promoting (docs/performance.md).
+
   /** GET /c/:slug. */
-  async click(slug: string, v: Visitor): Promise<Outcome> {
+  click(slug: string, v: Visitor): Outcome | Promise<Outcome> {
     const ready = this.ready()
-    if (ready) await ready
+    if (ready) return ready.then(() => this.click(slug, v))
     const route = this.routes.get(slug)
     if (!route) return this.miss(slug)
-    let cont = this.continuable(route, v.query.clickId)
-    // Lookups are synchronous on SQLite (no await on its path) and Promises on Postgres.
-    if (cont instanceof Promise) cont = await cont
+    const cont = this.continuable(route, v.query.clickId)
+    // Lookups are synchronous on SQLite and Promises on Postgres.
+    return cont instanceof Promise ? cont.then((c) => this.clickOn(route, v, c)) : this.clickOn(route, v, cont)
+  }
+
+  /** GET /r/:slug: continue the visitor's click (query click_id first, then cookie) to its offer. */
+  redirect(slug: string, v: Visitor): Outcome | Promise<Outcome> {
+    const ready = this.ready()
+    if (ready) return ready.then(() => this.redirect(slug, v))
+    const route = this.routes.get(slug)
+    if (!route) return this.miss(slug)
+    const cont = this.continuable(route, v.query.clickId)
+    if (cont instanceof Promise) return cont.then((c) => this.redirectOn(route, v, c, true))
+    return this.redirectOn(route, v, cont, true)
+  }
+
+  /** /c once the query's click is known: continue it, else a new click. */
+  private clickOn(route: CampaignRoute, v: Visitor, cont: ContinuableClick | null): Outcome | Promise<Outcome> {
     if (cont) {
       const offer = keepOrPick(route.offers, cont.offerId)
       const landing = route.landings ? keepOrPick(route.landings, cont.landingId) : null
@@ -112,17 +133,12 @@ export class Tracker {
     return this.create(route, v, offer, landing)
   }
 
-  /** GET /r/:slug: continue the visitor's click (query click_id first, then cookie) to its offer. */
-  async redirect(slug: string, v: Visitor): Promise<Outcome> {
-    const ready = this.ready()
-    if (ready) await ready
-    const route = this.routes.get(slug)
-    if (!route) return this.miss(slug)
-    let cont = this.continuable(route, v.query.clickId)
-    if (cont instanceof Promise) cont = await cont
-    if (!cont) {
-      cont = this.continuable(route, v.cookieClickId)
-      if (cont instanceof Promise) cont = await cont
+  /** /r once the query's click (then, with `tryCookie`, the cookie's) is known. */
+  private redirectOn(route: CampaignRoute, v: Visitor, cont: ContinuableClick | null, tryCookie: boolean): Outcome | Promise<Outcome> {
+    if (!cont && tryCookie) {
+      const byCookie = this.continuable(route, v.cookieClickId)
+      if (byCookie instanceof Promise) return byCookie.then((c) => this.redirectOn(route, v, c, false))
+      cont = byCookie
     }
     if (cont) {
       const offer = keepOrPick(route.offers, cont.offerId)
@@ -162,8 +178,15 @@ export class Tracker {
     const route = campaigns.find((r) => r.slug === campaignSlug) ?? campaigns[0]
     if (!route) return { kind: 'none' }
     const landing = route.landings!.byId.get(landingId)!
-    const click = await this.newClick(route, v, pick(route.offers), landing)
-    return click ? { kind: 'click', click, route, created: true } : UNAVAILABLE
+    const windows = this.quality.whenReady?.()
+    if (windows) await windows
+    const click = this.newClick(route, v, pick(route.offers), landing)
+    try {
+      await this.clicks.append(click)
+    } catch {
+      return UNAVAILABLE
+    }
+    return { kind: 'click', click, route, created: true }
   }
 
   /**
@@ -231,20 +254,21 @@ export class Tracker {
     return ofCampaign(c, route)
   }
 
-  /** New click; the visitor goes to the landing when there is one, else to the offer. */
-  private async create(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Outcome> {
-    const click = await this.newClick(route, v, offer, landing)
-    if (!click) return UNAVAILABLE
+  /** New click; the visitor goes to the landing when there is one, else to the offer. Answered once it is committed. */
+  private create(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Outcome> {
+    const windows = this.quality.whenReady?.()
+    if (windows) return windows.then(() => this.create(route, v, offer, landing))
+    const click = this.newClick(route, v, offer, landing)
     const values = macroValues(click.clickId, route, route.sourceId, offer.id, landing ? landing.id : null, v.query.subs)
     // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
     const template = click.botReason !== null && route.botTarget ? route.botTarget : (landing ?? offer).template
-    return { kind: 'redirect', location: render(template, values), clickId: click.clickId }
+    const outcome: Outcome = { kind: 'redirect', location: render(template, values), clickId: click.clickId }
+    // A click the store refused (writer stopped, too many waiting, failed commit) is a 503.
+    return this.clicks.append(click).then(() => outcome, unavailable)
   }
 
-  /** Classifies, stores and commits a new click; null when the store refused it (→ 503). */
-  private async newClick(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Click | null> {
-    const windows = this.quality.whenReady?.()
-    if (windows) await windows
+  /** Classifies a new click (after quality.whenReady()); the caller stores it. */
+  private newClick(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Click {
     const clickId = crypto.randomUUID()
     const now = Date.now()
     const s = v.query.subs
@@ -263,11 +287,6 @@ export class Tracker {
       deviceType: ua.device_type, os: ua.os, browser: ua.browser, referrerDomain: referrerDomain(v.referrer),
       landingViewedAt: null, landingClickedAt: null, createdAt: now,
     }
-    try {
-      await this.clicks.append(click)
-    } catch {
-      return null
-    }
     return click
   }
 
@@ -276,22 +295,18 @@ export class Tracker {
    * landing id (the /r step, or a campaign that no longer has landings). `through`: the /r step from a
    * landing, counted once per click.
    */
-  private async resume(route: CampaignRoute, c: ContinuableClick, offer: Target, landing: Target | null, through = false): Promise<Outcome> {
+  private resume(route: CampaignRoute, c: ContinuableClick, offer: Target, landing: Target | null, through = false): Outcome | Promise<Outcome> {
     const landingId = landing ? landing.id : c.landingId
-    const moved = offer.id !== c.offerId || landingId !== c.landingId
-    if (moved || through) {
-      // The stored offer/landing left the rotation: record where the visitor really goes, so a later
-      // conversion is attributed to it. Committed before the 302, like a new click.
-      const amend: ClickAmend = { row: c.row }
-      if (moved) Object.assign(amend, { offerId: offer.id, landingId })
-      if (through) amend.clickedAt = Date.now()
-      try {
-        await this.clicks.amend(amend)
-      } catch {
-        return UNAVAILABLE
-      }
-    }
     const values = macroValues(c.clickId, route, c.sourceId, offer.id, landingId, storedSubs(c))
-    return { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: c.clickId }
+    const outcome: Outcome = { kind: 'redirect', location: render((landing ?? offer).template, values), clickId: c.clickId }
+    const moved = offer.id !== c.offerId || landingId !== c.landingId
+    if (!moved && !through) return outcome
+    // The stored offer/landing left the rotation: record where the visitor really goes, so a later
+    // conversion is attributed to it. Committed before the 302, like a new click.
+    const amend: ClickAmend = { row: c.row }
+    if (moved) Object.assign(amend, { offerId: offer.id, landingId })
+    if (through) amend.clickedAt = Date.now()
+    return this.clicks.amend(amend).then(() => outcome, unavailable)
   }
+
 }

@@ -7,16 +7,16 @@ import { newClick } from '../../src/tracking/store/click'
 import { WriterUnavailable } from '../../src/tracking/store/click-store'
 import { clickCount, clickRow, cookieClickId, seeder, SERVER_TIMEOUT_MS } from './seed'
 
-/** A trigger that makes every INSERT INTO clicks fail (a disk on fire), or drops it again. */
-async function refuseClicks(s: TestServer, refuse: boolean): Promise<void> {
+/** A trigger that makes every INSERT (or UPDATE) of clicks fail (a disk on fire), or drops it again. */
+async function refuseClicks(s: TestServer, refuse: boolean, op: 'INSERT' | 'UPDATE' = 'INSERT'): Promise<void> {
   const db = testDb(s)
   if (!onPostgres) {
     await db.run(refuse
-      ? "CREATE TRIGGER clicks_refuse BEFORE INSERT ON clicks BEGIN SELECT RAISE(ABORT, 'disk on fire'); END"
+      ? `CREATE TRIGGER clicks_refuse BEFORE ${op} ON clicks BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`
       : 'DROP TRIGGER clicks_refuse')
   } else if (refuse) {
     await db.run("CREATE FUNCTION clicks_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$")
-    await db.run('CREATE TRIGGER clicks_refuse BEFORE INSERT ON clicks FOR EACH ROW EXECUTE FUNCTION clicks_refuse()')
+    await db.run(`CREATE TRIGGER clicks_refuse BEFORE ${op} ON clicks FOR EACH ROW EXECUTE FUNCTION clicks_refuse()`)
   } else {
     await db.run('DROP TRIGGER clicks_refuse ON clicks')
     await db.run('DROP FUNCTION clicks_refuse()')
@@ -87,6 +87,34 @@ describe('group commit durability', () => {
       const ok = await get(`${s.base}/c/fail`)
       expect(ok.status).toBe(302)
       expect(await clickRow(s, cookieClickId(ok)!)).toBeDefined()
+    } finally {
+      await s.stop()
+    }
+  }, SERVER_TIMEOUT_MS)
+
+  test('a continued click whose change cannot be committed (the /r click-through) gets 503 JSON, and the change is not kept', async () => {
+    const s: TestServer = await startServer()
+    dirs.push(s.dataDir)
+    try {
+      const seed = seeder(s)
+      const offer = await seed.offer('https://offer.example/?c={click_id}')
+      const landing = await seed.landing({ url: 'https://lp.example/?c={click_id}' })
+      await seed.campaign({ slug: 'amend-fail', offers: [[offer, 1]], landings: [[landing, 1]] })
+      const first = await get(`${s.base}/c/amend-fail`)
+      expect(first.status).toBe(302)
+      const id = cookieClickId(first)!
+      await refuseClicks(s, true, 'UPDATE')
+      const refused = await get(`${s.base}/r/amend-fail?click_id=${id}`)
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get('location')).toBeNull()
+      expect(await refused.json()).toEqual({ error: 'temporarily unavailable' })
+      expect((await clickRow(s, id))!.landing_clicked_at).toBeNull()
+
+      await refuseClicks(s, false)
+      const ok = await get(`${s.base}/r/amend-fail?click_id=${id}`)
+      expect(ok.status).toBe(302)
+      expect(ok.headers.get('location')).toBe(`https://offer.example/?c=${id}`)
+      expect((await clickRow(s, id))!.landing_clicked_at).toBeGreaterThan(0)
     } finally {
       await s.stop()
     }
