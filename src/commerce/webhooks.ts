@@ -3,6 +3,7 @@
 // (JSON, best effort), and runs the order's steps (orders.ts) in one transaction with the conversion they
 // record. No HTTP here: routes.ts reads the request and answers what this returns.
 import { hmacSha256Base64, hmacSha256Hex, safeEqual } from '../lib/crypto'
+import { parseJsonExact } from '../lib/json'
 import { RateLimiter } from '../lib/rate-limit'
 import { errorFields, log } from '../lib/log'
 import type { SettingsStore } from '../settings/store'
@@ -80,7 +81,7 @@ function base64HmacMatches(secret: string, body: Uint8Array, given: string): boo
 
 function parseJson(body: Uint8Array): Record<string, unknown> | null {
   try {
-    const v = JSON.parse(new TextDecoder('utf-8', { fatal: false }).decode(body)) as unknown
+    const v = parseJsonExact(new TextDecoder('utf-8', { fatal: false }).decode(body))
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
   } catch {
     return null

@@ -113,6 +113,23 @@ describe('POST /webhook/ecom-a: the click id', () => {
 })
 
 describe('POST /webhook/ecom-a: money, once', () => {
+  test('order ids past 2^53 keep every digit: two orders that JSON numbers would merge are two sales', async () => {
+    // 9007199254740993 and 9007199254740992 are the same double: read as numbers, the second order would
+    // have been taken for a redelivery of the first.
+    const click = await newClick()
+    const ids = ['9007199254740993', '9007199254740992']
+    for (const id of ids) {
+      const body = shopOrder(0, { note_attributes: [{ name: '_svc_click', value: click }] }).replace('"id":0,', `"id":${id},`)
+      expect(body).toContain(`{"id":${id},`)
+      expect((await ecomA(body, 'orders/paid', { 'x-shopify-webhook-id': `wh-big-${id}` })).status).toBe(200)
+    }
+    expect((await conversions(click)).sort()).toEqual(ids.map((id) => ['sale', 598.94, 'USD', `ecom-a:${id}`]).sort())
+    for (const id of ids) {
+      const orders = (await s.api('GET', `/admin/api/orders?click_id=${click}`)).body.items as Array<{ external_id: string }>
+      expect(orders.map((o) => o.external_id)).toContain(id)
+    }
+  })
+
   test('create and paid count once; 25 redeliveries change nothing; cancelled reverses once; fulfilled moves no money', async () => {
     const click = await newClick()
     const id = orderId()
