@@ -7,6 +7,11 @@
 // without), 3 s of redirects for click ids, then rounds of `wrk` on /postback in alternating order.
 // Output: req/s per round, the per-round ratio second/first with its median, and each side's p99.
 // BENCH_AB_PATH=c measures the tracked redirect GET /c/bench instead (every answer a 302).
+// BENCH_AB_TOGETHER=1 loads both servers at once (wrk -c32 on each) instead of one after the other: they
+// share core 0, the scheduler gives each half of it, and the ratio of their req/s is the inverse ratio of
+// their CPU cost per request, with this machine's drift cancelled within each round. Measured A/A (one
+// build on both sides): /c rounds 1.005-1.025, where one-after-the-other rounds of one build differ by up
+// to ±30 %; /postback rounds 0.99-1.09 (its forward jobs and triggers run behind the load).
 //
 // Placement as in `npm run bench`: the servers on core 0, wrk on core 1. The first-started server has
 // been seen to do better than the second even for two copies of one binary, so run it both ways round.
@@ -27,6 +32,7 @@ const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 5)
 const TRIGGER = process.env.BENCH_AB_TRIGGER !== '0'
 /** What the rounds measure: `postback` (default), or `c` for the tracked redirect GET /c/bench. */
 const TARGET = process.env.BENCH_AB_PATH === 'c' ? 'c' : 'postback'
+const TOGETHER = process.env.BENCH_AB_TOGETHER === '1'
 const OWNER = { email: 'bench@example.com', password: 'bench-password-0123' }
 const canPin = !!Bun.which('taskset') && cpus().length >= 2
 const PIN_SVC = canPin ? ['taskset', '-c', '0'] : []
@@ -67,19 +73,25 @@ try {
     writeFileSync(file, ids.join('\n') + '\n')
     sides.push({ label, base, ids: file, dir })
   }
+  const connections = TOGETHER ? 32 : 64
   const pb = (s: Side, seconds: number) => TARGET === 'c'
-    ? runWrk({ url: `${s.base}/c/bench`, seconds, connections: 64, script: script('status.lua'), pin: PIN_WRK })
-    : runWrk({ url: `${s.base}/postback`, seconds, connections: 64, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
-  console.log(`measuring ${TARGET === 'c' ? 'GET /c/bench' : 'GET /postback'}, ${ROUNDS} rounds of ${SECONDS} s`)
+    ? runWrk({ url: `${s.base}/c/bench`, seconds, connections, script: script('status.lua'), pin: PIN_WRK })
+    : runWrk({ url: `${s.base}/postback`, seconds, connections, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
+  console.log(`measuring ${TARGET === 'c' ? 'GET /c/bench' : 'GET /postback'}, ${ROUNDS} rounds of ${SECONDS} s${TOGETHER ? ', both servers loaded at once' : ''}`)
   for (const s of sides) await pb(s, 2) // warm-up
   const rps: Record<string, number[]> = {}
   const p99: Record<string, number[]> = {}
+  const note = (s: Side, w: Awaited<ReturnType<typeof pb>>) => {
+    ;(rps[s.label] ??= []).push(Math.round(w.rps))
+    ;(p99[s.label] ??= []).push(w.p99ms)
+    if (w.other) console.log(`  ${s.label}: ${w.other} answers that were not ${TARGET === 'c' ? '302' : '2xx'}`)
+  }
   for (let r = 0; r < ROUNDS; r++) {
-    for (const s of r % 2 ? [...sides].reverse() : sides) {
-      const w = await pb(s, SECONDS)
-      ;(rps[s.label] ??= []).push(Math.round(w.rps))
-      ;(p99[s.label] ??= []).push(w.p99ms)
-      if (w.other) console.log(`  ${s.label}: ${w.other} answers that were not ${TARGET === 'c' ? '302' : '2xx'}`)
+    if (TOGETHER) {
+      const ws = await Promise.all(sides.map((s) => pb(s, SECONDS)))
+      sides.forEach((s, i) => note(s, ws[i]!))
+    } else {
+      for (const s of r % 2 ? [...sides].reverse() : sides) note(s, await pb(s, SECONDS))
     }
     console.log(`round ${r + 1}: ${sides.map((s) => `${s.label} ${rps[s.label]!.at(-1)!.toLocaleString('en-US')}`).join(', ')} req/s`)
   }
