@@ -27,7 +27,8 @@ export function postbackRoutes(ctx: AppContext, batcher: PostbackSubmitter): Nat
   const cors = new PublicCors(ctx.settings)
   const { trustProxy } = ctx.config
 
-  const receive = async (request: BunRequest<string>, server: Server<unknown>): Promise<Response> => {
+  // Not async (as /c): one Promise per postback, its batch's, and one .then on it.
+  const receive = (request: BunRequest<string>, server: Server<unknown>): Response | Promise<Response> => {
     try {
       const refused = oversizedBody(request)
       if (refused) return refused
@@ -39,10 +40,15 @@ export function postbackRoutes(ctx: AppContext, batcher: PostbackSubmitter): Nat
       }
       const url = request.url
       const q = url.indexOf('?')
-      const outcome = await batcher.submit(q < 0 ? '' : url.slice(q + 1), ip)
-      if (outcome.kind === 'unauthorized') return errorResponse(401, 'invalid signature', corsHeaders)
-      // Deliberately the same answer whether or not a conversion was recorded (rule 2).
-      return new Response('OK', { headers: { ...OK_HEADERS, ...corsHeaders } })
+      return batcher.submit(q < 0 ? '' : url.slice(q + 1), ip).then((outcome) => {
+        try {
+          if (outcome.kind === 'unauthorized') return errorResponse(401, 'invalid signature', corsHeaders)
+          // Deliberately the same answer whether or not a conversion was recorded (rule 2).
+          return new Response('OK', { headers: { ...OK_HEADERS, ...corsHeaders } })
+        } catch (err) {
+          return internalError(request, err)
+        }
+      }, (err) => internalError(request, err))
     } catch (err) {
       return internalError(request, err)
     }

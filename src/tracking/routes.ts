@@ -75,8 +75,15 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
   }
 
   // Not async: a new click's answer is one .then on its commit (see Tracker.click).
+  const respondOr500 = (o: Outcome, request: Request): Response => {
+    try {
+      return respond(o, request)
+    } catch (err) {
+      return internalError(request, err)
+    }
+  }
   const answer = (request: Request, o: Outcome | Promise<Outcome>): Response | Promise<Response> =>
-    o instanceof Promise ? o.then((x) => respond(x, request), (err) => internalError(request, err)) : respond(o, request)
+    o instanceof Promise ? o.then((x) => respondOr500(x, request), (err) => internalError(request, err)) : respond(o, request)
   const click: Handler = (request, server) => {
     try {
       return answer(request, tracker.click(request.params.slug!, visitor(request, server, false)))
