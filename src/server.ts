@@ -131,13 +131,16 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   // Last: every verb above (and its own) becomes an agent tool once the map below is built.
   features.push(agentFeature(ctx, { verbs: () => verbs }), dashboardFeature())
 
-  // precompile: routes are compiled before listen, so the first requests don't pay for it.
+  // Not precompiled: Elysia compiles a route on its first request (about a millisecond, once). Compiling
+  // all of them before listen kept every admin route's generated handler in the heap from the start, 6 MB
+  // of a 21 MB idle heap, and the collector sizes its cycles from the live heap (docs/performance.md,
+  // session 6). /c, /r and /postback are Bun routes and never pass through Elysia's compiler.
   // Elysia hands `serve.routes` to Bun.serve next to its own routes; these win for the same path.
   const nativeRoutes = Object.assign({}, ...features.map((f) => f.nativeRoutes ?? {}))
   // The access log is wired in only when asked for: off, no request pays for it.
   const logged = config.logRequests ? loggedNativeRoutes(nativeRoutes, config.trustProxy) : nativeRoutes
   const routes = Object.assign({}, logged, ...features.map((f) => f.pages ?? {}))
-  const root = new Elysia({ precompile: true, serve: { maxRequestBodySize: BODY_HARD_CAP, development: false, routes } })
+  const root = new Elysia({ serve: { maxRequestBodySize: BODY_HARD_CAP, development: false, routes } })
     .use(errorHandler)
     .use(securityHeaders)
     .use(bodyLimit)

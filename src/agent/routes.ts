@@ -9,7 +9,7 @@ import { firstParam as first, idParams, okResponse, pageQuery, parseId } from '.
 import { AppError } from '../lib/errors'
 import { clientIp } from '../lib/ip'
 import { adminActor, invoke } from '../lib/verb'
-import { handleMcpPost, type AgentUser, type McpDeps } from './mcp/server'
+import type { AgentUser, McpDeps } from './mcp/server'
 import { bearerOf } from './tokens'
 import { TokenCreate, TokenPatch, type AgentVerbs } from './verbs'
 
@@ -92,6 +92,8 @@ export function mcpRoutes(ctx: AppContext, deps: McpDeps) {
       }
       // A long tool call (a big report) must not be cut by the server's idle timeout.
       server?.timeout(request, 0)
+      // The MCP SDK (and its schemas) loads on the first /mcp call: ~5 MB of heap a tracker without agents never needs.
+      const { handleMcpPost } = await import('./mcp/server')
       return handleMcpPost(request, user, ip, deps)
     }, { parse: 'none', detail: { tags: ['agent'], summary: 'Agent API: MCP Streamable HTTP (JSON-RPC in, JSON out), bearer token svc_ap_…' } })
     .get('/mcp', METHOD_NOT_ALLOWED, { detail: { tags: ['agent'], summary: 'No server stream: 405 (the transport allows it; clients then use POST only)' } })

@@ -2,7 +2,6 @@
 // server offers it) or smtps:// (TLS from the first byte), user and password in the URL. What the relay
 // answers decides what happens next: 2xx sent; 4xx or no answer (network, timeout) retried by the job
 // loop; 5xx failed for good, with the relay's reply kept as the job's last_error.
-import nodemailer from 'nodemailer'
 import type { Transporter } from 'nodemailer'
 import { JobError } from '../jobs/types'
 
@@ -38,7 +37,7 @@ export function smtpTransport(url: string): MailTransport {
   if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') {
     throw new Error(`SVC_SMTP_URL must start with smtp:// or smtps:// (got ${parsed.protocol}//)`)
   }
-  const transporter: Transporter = nodemailer.createTransport({
+  const options = {
     host: parsed.hostname.replace(/^\[|\]$/g, ''),
     port: parsed.port ? Number(parsed.port) : parsed.protocol === 'smtps:' ? 465 : 587,
     secure: parsed.protocol === 'smtps:',
@@ -46,11 +45,21 @@ export function smtpTransport(url: string): MailTransport {
     connectionTimeout: CONNECT_MS,
     greetingTimeout: CONNECT_MS,
     socketTimeout: SOCKET_MS,
-  })
+  }
+  // nodemailer loads with the first message, not at start: ~1 MB of heap for the life of the process.
+  let transporter: Promise<Transporter> | null = null
+  const relay = () =>
+    (transporter ??= import('nodemailer').then(
+      (m) => m.default.createTransport(options),
+      (err) => {
+        transporter = null
+        throw err
+      },
+    ))
   return {
     async send(mail) {
       try {
-        const info = await transporter.sendMail({
+        const info = await (await relay()).sendMail({
           from: mail.from,
           to: mail.to,
           subject: mail.subject,
@@ -65,7 +74,7 @@ export function smtpTransport(url: string): MailTransport {
       }
     },
     close() {
-      transporter.close()
+      void transporter?.then((t) => t.close(), () => {})
     },
   }
 }

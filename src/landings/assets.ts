@@ -18,7 +18,6 @@
 import { ifNoneMatchMatches } from '../http/static-scripts'
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { fileTypeFromBuffer } from 'file-type'
 import { invalid, notFound } from '../lib/errors'
 import { Int } from '../lib/fields'
 import { iso } from '../lib/time'
@@ -137,6 +136,8 @@ const SVG_PROLOG = /^(?:\uFEFF)?(?:\s+|<\?xml[\s\S]*?\?>|<!--[\s\S]*?-->|<![Dd][
 async function checkContent(type: AssetType, body: Uint8Array): Promise<void> {
   const binary = BINARY[type]
   if (binary) {
+    // Loaded on the first binary upload, not at start (memory of a server that never takes one).
+    const { fileTypeFromBuffer } = await import('file-type')
     const found = await fileTypeFromBuffer(body).catch(() => undefined)
     if (!found || !binary.mimes.includes(found.mime)) {
       throw invalid(`content-type: the file is not ${binary.name}${found ? ` (it looks like ${found.mime})` : ''}`)

@@ -1,8 +1,8 @@
 // click_id → click row, without a random-key index on the redirect path.
 //
 // The redirect commits the click row alone (an append). Every committed click also goes into the tail, an
-// in-memory map per bucket filled right after its commit and before its 302 leaves, so a lookup sees every
-// click that was ever handed out. A bucket is a range of 65 536 consecutive click rows; once a bucket is full
+// in-memory table per bucket (click-id-table.ts) filled right after its commit and before its 302 leaves,
+// so a lookup sees every click that was ever handed out. A bucket is a range of 65 536 consecutive click rows; once a bucket is full
 // it is written to click_index in one pass, sorted by key, off the response path. The index is thus only
 // ever appended to: about one page per 200 clicks, written once. (Writing chunks of 5 000 clicks into a
 // bucket as they came meant random inserts into the bucket's ~500 pages, most of them rewritten by every
@@ -19,6 +19,7 @@
 // click_index (a crash while writing one) are written.
 import type { RawDb, RawStatement } from '../../db/client'
 import type { Click } from './click'
+import { ClickIdTable } from './click-id-table'
 import { errorFields, log } from '../../lib/log'
 
 /** Clicks per bucket. */
@@ -37,8 +38,8 @@ const NO_CLICK = -1
 /** The clicks of one bucket not in click_index yet. */
 interface TailBucket {
   bucket: number
-  /** click_id → row. */
-  rows: Map<string, number>
+  /** click_id → the row's offset in the bucket (no string per click: click-id-table.ts). */
+  rows: ClickIdTable
   /** By offset in the bucket until the bucket is sorted for writing: key * 2^16 + offset (see bucketEntries), or NO_CLICK. */
   entries: Float64Array
   /** Set once entries are sorted (a pass started); from then on they are no longer by offset. */
@@ -122,8 +123,9 @@ export class ClickIndex {
   /** Row id of a committed click; `clickId` must be a normalised (lower-case) UUID. */
   lookup(clickId: string): number | undefined {
     for (let i = this.tail.length - 1; i >= 0; i--) {
-      const fromTail = this.tail[i]!.rows.get(clickId)
-      if (fromTail !== undefined) return fromTail
+      const t = this.tail[i]!
+      const offset = t.rows.get(clickId)
+      if (offset !== undefined) return t.bucket * this.bucketRows + offset
     }
     const key = clickKey(clickId)
     for (const bucket of this.buckets) {
@@ -200,7 +202,7 @@ export class ClickIndex {
     if (rows.length > 0) this.maxKnown = rows[rows.length - 1]!.id
   }
 
-  /** On the redirect's path: a map set and the click's sort entry, so a full bucket needs only its sort. */
+  /** On the redirect's path: a table entry and the click's sort entry, so a full bucket needs only its sort. */
   private addToTail(clicks: ReadonlyArray<Pick<Click, 'clickId'>>, rows: readonly number[]): void {
     let t = this.tail[this.tail.length - 1]
     for (let i = 0; i < clicks.length; i++) {
@@ -208,8 +210,8 @@ export class ClickIndex {
       const bucket = this.bucketOf(row)
       if (t?.bucket !== bucket) t = this.tailBucket(bucket)
       const clickId = clicks[i]!.clickId
-      t.rows.set(clickId, row)
       const offset = row - bucket * this.bucketRows
+      t.rows.set(clickId, offset)
       t.entries[offset] = clickKey(clickId) * 65536 + offset
     }
   }
@@ -217,7 +219,7 @@ export class ClickIndex {
   private tailBucket(bucket: number): TailBucket {
     const found = this.tail.find((x) => x.bucket === bucket)
     if (found) return found
-    const t: TailBucket = { bucket, rows: new Map(), entries: new Float64Array(this.bucketRows).fill(NO_CLICK), sorted: false, pruned: new Set() }
+    const t: TailBucket = { bucket, rows: new ClickIdTable(this.bucketRows), entries: new Float64Array(this.bucketRows).fill(NO_CLICK), sorted: false, pruned: new Set() }
     this.tail = [...this.tail, t].sort((a, b) => a.bucket - b.bucket)
     return t
   }
