@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { startRelay } from '../test/helpers/smtp-relay'
 
 const binary = resolve(process.argv[2] ?? 'dist/svc')
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-smoke-'))
@@ -11,9 +12,15 @@ const base = `http://127.0.0.1:${port}`
 const email = 'smoke@example.com'
 const password = 'smoke-password-1'
 
+// A local SMTP relay: nodemailer is loaded on the first message, so the walk sends one through the binary.
+const relay = await startRelay()
+
 const child = Bun.spawn([binary, 'serve'], {
   cwd: tmpdir(), // the binary must need nothing beside it
-  env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: email, SVC_ADMIN_PASSWORD: password, ...postgres() },
+  env: {
+    PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: email, SVC_ADMIN_PASSWORD: password,
+    SVC_SMTP_URL: relay.url, SVC_PUBLIC_URL: base, ...postgres(),
+  },
   stdout: 'inherit',
   stderr: 'inherit',
 })
@@ -93,7 +100,30 @@ try {
   await api('/admin/api/landings', { name: 'Smoke page', slug: 'smoke-page', html: '<h1>{click_id}</h1></body>' })
   const lp = await fetch(`${base}/lp/smoke-page`)
   const lpText = await lp.text()
-  check(lp.status === 200 && lpText.includes('<h1></h1>') && lpText.includes('src="/pixel.js"'), `GET /lp/smoke-page serves the page with pixel.js (${lp.status})`)
+  check(lp.status === 200 && lpText.includes('<h1></h1>') && /src="[^"]*\/pixel\.js"/.test(lpText), `GET /lp/smoke-page serves the page with pixel.js (${lp.status})`)
+  // A landing's image: file-type (loaded on the first binary upload) checks the bytes inside the binary.
+  const png = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='), (ch) => ch.charCodeAt(0))
+  const landingId = (await (await fetch(`${base}/admin/api/landings?limit=1`, { headers: { cookie } })).json()).items[0].id
+  const put = (body: Uint8Array<ArrayBuffer>, type: string, path: string) =>
+    fetch(`${base}/admin/api/landings/${landingId}/assets/${path}`, { method: 'PUT', headers: { cookie, 'content-type': type }, body })
+  const image = await put(png, 'image/png', 'dot.png')
+  check(image.status === 201 || image.status === 200, `PUT a PNG asset → ${image.status}`)
+  const fake = await put(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>') as Uint8Array<ArrayBuffer>, 'image/png', 'fake.png')
+  check(fake.status === 400, `PUT an SVG labelled image/png → 400 (got ${fake.status})`)
+  // Mail through the relay: a broadcast to one subscriber.
+  const settings = await fetch(`${base}/admin/api/settings`, {
+    method: 'PUT', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ email_from: 'Smoke <smoke@shop.example>' }),
+  })
+  check(settings.status === 200, `PUT /admin/api/settings email_from → 200 (got ${settings.status})`)
+  const mailList = await api('/admin/api/email-lists', { name: 'Smoke list' })
+  await api(`/admin/api/email-lists/${mailList.id}/subscribers`, { email: 'reader@example.com', name: 'Reader' })
+  const broadcast = await fetch(`${base}/admin/api/email-lists/${mailList.id}/broadcasts`, {
+    method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Hello {name}', text: 'Hi {name}' }),
+  })
+  check(broadcast.status === 202, `POST …/broadcasts → 202 (got ${broadcast.status})`)
+  for (let i = 0; i < 150 && relay.received.length === 0; i++) await Bun.sleep(100)
+  const mail = relay.received[0]
+  check(mail?.to[0] === 'reader@example.com' && mail.raw.includes('Hello Reader'), 'the broadcast reached the SMTP relay')
   // The agent API: the MCP SDK server runs inside the binary; a token sees its tools and calls one.
   const created = await api('/admin/api/tokens', { name: 'smoke', scopes: ['conversions:read', 'reports:read'] })
   const rpc = async (body: unknown, version?: string) => {
@@ -125,5 +155,6 @@ try {
 } finally {
   child.kill('SIGTERM')
   await child.exited
+  relay.close()
   rmSync(dataDir, { recursive: true, force: true })
 }
