@@ -131,7 +131,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   // Last: every verb above (and its own) becomes an agent tool once the map below is built.
   features.push(agentFeature(ctx, { verbs: () => verbs }), dashboardFeature())
 
-  // Not precompiled: Elysia compiles a route on its first request (about a millisecond, once). Compiling
+  // Not precompiled: Elysia compiles a route on its first request (a few milliseconds, once). Compiling
   // all of them before listen kept every admin route's generated handler in the heap from the start, 6 MB
   // of a 21 MB idle heap, and the collector sizes its cycles from the live heap (docs/performance.md,
   // session 6). /c, /r and /postback are Bun routes and never pass through Elysia's compiler.
