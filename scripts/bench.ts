@@ -124,14 +124,9 @@ async function setWebhookSecret(base: string): Promise<void> {
   if (r.status !== 200) throw new Error(`PUT /admin/api/settings: ${r.status} ${await r.text()}`)
 }
 
-/** The round with the median p99 (paced rounds: the tail is what they measure). */
-function medianByP99(rounds: WrkResult[]): WrkResult {
-  return [...rounds].sort((a, b) => a.p99ms - b.p99ms)[Math.floor(rounds.length / 2)]!
-}
-
-/** The round with the median req/s (its latencies come with it). */
-function medianRound(rounds: WrkResult[]): WrkResult {
-  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!
+/** The round with the median `by` (its other figures come with it): req/s at the peak, p99 when paced. */
+function medianRound(rounds: WrkResult[], by: 'rps' | 'p99ms' = 'rps'): WrkResult {
+  return [...rounds].sort((a, b) => a[by] - b[by])[Math.floor(rounds.length / 2)]!
 }
 const sum = (rounds: WrkResult[], f: (r: WrkResult) => number) => rounds.reduce((n, r) => n + f(r), 0)
 
@@ -206,8 +201,8 @@ async function main() {
       pacedRounds.push(await wrk(url, SECONDS, 'status.lua', { BENCH_DELAY_MS: String(delayMs) }))
       console.log(`  round ${i + 1}: bare p99 ${pacedBareRounds[i]!.p99ms} ms, svc p99 ${pacedRounds[i]!.p99ms} ms (${Math.round(pacedRounds[i]!.rps)} req/s)`)
     }
-    const pacedBare = medianByP99(pacedBareRounds)
-    const paced = medianByP99(pacedRounds)
+    const pacedBare = medianRound(pacedBareRounds, 'p99ms')
+    const paced = medianRound(pacedRounds, 'p99ms')
     svcRounds.push(...pacedRounds) // their clicks count in the rows-vs-302s check below; medians use svcRounds before these
     await stopGracefully(bareProc)
     // SIGTERM: svc finishes in-flight requests and commits every pending click before exiting.

@@ -2,11 +2,12 @@
 //
 // The redirect commits the click row alone (an append). Every committed click also goes into the tail, an
 // in-memory table per bucket (click-id-table.ts) filled right after its commit and before its 302 leaves,
-// so a lookup sees every click that was ever handed out. A bucket is a range of 65 536 consecutive click rows; once a bucket is full
-// it is written to click_index in one pass, sorted by key, off the response path. The index is thus only
-// ever appended to: about one page per 200 clicks, written once. (Writing chunks of 5 000 clicks into a
-// bucket as they came meant random inserts into the bucket's ~500 pages, most of them rewritten by every
-// chunk: ~16% of the redirect's CPU, measured.) Lookups check the tail, then the buckets newest first.
+// so a lookup sees every click that was ever handed out. A bucket is a range of 65 536 consecutive click
+// rows; once a bucket is full it is written to click_index in one pass, sorted by key, off the response
+// path. The index is thus only ever appended to: about one page per 200 clicks, written once. (Writing
+// chunks of 5 000 clicks into a bucket as they came meant random inserts into the bucket's ~500 pages, most
+// of them rewritten by every chunk: ~16% of the redirect's CPU, measured.) Lookups check the tail, then the
+// buckets newest first.
 //
 // Writing a bucket must not stall the redirects: the bucket's sort entries are filled as its clicks commit
 // (building them from 65k click_ids at once took 10-40 ms), so a full bucket costs one sort (~3 ms) and then
