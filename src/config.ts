@@ -44,6 +44,8 @@ export interface Config {
   logFormat: LogFormat
   /** SVC_LOG_REQUESTS=1: one access-log line per request; nothing is done per request when off. */
   logRequests: boolean
+  /** SVC_GC_PACE_MS: an eden collection this often while the server is busy (lib/gc-pacer.ts); 0 turns it off. */
+  gcPaceMs: number
 }
 
 export type Env = Record<string, string | undefined>
@@ -239,6 +241,7 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     },
     logFormat: logFormat(env),
     logRequests: flag(env, 'SVC_LOG_REQUESTS'),
+    gcPaceMs: int(env, 'SVC_GC_PACE_MS', 50, 0, 60_000),
   }
   cfg.jobs.leaseMs = int(env, 'SVC_JOBS_LEASE_MS', cfg.jobs.timeoutMs + 30_000, 100)
   if (cfg.jobs.leaseMs <= cfg.jobs.timeoutMs) {
@@ -287,4 +290,5 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string
   ['SVC_JOBS_LEASE_MS', 'timeout + 30000', 'Postgres: a job claimed by an instance that died is claimed again after this long'],
   ['SVC_LOG_FORMAT', 'text', 'text: one line per event; json: one JSON object per line (for log shippers)'],
   ['SVC_LOG_REQUESTS', '0', '1: access log, one line per request (method, path without query, status, ms, client IP)'],
+  ['SVC_GC_PACE_MS', '50', 'while the server is busy, a young-generation garbage collection this often (keeps RSS near the live size); 0: off'],
 ]

@@ -18,6 +18,7 @@ import { lockDataDir, DataDirBusy } from './db/lock'
 import { PgUnavailable, redactUrl } from './db/pg/client'
 import { moveToPg, MoveError } from './db/move-to-pg'
 import { log, setLogFormat } from './lib/log'
+import { startGcPacer } from './lib/gc-pacer'
 
 type Flags = Record<string, string | true>
 
@@ -58,6 +59,7 @@ async function serve(flags: Flags) {
     throw listenFailure(err, config)
   }
   const { port, hostname } = address
+  const gcPacer = startGcPacer(config.gcPaceMs)
   const { settings } = server.ctx
   // One line an operator can check the whole set-up against (no secret in it, only whether one is set).
   log.info('svc started', {
@@ -74,6 +76,7 @@ async function serve(flags: Flags) {
     if (stopping) return
     stopping = true
     log.info('stopping: finishing in-flight work', { signal })
+    gcPacer?.stop()
     await server.stop()
     lock?.release()
     log.info('stopped cleanly')

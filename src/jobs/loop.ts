@@ -2,7 +2,7 @@
 // Admin reads and retries are the jobs feature's verbs (src/jobs/verbs.ts), over the same table.
 // The loop works over the JobStore interface: on Postgres several instances run a loop on one table,
 // each claiming jobs under a lease (see pg-store.ts).
-import { abortable } from '../lib/abortable'
+import { abortable, deadline } from '../lib/abortable'
 import type { AnyDatabase, Tx } from '../db/engine'
 import type { Config } from '../config'
 import { createJobStore, type JobRecord, type JobStore } from './store'
@@ -226,7 +226,7 @@ export class JobLoop implements JobQueue {
     } catch {
       return { ok: false, error: 'payload is not valid JSON', retryable: false }
     }
-    const signal = AbortSignal.timeout(this.opts.timeoutMs)
+    const { signal, clear } = deadline(this.opts.timeoutMs)
     try {
       const result = await abortable(handler(payload, signal, { id: job.id }), signal)
       return { ok: true, result: typeof result === 'string' ? result.slice(0, MAX_TEXT) : null }
@@ -234,6 +234,8 @@ export class JobLoop implements JobQueue {
       const timedOut = signal.aborted || (err as Error | null)?.name === 'TimeoutError'
       const message = timedOut ? `timed out after ${this.opts.timeoutMs} ms` : errorText(err)
       return { ok: false, error: message.slice(0, MAX_TEXT), retryable: timedOut || isRetryable(err) }
+    } finally {
+      clear()
     }
   }
 

@@ -18,7 +18,7 @@ export class OutboundError extends Error {
 export interface OutboundOptions {
   /** SVC_OUTBOUND_ALLOW_PRIVATE: loopback and private targets are allowed. */
   allowPrivate: boolean
-  /** Bounds the DNS lookup and the request (the job loop passes AbortSignal.timeout). */
+  /** Bounds the DNS lookup and the request (the job loop passes its deadline signal). */
   signal: AbortSignal
   /** Resolves a host name to its addresses; node:dns lookup unless a test stands in its own. */
   resolve?: (host: string) => Promise<string[]>

@@ -50,6 +50,52 @@ describe('RateLimiter, large limits: blended fixed windows (hot paths)', () => {
   })
 })
 
+describe('RateLimiter, large limits: every key rolls over with the window', () => {
+  test('keys count apart; the previous window weighs less as the current one goes on; two windows later it is forgotten', () => {
+    const l = new RateLimiter(100, MIN)
+    const w = 1000 * MIN // a window start
+    for (let i = 0; i < 100; i++) expect(l.hit('a', w + 1000).allowed).toBe(true)
+    expect(l.hit('a', w + 2000)).toEqual({ allowed: false, retryAfter: 58 }) // until the window rolls over
+    expect(l.hit('b', w + 2000).allowed).toBe(true) // another key is not touched
+    // Next window, a quarter in: 100 × 0.75 = 75 estimated, so 25 more fit and the 26th waits.
+    let allowed = 0
+    for (let i = 0; i < 40; i++) if (l.hit('a', w + MIN + MIN / 4).allowed) allowed++
+    expect(allowed).toBe(25)
+    // Its retry-after: the previous window's weight must lose one more hit: 1/100 of a minute.
+    expect(l.check('a', w + MIN + MIN / 4)).toEqual({ allowed: false, retryAfter: 1 })
+    // Two windows on, nothing of 'a' is left.
+    for (let i = 0; i < 100; i++) expect(l.hit('a', w + 3 * MIN).allowed).toBe(true)
+    expect(l.hit('a', w + 3 * MIN).allowed).toBe(false)
+  })
+
+  test('refund takes back a hit of the current window; a clock that steps back counts in the current window', () => {
+    const l = new RateLimiter(40, MIN)
+    const w = 50 * MIN
+    for (let i = 0; i < 40; i++) l.hit('a', w + 10)
+    expect(l.check('a', w + 20).allowed).toBe(false)
+    l.refund('a', w + 20)
+    expect(l.hit('a', w + 20).allowed).toBe(true)
+    expect(l.hit('a', w + 20).allowed).toBe(false)
+    l.refund('nobody', w + 20) // nothing to take back: no error, nothing counted
+    expect(l.check('nobody', w + 20).allowed).toBe(true)
+    // 5 s earlier than the window start: still the same counts, not a fresh window.
+    expect(l.hit('a', w - 5000).allowed).toBe(false)
+  })
+
+  test('65,536 addresses in a window leave no object or string per address in the heap', () => {
+    const { heapStats } = require('bun:jsc') as typeof import('bun:jsc')
+    const l = new RateLimiter(600, MIN)
+    Bun.gc(true)
+    const before = heapStats().objectCount
+    for (let n = 0; n < 65_536; n++) l.hit(`198.18.${(n >> 8) & 255}.${n & 255}`, 5 * MIN)
+    Bun.gc(true)
+    const added = heapStats().objectCount - before
+    // A string and a counts object per address were 131k objects before (two per address).
+    expect(added).toBeLessThan(2_000)
+    expect(l.hit('198.18.0.1', 5 * MIN).allowed).toBe(true) // and each address is still counted
+  })
+})
+
 describe('Backoff', () => {
   const opts = { free: 5, baseMs: 1000, maxMs: 15 * MIN, forgetMs: 24 * 60 * MIN, maxKeys: 3 }
 

@@ -517,7 +517,9 @@ describe('cloak.js', () => {
     expect(p.url()).toBe(`${A}/human`)
   })
 
-  const WEAK = { ...HUMAN_UA, init: `${HUMAN_UA.init}; Object.defineProperty(window, 'chrome', { value: undefined, configurable: true, writable: true })` }
+  // Only the value changes: Chromium 150 defines window.chrome writable but not configurable, so asking
+  // for configurable: true threw "Cannot redefine property" into the page.
+  const WEAK = { ...HUMAN_UA, init: `${HUMAN_UA.init}; Object.defineProperty(window, 'chrome', { value: undefined })` }
 
   test('only weak signals and no interaction: nothing at once, then the weak signals plus no_interaction', async () => {
     page('/weak', `${pixelTag()}<script src="/cloak.js" data-wait-ms="1200"></script>`)
