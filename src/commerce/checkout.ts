@@ -5,6 +5,7 @@ import { invalid } from '../lib/errors'
 import { normalizeClickId } from '../lib/click-id'
 import { normalizeEmail } from '../email/address'
 import { errorFields, log } from '../lib/log'
+import { deadline } from '../lib/abortable'
 import type { SettingsStore } from '../settings/store'
 import type { CommerceStore } from './store/types'
 import { NATIVE_PENDING } from './webhooks'
@@ -70,15 +71,21 @@ export class Checkout {
 
   private async post(apiKey: string, path: string, form: URLSearchParams): Promise<Record<string, unknown>> {
     let res: Response
+    let json: Record<string, unknown> | null
+    const { signal, clear } = deadline(this.deps.timeoutMs)
     try {
-      res = await fetch(`${this.deps.apiBase}${path}`, {
-        method: 'POST', body: form, signal: AbortSignal.timeout(this.deps.timeoutMs),
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
-      })
-    } catch (err) {
-      throw new ProviderError(`the payment processor did not answer (${(err as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable'})`)
+      try {
+        res = await fetch(`${this.deps.apiBase}${path}`, {
+          method: 'POST', body: form, signal,
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      } catch (err) {
+        throw new ProviderError(`the payment processor did not answer (${(err as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable'})`)
+      }
+      json = (await res.json().catch(() => null)) as Record<string, unknown> | null
+    } finally {
+      clear()
     }
-    const json = (await res.json().catch(() => null)) as Record<string, unknown> | null
     if (!res.ok || !json) {
       const message = (json?.error as { message?: unknown } | undefined)?.message
       throw new ProviderError(`the payment processor refused (${res.status}${typeof message === 'string' ? `: ${message.slice(0, 200)}` : ''})`)

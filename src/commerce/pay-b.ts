@@ -21,7 +21,7 @@
 //
 // Secrets: neither the client secret nor a token is ever logged or put in an error message.
 import { createHash } from 'node:crypto'
-import { abortable } from '../lib/abortable'
+import { abortable, deadline } from '../lib/abortable'
 import { normalizeClickId } from '../lib/click-id'
 import { log } from '../lib/log'
 
@@ -110,7 +110,7 @@ export class PayBVerifier {
     for (const f of FIELDS) body += `${JSON.stringify(f)}:${JSON.stringify(transmission[f])},`
     body += `"webhook_id":${JSON.stringify(account.webhookId)},"webhook_event":${eventText}}`
 
-    const signal = AbortSignal.timeout(this.timeoutMs)
+    const { signal, clear } = deadline(this.timeoutMs)
     try {
       for (let attempt = 0; ; attempt++) {
         const token = await abortable(this.token(account), signal)
@@ -134,6 +134,8 @@ export class PayBVerifier {
         : { reason: errorName(err) }
       log.warn('pay-b: webhook verification unavailable; answered 503 so the provider retries', { host: this.host, ...fields })
       return 'unavailable'
+    } finally {
+      clear()
     }
   }
 
@@ -186,20 +188,26 @@ export class PayBVerifier {
    */
   private async fetchToken(account: PayBAccount, secretKey: string): Promise<CachedToken> {
     // Its own deadline: concurrent verifications share this request, each also bounded by its own.
-    const signal = AbortSignal.timeout(this.timeoutMs)
+    const { signal, clear } = deadline(this.timeoutMs)
     const basic = Buffer.from(`${account.clientId}:${account.clientSecret}`, 'utf8').toString('base64')
-    const res = await fetch(`${this.apiBase}/v1/oauth2/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: 'grant_type=client_credentials',
-      signal,
-      redirect: 'manual',
-    })
-    if (res.status < 200 || res.status >= 300) {
-      await res.body?.cancel().catch(() => {})
-      throw new Unavailable(res.status === 401 ? 'the token endpoint refused the client id or secret' : 'the token endpoint answered an error', res.status)
+    let res: Response
+    let answer: Record<string, unknown> | null
+    try {
+      res = await fetch(`${this.apiBase}/v1/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: 'grant_type=client_credentials',
+        signal,
+        redirect: 'manual',
+      })
+      if (res.status < 200 || res.status >= 300) {
+        await res.body?.cancel().catch(() => {})
+        throw new Unavailable(res.status === 401 ? 'the token endpoint refused the client id or secret' : 'the token endpoint answered an error', res.status)
+      }
+      answer = parseObject(await abortable(res.text(), signal))
+    } finally {
+      clear()
     }
-    const answer = parseObject(await abortable(res.text(), signal))
     const token = answer?.access_token
     if (typeof token !== 'string' || token === '' || /[\s\u0000-\u001f]/.test(token)) throw new Unavailable('unreadable token answer', res.status)
     const expiresIn = typeof answer?.expires_in === 'number' ? answer.expires_in

@@ -18,7 +18,7 @@ export interface GcPacer {
 }
 
 /** A tick collects when the process spent at least this share of the tick's wall time on the CPU. */
-export const BUSY_SHARE = 0.1
+const BUSY_SHARE = 0.1
 
 const cpuMicros = () => {
   const u = process.cpuUsage()
