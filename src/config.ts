@@ -19,6 +19,13 @@ export interface Config {
   adminEmail: string | null
   adminPassword: string | null
   publicUrl: string | null
+  /**
+   * SVC_LANDING_ORIGIN (e.g. https://go.example.com): the separate hostname hosted landings are served on.
+   * Links to landings, pixel.js and offer_url on landing pages use it, and /lp requests arriving on any
+   * other host are redirected there, so a landing never runs on the dashboard's host. Null: landings are
+   * served on whatever host they are asked on (still sandboxed: see src/landings/public-routes.ts).
+   */
+  landingOrigin: string | null
   trustProxy: boolean
   sessionTtlSeconds: number
   smtpUrl: string | null
@@ -116,6 +123,17 @@ function smtpUrlOf(env: Env): string | null {
   if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new ConfigError(`SVC_SMTP_URL must start with smtp:// or smtps:// (got ${u.protocol}//)`)
   if (!u.hostname) throw new ConfigError('SVC_SMTP_URL has no host')
   return raw
+}
+
+/** SVC_LANDING_ORIGIN: an http(s) origin (scheme, host, optional port; no path, query or credentials). */
+function landingOriginOf(env: Env): string | null {
+  const raw = nonEmpty(env.SVC_LANDING_ORIGIN)?.trim() ?? null
+  if (raw === null) return null
+  const u = URL.parse(raw)
+  const bad = !u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname || u.username !== '' || u.password !== '' ||
+    (u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.hash !== ''
+  if (bad) throw new ConfigError(`SVC_LANDING_ORIGIN must be an http(s) origin such as https://go.example.com (no path), got "${raw}"`)
+  return u!.origin
 }
 
 function nonEmpty(v: string | undefined): string | null {
@@ -224,6 +242,7 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     adminEmail: nonEmpty(env.SVC_ADMIN_EMAIL),
     adminPassword: nonEmpty(env.SVC_ADMIN_PASSWORD),
     publicUrl: nonEmpty(env.SVC_PUBLIC_URL)?.replace(/\/+$/, '') ?? null,
+    landingOrigin: landingOriginOf(env),
     trustProxy: flag(env, 'SVC_TRUST_PROXY'),
     sessionTtlSeconds: int(env, 'SVC_SESSION_TTL', 604800, 60),
     smtpUrl: smtpUrlOf(env),
@@ -275,6 +294,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string
   ['SVC_ADMIN_EMAIL', '', 'with SVC_ADMIN_PASSWORD: the first owner, created at start only while no user exists'],
   ['SVC_ADMIN_PASSWORD', '', 'see SVC_ADMIN_EMAIL; it never changes an existing password (use `svc user passwd`)'],
   ['SVC_PUBLIC_URL', '', 'public base address, e.g. https://track.example.com (https: cookies get Secure)'],
+  ['SVC_LANDING_ORIGIN', '', 'e.g. https://go.example.com: a separate hostname (pointed at this server) for hosted landings; /lp on other hosts redirects there'],
   ['SVC_TRUST_PROXY', '0', '1: client IP from the right-most X-Forwarded-For entry, https from X-Forwarded-Proto'],
   ['SVC_SESSION_TTL', '604800', 'admin session lifetime in seconds'],
   ['SVC_PAY_A_API', 'https://api.stripe.com', "payment processor A's API base (checkout, webhook registration)"],

@@ -2,15 +2,24 @@
 import { errorFields, log } from '../lib/log'
 import type { AgentStore, NewAudit } from './store/types'
 
-/** Argument names whose values never reach the log (passwords, secrets, API keys and client ids, tokens). */
+/** Argument names whose values never reach the log (passwords, secrets, API keys and client ids, tokens); a URL's password neither. */
 const SECRET_NAME = /(secret|password|passwd|credential|api_?key|client_id|private|signing|_key$|^key$|token$)/i
 /** A long value (landing html, a CSV import) is cut here: the log is for who did what, not a copy of the data. */
 const MAX_VALUE = 1000
 const MAX_ARGUMENTS = 16 * 1024
 
+/** `scheme://user:password@` inside any text: the password part (up to the `@` of the authority). */
+const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):[^\s/?#@]*@/gi
+
+/** A text with every URL's password replaced: `https://user:[redacted]@host/…`. */
+export const redactUrlPasswords = (text: string): string => text.replace(URL_PASSWORD, '$1:[redacted]@')
+
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8) return '[…]'
-  if (typeof value === 'string') return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…[${value.length} chars]` : value
+  if (typeof value === 'string') {
+    const clean = redactUrlPasswords(value)
+    return clean.length > MAX_VALUE ? `${clean.slice(0, MAX_VALUE)}…[${clean.length} chars]` : clean
+  }
   if (Array.isArray(value)) return value.slice(0, 100).map((v) => redact(v, depth + 1))
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}

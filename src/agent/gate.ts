@@ -1,10 +1,11 @@
 // The door of agent tokens, shared by /mcp and /admin/api (AppContext.agents): bearer token → acting user,
 // and the per-token rate buckets.
 import type { AdminUser, AgentIdentity } from '../auth/permissions'
-import { rateLimited } from '../lib/errors'
+import { forbidden, rateLimited } from '../lib/errors'
 import { AuditLog } from './audit'
 import { AgentBuckets } from './buckets'
 import type { Bucket } from './mcp/catalog'
+import { restTier2Refusal } from './rest-tier2'
 import { AgentTokens } from './tokens'
 import type { AgentStore } from './store/types'
 
@@ -27,13 +28,17 @@ export class AgentGate {
   }
 
   /**
-   * The acting user of a bearer request to /admin/api, counted in its default bucket (429 past it). The call
-   * is remembered for its audit row (restAnswered), denied and rate-limited ones included.
+   * The acting user of a bearer request to /admin/api, counted in its default bucket (429 past it); a Tier-2
+   * request is refused (403: it goes through /mcp). The call is remembered for its audit row (restAnswered),
+   * denied and rate-limited ones included.
    */
   async authenticateRest(request: Request, token: string, ip: string | null): Promise<AdminUser> {
     const user = await this.authenticate(token, ip)
     this.restCalls.set(request, { agent: user.agent!, ip, startedAt: Date.now() })
     this.charge(user.agent!)
+    // Tier-2 calls need the confirmation only /mcp asks for (rest-tier2.ts).
+    const refusal = await restTier2Refusal(request, user.agent!.scopes)
+    if (refusal) throw forbidden(refusal)
     return user
   }
 

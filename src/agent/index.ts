@@ -17,7 +17,7 @@ const CONFIRMATION_KEEP_MS = 86_400_000
 
 export function agentFeature(ctx: AppContext, deps: { verbs: () => ReadonlyMap<string, Verb> }): Feature {
   const store = ctx.agents.store
-  const verbs = agentVerbs(store)
+  const verbs = agentVerbs(store, (id) => ctx.users.findById(id))
   const audit = ctx.agents.audit
   let tools: ReadonlyMap<string, Tool> | null = null
   // Built on first use: every feature's verbs are known by then (this feature's own included).

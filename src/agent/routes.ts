@@ -79,10 +79,20 @@ const METHOD_NOT_ALLOWED = () => errorResponse(405, 'method not allowed: the age
 export function mcpRoutes(ctx: AppContext, deps: McpDeps) {
   return new Elysia({ name: 'agent-mcp' })
     .post('/mcp', async ({ request, server }) => {
-      if (!originAllowed(ctx, request)) return errorResponse(403, 'origin not allowed')
       const bearer = bearerOf(request)
-      if (bearer === null) return errorResponse(401, 'missing bearer token (Authorization: Bearer svc_ap_…)', { 'www-authenticate': BEARER_CHALLENGE })
       const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
+      if (!originAllowed(ctx, request)) {
+        // A live token refused for its Origin is still an agent call: it gets its audit row.
+        const known = bearer === null ? null : await ctx.agents.tokens.identify(bearer)
+        if (known) {
+          await ctx.agents.audit.record({
+            tokenId: known.id, tokenName: known.name, surface: 'mcp', tool: 'POST /mcp', args: { origin: request.headers.get('origin')!.slice(0, 200) },
+            outcome: 'denied', error: 'origin not allowed', ip, startedAt: Date.now(),
+          })
+        }
+        return errorResponse(403, 'origin not allowed')
+      }
+      if (bearer === null) return errorResponse(401, 'missing bearer token (Authorization: Bearer svc_ap_…)', { 'www-authenticate': BEARER_CHALLENGE })
       let user: AgentUser
       try {
         user = (await ctx.agents.authenticate(bearer, ip)) as AgentUser

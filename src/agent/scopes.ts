@@ -83,6 +83,14 @@ export function resourceOfPath(pathname: string): ResourceName | null {
 }
 
 /**
+ * Whether `scopes` hold `action` on every resource of `section`: what a token must hold to grant that section
+ * (a section permission reaches all of its resources). jobs belong to no section.
+ */
+export function holdsSection(scopes: ReadonlySet<string>, section: Section, action: Action): boolean {
+  return RESOURCE_NAMES.every((name) => RESOURCES[name].section !== section || scopes.has(`${name}:${action}`))
+}
+
+/**
  * The section permissions a set of scopes implies: a section's action when the token holds it on any of the
  * section's resources. Only for checks that are section-wide by nature (the OpenAPI page, `/me`); every
  * verb and path is checked against its own resource's scope.

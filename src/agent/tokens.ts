@@ -2,12 +2,11 @@
 // revocable, with their last use recorded. `authenticate` turns a bearer token into the acting AdminUser
 // (an AgentIdentity with the token's scopes) for /mcp and /admin/api alike.
 import { createHash } from 'node:crypto'
-import type { AdminUser, AgentIdentity } from '../auth/permissions'
+import type { AdminUser, AgentIdentity, Granter } from '../auth/permissions'
 import { can } from '../auth/permissions'
 import { bearerUnauthorized } from '../lib/errors'
 import { randomToken, safeEqual } from '../lib/crypto'
-import type { Actor } from '../lib/verb'
-import { RESOURCES, scopeOfVerb, sectionsOf, type ResourceName, type Scope } from './scopes'
+import { holdsSection, RESOURCES, scopeOfVerb, sectionsOf, type ResourceName, type Scope } from './scopes'
 import type { AgentStore, TokenRow } from './store/types'
 
 export const TOKEN_PREFIX = 'svc_ap_'
@@ -35,17 +34,18 @@ export function bearerOf(request: Request): string | null {
 }
 
 /**
- * May `actor` hand out `scope`? A token only what it holds; a person only sections they hold (owners: all).
- * jobs:* reach the jobs of every section, so only an owner (or a token holding them) grants them.
+ * May the granter hand out `scope`? A person only scopes of sections they hold (owners, the CLI: all); a token
+ * only scopes it holds AND its creator could grant. jobs:* reach the jobs of every section, so only an owner
+ * (or the CLI, or a token holding them whose creator is one) grants them.
  */
-export function mayGrant(actor: Actor, scope: Scope): boolean {
-  if (actor.kind === 'system') return true
-  const user = actor.user
-  if (user.agent) return user.agent.scopes.has(scope)
-  if (user.isOwner) return true
+export function mayGrant(g: Granter, scope: Scope): boolean {
+  if (g.agent && !g.agent.scopes.has(scope)) return false
+  if (g.person === 'system') return true
+  if (g.person === null) return false
+  if (g.person.isOwner) return true
   const [resource, action] = scope.split(':') as [ResourceName, 'read' | 'write']
   const section = RESOURCES[resource].section
-  return section ? can(user, section, action) : false
+  return section ? can(g.person, section, action) : false
 }
 
 export class AgentTokens {
@@ -58,10 +58,8 @@ export class AgentTokens {
    * The lookup is by hash (an index), then the stored hash is compared in constant time.
    */
   async authenticate(token: string, ip: string | null, now = Date.now()): Promise<AdminUser> {
-    if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) throw bearerUnauthorized('invalid token')
-    const hash = hashToken(token)
-    const row = await this.store.tokenByHash(hash)
-    if (!row || !safeEqual(row.tokenHash, hash)) throw bearerUnauthorized('invalid token')
+    const row = await this.rowOf(token)
+    if (!row) throw bearerUnauthorized('invalid token')
     if (row.revokedAt !== null) throw bearerUnauthorized('token revoked')
     if (row.expiresAt !== null && row.expiresAt <= now) throw bearerUnauthorized('token expired')
     if (now - (this.touched.get(row.id) ?? 0) >= TOUCH_EVERY_MS) {
@@ -69,6 +67,19 @@ export class AgentTokens {
       await this.store.touchToken(row.id, now, ip)
     }
     return agentUser(row)
+  }
+
+  /** The live token a bearer token names, or null; touches nothing (for refusals that still get an audit row). */
+  async identify(token: string, now = Date.now()): Promise<TokenRow | null> {
+    const row = await this.rowOf(token)
+    return row && row.revokedAt === null && (row.expiresAt === null || row.expiresAt > now) ? row : null
+  }
+
+  private async rowOf(token: string): Promise<TokenRow | null> {
+    if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null
+    const hash = hashToken(token)
+    const row = await this.store.tokenByHash(hash)
+    return row && safeEqual(row.tokenHash, hash) ? row : null
   }
 }
 
@@ -87,6 +98,9 @@ export function agentUser(row: TokenRow): AdminUser {
       if (!scope) return `(none covers ${verb.name})`
       return scopes.has(scope) ? null : scope
     },
+    createdBy: row.createdBy,
+    holdsSection: (section, action) => holdsSection(scopes, section, action),
+    confirmed: false,
   }
   return { id: 0, email: `token:${row.name}`, isOwner: false, permissions: sectionsOf(scopes), sessionEpoch: 0, agent }
 }

@@ -6,7 +6,8 @@ import { Int } from '../lib/fields'
 import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { iso, momentFilter, parseMoment } from '../lib/time'
 import { defineVerb, type Actor } from '../lib/verb'
-import { RESOURCES, SCOPES, parseScopes, type ResourceName } from './scopes'
+import { granterOf, requireConfirmed, type AdminUser, type Granter } from '../auth/permissions'
+import { RESOURCES, SCOPES, parseScopes, type ResourceName, type Scope } from './scopes'
 import { DEFAULT_RATES, mayGrant, mintToken, scopesOf } from './tokens'
 import type { AgentStore, AuditRow, TokenChanges, TokenRow } from './store/types'
 
@@ -38,6 +39,7 @@ export function renderToken(row: TokenRow, now = Date.now()) {
     rate_limits: { default: row.rateDefault ?? DEFAULT_RATES.default, ai: row.rateAi ?? DEFAULT_RATES.ai },
     status,
     created_by: row.createdBy,
+    created_by_token: row.createdByToken,
     created_at: iso(row.createdAt),
     expires_at: when(row.expiresAt),
     revoked_at: when(row.revokedAt),
@@ -60,17 +62,38 @@ export const renderAudit = (row: AuditRow) => ({
   created_at: iso(row.createdAt),
 })
 
-/** Scopes as asked, each one the actor may grant (403 naming the first it may not). */
-function grantable(actor: Actor, asked: string[]): string {
+/** The 403 text for a scope the granter may not hand out. */
+const cannotGrant = (g: Granter, scope: string) => g.agent
+  ? `this token cannot grant ${scope}: a token grants only scopes both it and the user who created it hold`
+  : `you cannot grant ${scope}: a token gets only scopes its creator holds`
+
+/** Scopes as asked, each one the granter may grant (403 naming the first it may not). */
+function grantable(g: Granter, asked: string[]): string {
   const parsed = parseScopes(asked)
   if ('error' in parsed) throw invalid(parsed.error)
-  // "all" means every scope the actor holds, not every scope there is.
+  // "all" means every scope the granter holds, not every scope there is.
   const all = asked.some((s) => s.trim() === 'all' || s.trim() === '*')
-  const scopes = all ? parsed.scopes.filter((s) => mayGrant(actor, s)) : parsed.scopes
-  const refused = scopes.find((s) => !mayGrant(actor, s))
-  if (refused) throw forbidden(`you cannot grant ${refused}: a token gets only scopes its creator holds`)
+  const scopes = all ? parsed.scopes.filter((s) => mayGrant(g, s)) : parsed.scopes
+  const refused = scopes.find((s) => !mayGrant(g, s))
+  if (refused) throw forbidden(cannotGrant(g, refused))
   if (scopes.length === 0) throw forbidden('you hold no scope to grant')
   return JSON.stringify(scopes)
+}
+
+/**
+ * Who may change or revoke an existing token: a token only itself and the tokens it created
+ * (agent_tokens.created_by_token); a person only tokens within what they may grant (so a narrower admin
+ * cannot rewrite or revoke an owner's token). The system may change any.
+ */
+function requireMayChange(g: Granter, row: TokenRow, doing: 'change' | 'revoke'): void {
+  if (g.agent) {
+    if (g.agent.tokenId !== row.id && row.createdByToken !== g.agent.tokenId) {
+      throw forbidden(`a token may ${doing} only itself and the tokens it created (token ${row.id} is another token)`)
+    }
+    return
+  }
+  const beyond = (scopesOf(row) as Scope[]).find((s) => !mayGrant(g, s))
+  if (beyond) throw forbidden(`you cannot ${doing} a token that holds ${beyond}: you do not hold it`)
 }
 
 /**
@@ -102,12 +125,17 @@ function expiry(raw: string | null | undefined, now: number): number | null | un
   return at
 }
 
-export function agentVerbs(store: AgentStore) {
+/**
+ * `findUser` looks up the person who created an acting token (what that token may grant is also bounded by
+ * them); without it (the CLI, which acts as the system) a token's creator counts as gone.
+ */
+export function agentVerbs(store: AgentStore, findUser: (id: number) => Promise<AdminUser | null> = async () => null) {
   const found = async (id: number) => {
     const row = await store.tokenById(id)
     if (!row) throw notFound('token not found')
     return row
   }
+  const granter = (actor: Actor) => granterOf(actor, findUser)
 
   return {
     tokens: {
@@ -147,6 +175,8 @@ export function agentVerbs(store: AgentStore) {
         permission: 'users:write',
         input: TokenCreate,
         async run(actor, input) {
+          requireConfirmed(actor, 'create_token')
+          const g = await granter(actor)
           const now = Date.now()
           // A token's child inherits its limits unless given lower ones.
           const agent = actor.kind === 'admin' ? actor.user.agent : undefined
@@ -157,10 +187,12 @@ export function agentVerbs(store: AgentStore) {
             name: input.name.trim() || 'token',
             tokenHash: minted.hash,
             tokenHint: minted.hint,
-            scopes: grantable(actor, input.scopes),
+            scopes: grantable(g, input.scopes),
             rateDefault: limits?.default ?? null,
             rateAi: limits?.ai ?? null,
-            createdBy: actor.kind === 'admin' && actor.user.id > 0 ? actor.user.id : null,
+            // A token's child is recorded as made by the token's creator: its grants stay bounded by that person.
+            createdBy: actor.kind === 'system' ? null : agent ? agent.createdBy : actor.user.id,
+            createdByToken: agent ? agent.tokenId : null,
             createdAt: now,
             expiresAt: expiresAt ?? null,
           })
@@ -173,10 +205,13 @@ export function agentVerbs(store: AgentStore) {
         permission: 'users:write',
         input: Type.Object({ id: Int(), ...TokenPatch.properties }),
         async run(actor, input) {
-          await found(input.id)
+          requireConfirmed(actor, 'update_token')
+          const row = await found(input.id)
+          const g = await granter(actor)
+          requireMayChange(g, row, 'change')
           const changes: TokenChanges = {}
           if (input.name !== undefined) changes.name = input.name.trim() || 'token'
-          if (input.scopes !== undefined) changes.scopes = grantable(actor, input.scopes)
+          if (input.scopes !== undefined) changes.scopes = grantable(g, input.scopes)
           const expiresAt = withinActor(actor, input.rate_limits, expiry(input.expires_at, Date.now()), false)
           if (input.expires_at !== undefined) changes.expiresAt = expiresAt
           if (input.rate_limits?.default !== undefined) changes.rateDefault = input.rate_limits.default
@@ -189,8 +224,10 @@ export function agentVerbs(store: AgentStore) {
         summary: 'Revoke an agent token: it stops working at once; its row stays so the audit log keeps naming it',
         permission: 'users:write',
         input: Type.Object({ id: Int() }),
-        async run(_actor, { id }) {
-          await found(id)
+        async run(actor, { id }) {
+          requireConfirmed(actor, 'delete_token')
+          const row = await found(id)
+          requireMayChange(await granter(actor), row, 'revoke')
           await store.revokeToken(id, Date.now())
           return { ok: true as const }
         },

@@ -13,6 +13,7 @@ import { Int, requiredText } from '../lib/fields'
 import { log } from '../lib/log'
 import { iso } from '../lib/time'
 import { defineVerb } from '../lib/verb'
+import { WEBHOOK_SECRET_MIN } from '../settings/registry'
 import {
   PAYMENT_ACCOUNT_TYPES,
   type CommerceCatalogStore, type PaymentAccountChanges, type PaymentAccountRow, type PaymentAccountType,
@@ -128,6 +129,11 @@ function secrets(input: PaymentAccountInput, type: PaymentAccountType, box: Secr
     if (value === undefined) continue
     const only = ONLY_FOR[field]
     if (value !== null && only && only !== type) throw invalid(`${field}: only for ${only} accounts`)
+    // pay-a's signing secret is what a forger must guess. pay-b's field holds the provider's webhook id, no
+    // secret (the provider's API verifies each event), so no length rule there.
+    if (field === 'webhook_secret' && type === 'pay-a' && value !== null && value.length < WEBHOOK_SECRET_MIN) {
+      throw invalid(`webhook_secret: must be at least ${WEBHOOK_SECRET_MIN} characters (a short secret can be guessed)`)
+    }
     out[key] = value === null ? null : box.encrypt(value)
   }
   return out
@@ -226,6 +232,28 @@ export class PaymentAccounts {
   /** pay-a accounts whose webhook endpoint svc registered at the processor, by id. */
   async registeredPayA(): Promise<PaymentAccount[]> {
     return (await this.store.registeredPayAAccounts()).map((r) => this.open(r))
+  }
+
+  /**
+   * Logs one warning per pay-a account whose signing secret is shorter than WEBHOOK_SECRET_MIN (stored before
+   * that rule): said at start, like the settings warnings. Returns their ids.
+   */
+  async warnShortSecrets(): Promise<number[]> {
+    const short: number[] = []
+    for (let afterId = 0; ;) {
+      const rows = await this.store.listAccounts({ afterId, limit: 200 })
+      for (const r of rows.slice(0, 200)) {
+        if (r.type !== 'pay-a' || r.webhookSecret === null) continue
+        const secret = this.decrypt(r, 'webhook_secret', r.webhookSecret)
+        if (secret !== null && secret.length < WEBHOOK_SECRET_MIN) short.push(r.id)
+      }
+      if (rows.length <= 200) break
+      afterId = rows[199]!.id
+    }
+    for (const id of short) {
+      log.warn(`payment account ${id}: its webhook_secret is shorter than ${WEBHOOK_SECRET_MIN} characters; anyone can guess it. Roll the endpoint's signing secret at the processor and set the new one.`, { id })
+    }
+    return short
   }
 
   /** Stores the endpoint secret the processor answered at registration (encrypted) and when it happened. */

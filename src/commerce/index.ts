@@ -70,14 +70,17 @@ export function commerceFeature(ctx: AppContext, deps: {
   return {
     name: 'commerce',
     routes: new Elysia({ name: 'commerce-feature' })
-      .use(commerceWebhookRoutes(receiver))
+      .use(commerceWebhookRoutes(ctx, receiver))
       .use(checkoutRoutes(ctx, checkout))
       .use(commerceAdminRoutes(ctx, admin))
       .use(commerceCatalogRoutes(ctx, catalogVerbs))
       .use(manualOrderRoutes(ctx, manual)),
     nativeRoutes: storefrontRoutes(),
     verbs,
-    start: () => retention.start(),
+    start: () => {
+      retention.start()
+      accounts.warnShortSecrets().catch((err) => log.error('commerce: could not check the payment accounts\' secrets', errorFields(err)))
+    },
     stop: () => retention.stop(),
     customer: {
       orders: async (email) => (await catalog.ordersOfEmail(email)).map((o) => ({

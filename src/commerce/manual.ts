@@ -9,6 +9,7 @@ import type { ConversionInput, ConversionRecorder, RecordResult } from '../postb
 import type { ConversionTypes } from '../postback/conversion-types'
 import type { RecordingQueries } from '../postback/store'
 import type { Steps } from '../postback/steps'
+import { round } from './orders'
 import type { CommerceQueries, CommerceStore, OrderRow, WebhookSource } from './store/types'
 
 export interface ManualRefund {
@@ -25,24 +26,30 @@ function* refundSteps(
 ): Steps<ManualRefund> {
   const order: OrderRow | undefined = yield cq.lockOrder(orderId)
   if (!order) throw notFound('order not found')
-  const remaining = Math.round((order.total - order.refunded) * 1e8) / 1e8
+  // What counted (or, before it counts, its total) is the most that can be refunded.
+  const remaining = round((order.counted ?? order.total) - order.refunded)
   const part = amount ?? remaining
   if (!(remaining > 0)) throw invalid('amount: nothing is left to refund on this order')
   if (!(part > 0) || part > remaining) throw invalid(`amount: must be more than 0 and at most ${remaining} (what is left to refund)`)
-  const target = Math.round((order.refunded + part) * 1e8) / 1e8
-  const status = target >= order.total ? 'refunded' : 'partially_refunded'
+  const target = round(order.refunded + part)
+  const status = target >= (order.counted ?? order.total) ? 'refunded' : 'partially_refunded'
   yield cq.setOrderRefunded(order.id, target, now)
   yield cq.setOrderStatus(order.id, status, now)
   let conversionId: number | null = null
-  // Only an order that counted has revenue to take back.
-  if (order.conversionId !== null && order.reversalId === null && order.clickId) {
+  // Only an order that counted has revenue to take back, and never more than it counted minus what was taken back.
+  const back = order.reversalId !== null ? 0 : round(Math.min(part, (order.counted ?? order.total) - order.reversed))
+  if (order.conversionId !== null && back > 0 && order.clickId) {
     const click: Awaited<ReturnType<RecordingQueries['findClick']>> = yield q.findClick(order.clickId)
     if (click) {
       const rec: RecordResult = yield* record({
-        click, type: types.resolve('chargeback'), status: 'manual_refund', revenue: -part, currency: order.currency ?? click.offer_currency,
+        click, type: types.resolve('chargeback'), status: 'manual_refund', revenue: -back,
+        currency: order.countedCurrency ?? order.currency ?? click.offer_currency,
         transactionId: `${order.source}:${order.externalId}:refund:${target}`, email: order.email, date: now, dedupByTransactionId: false,
       })
-      if (rec.recorded) conversionId = rec.conversion.id
+      if (rec.recorded) {
+        conversionId = rec.conversion.id
+        yield cq.setOrderReversed(order.id, round(order.reversed + back), null, now)
+      }
     }
   }
   yield cq.insertRefund({

@@ -11,6 +11,14 @@ export function fromMinorUnits(amount: unknown, currency: string | null): number
   return n / 10 ** exponentOf(currency)
 }
 
+/**
+ * Minor units as a processor must send them (a JSON integer, 0 or more, at most 2^53 − 1) → the currency's
+ * decimal amount; null for anything else (`1.5`, `"1000"`, 2^53 + 2, negative): the caller refuses to count it.
+ */
+export function readMinorUnits(amount: unknown, currency: string | null): number | null {
+  return typeof amount === 'number' && Number.isSafeInteger(amount) && amount >= 0 ? amount / 10 ** exponentOf(currency) : null
+}
+
 /** A decimal amount → the processor's integer minor units. */
 export function toMinorUnits(amount: number, currency: string): number {
   return Math.round(amount * 10 ** exponentOf(currency))

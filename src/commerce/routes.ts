@@ -1,5 +1,6 @@
 // The e-commerce webhook routes (spec §4): the raw body up to exactly 2 MB (413 past it, nothing
-// processed), any content type, 401 for a bad signature, 200 for everything else the sender must not retry.
+// processed), any content type, 401 for a bad signature (429 with retry-after once one address had 20 in a
+// minute: RefusalThrottle), 200 for everything else the sender must not retry.
 import { Elysia, t } from 'elysia'
 import { errorResponse } from '../http/errors'
 import { WEBHOOK_BODY_BYTES } from '../http/body-limit'
@@ -75,33 +76,81 @@ export function manualOrderRoutes(ctx: AppContext, verbs: ReturnType<typeof manu
     })
 }
 
-export function commerceWebhookRoutes(receiver: WebhookReceiver) {
+/**
+ * Refused deliveries (401) a minute per address (IPv6 /64) before the next ones get 429 (with retry-after).
+ * A valid signature always counts (it is checked first), except on pay-b, whose check is a call to the
+ * provider's API: an address over the limit gets 429 there before anything is asked (the provider retries).
+ */
+export const WEBHOOK_REFUSALS_PER_MINUTE = 20
+
+/** The 401 throttle of the /webhook/* receivers: per address, counting refused deliveries only. */
+class RefusalThrottle {
+  private readonly limiter = new RateLimiter(WEBHOOK_REFUSALS_PER_MINUTE, 60_000)
+  constructor(private readonly trustProxy: boolean) {}
+
+  /** The delivery tagged with its address, and whether that address is over its limit already. */
+  tag(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, d: Delivery): Delivery {
+    const ip = clientIp(request.headers, server?.requestIP(request)?.address, this.trustProxy)
+    const client = clientKey(ip) ?? ip
+    return { ...d, client, throttled: !this.limiter.check(client).allowed }
+  }
+
+  /** A 401 counts; past the limit it becomes a 429. Anything else goes out as it is. */
+  answer(d: Delivery, a: WebhookAnswer): Response {
+    if (a.status !== 401) return json(a)
+    const decision = this.limiter.hit(d.client ?? 'unknown')
+    return decision.allowed ? json(a) : this.tooMany(decision.retryAfter)
+  }
+
+  /** pay-b: an address over its limit is not verified at all. */
+  refusedUpfront(d: Delivery): Response | null {
+    if (!d.throttled) return null
+    return this.tooMany(this.limiter.check(d.client ?? 'unknown').retryAfter)
+  }
+
+  private tooMany(retryAfter: number): Response {
+    return errorResponse(429, 'too many refused deliveries from this address; retry later', { 'retry-after': String(Math.max(1, retryAfter)), 'cache-control': 'no-store' })
+  }
+}
+
+export function commerceWebhookRoutes(ctx: AppContext, receiver: WebhookReceiver) {
+  const throttle = new RefusalThrottle(ctx.config.trustProxy)
   return new Elysia({ name: 'commerce-webhooks' })
-    .post('/webhook/ecom-a', async ({ request }) => {
-      const d = await delivery(request)
-      return d instanceof Response ? d : json(await receiver.ecomA(d))
-    }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform A orders (X-EcomA-Hmac-SHA256 or X-Shopify-Hmac-Sha256; legacy ?key=)' } })
-    .post('/webhook/ecom-b', async ({ request }) => {
-      const d = await delivery(request)
-      return d instanceof Response ? d : json(await receiver.ecomB(d))
+    .post('/webhook/ecom-a', async ({ request, server }) => {
+      const raw = await delivery(request)
+      if (raw instanceof Response) return raw
+      const d = throttle.tag(request, server, raw)
+      return throttle.answer(d, await receiver.ecomA(d))
+    }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform A orders (X-EcomA-Hmac-SHA256 or X-Shopify-Hmac-Sha256; legacy ?key= only while no HMAC secret is set)' } })
+    .post('/webhook/ecom-b', async ({ request, server }) => {
+      const raw = await delivery(request)
+      if (raw instanceof Response) return raw
+      const d = throttle.tag(request, server, raw)
+      return throttle.answer(d, await receiver.ecomB(d))
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform B orders (X-EcomB-Webhook-Signature or X-WC-Webhook-Signature); its save-time ping gets 200' } })
-    .post('/webhook/pay-a-ecom', async ({ request }) => {
-      const d = await delivery(request)
-      return d instanceof Response ? d : json(await receiver.payAEcom(d))
+    .post('/webhook/pay-a-ecom', async ({ request, server }) => {
+      const raw = await delivery(request)
+      if (raw instanceof Response) return raw
+      const d = throttle.tag(request, server, raw)
+      return throttle.answer(d, await receiver.payAEcom(d))
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'Payment processor A, legacy global endpoint (PayA-Signature with pay_a_ecom_webhook_secret)' } })
-    .post('/webhook/pay-a/:account_id', async ({ request, params }) => {
-      const d = await delivery(request)
-      if (d instanceof Response) return d
+    .post('/webhook/pay-a/:account_id', async ({ request, params, server }) => {
+      const raw = await delivery(request)
+      if (raw instanceof Response) return raw
+      const d = throttle.tag(request, server, raw)
       const a = await receiver.payAAccount(params.account_id, d)
-      return a === 'not-found' ? errorResponse(404, 'payment account not found') : json(a)
+      return a === 'not-found' ? errorResponse(404, 'payment account not found') : throttle.answer(d, a)
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: "Payment processor A, per payment account (PayA-Signature with the account's signing secret)" } })
-    .post('/webhook/pay-b/:account_id', async ({ request, params }) => {
-      const d = await delivery(request)
-      if (d instanceof Response) return d
+    .post('/webhook/pay-b/:account_id', async ({ request, params, server }) => {
+      const raw = await delivery(request)
+      if (raw instanceof Response) return raw
+      const d = throttle.tag(request, server, raw)
+      const early = throttle.refusedUpfront(d)
+      if (early) return early
       const a = await receiver.payBAccount(params.account_id, d)
       if (a === 'not-found') return errorResponse(404, 'payment account not found')
       // Not a 401: that would tell the sender the event is forged. 503: it retries.
       if (a === 'unavailable') return errorResponse(503, "the payment processor's verification API is unavailable; retry later", { 'retry-after': '60' })
-      return json(a)
-    }, { parse: 'none', detail: { tags: ['webhooks'], summary: "Payment processor B, per payment account (verified by the provider's verification API)" } })
+      return throttle.answer(d, a)
+    }, { parse: 'none', detail: { tags: ['webhooks'], summary: "Payment processor B, per payment account (verified by the provider's verification API; a body repeating a key is refused, 400)" } })
 }

@@ -4,13 +4,14 @@
 // record. No HTTP here: routes.ts reads the request and answers what this returns.
 import { hmacSha256Base64, hmacSha256Hex, safeEqual } from '../lib/crypto'
 import { parseJsonExact } from '../lib/json'
+import { duplicateKey } from '../lib/json-duplicates'
 import { RateLimiter } from '../lib/rate-limit'
 import { errorFields, log } from '../lib/log'
 import type { SettingsStore } from '../settings/store'
 import type { ConversionRecorder } from '../postback/record'
 import type { ConversionTypes } from '../postback/conversion-types'
 import { ecomAClick, ecomBClick } from './extract'
-import { fromMinorUnits } from './money'
+import { readMinorUnits } from './money'
 import { normalizeClickId } from '../lib/click-id'
 import { readPayBEvent, type PayBVerifier } from './pay-b'
 import { normalizeEmail } from '../email/address'
@@ -25,10 +26,17 @@ export interface Delivery {
   body: Uint8Array
   /** The request's query parameters (ecom-a's legacy ?key=). */
   query: URLSearchParams
+  /** The sender's address as the limits count it (lib/ip.ts clientKey: an IPv6 /64 is one); null: unknown. */
+  client?: string | null
+  /**
+   * The address is over its limit of refused deliveries (routes.ts): a valid signature still counts, but
+   * nothing it is refused for is stored and ecom-a's legacy ?key= is not even compared (a guessable value).
+   */
+  throttled?: boolean
 }
 
 export interface WebhookAnswer {
-  status: 200 | 401
+  status: 200 | 400 | 401
   /** `{ok:true, …}` or the error body. */
   body: Record<string, unknown>
 }
@@ -129,14 +137,28 @@ export interface AccountLookup {
   registeredPayA(): Promise<PaymentAccount[]>
 }
 
+/** Refused deliveries stored a minute, in all and per address (the rest are answered the same, not stored). */
+export const STORED_REFUSALS_PER_MINUTE = 120
+export const STORED_REFUSALS_PER_ADDRESS = 5
+/** ecom-b pings (unsigned) stored an hour, in all and per address (each is still answered 200). */
+export const STORED_PINGS_PER_HOUR = 30
+export const STORED_PINGS_PER_ADDRESS = 3
+
 function positiveInt(v: unknown): number | null {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : NaN
   return Number.isSafeInteger(n) && n > 0 ? n : null
 }
 
 export class WebhookReceiver {
-  /** Refused deliveries are stored for the merchant, but a stranger's flood of them is not: 120 a minute in all. */
-  private readonly refusals = new RateLimiter(120, 60_000)
+  // What an unauthenticated sender can make svc store (refused deliveries, ecom-b's unsigned pings) is bounded
+  // per address and in all; the per-address limit is taken first, so one address can never use up more than
+  // its own share of the total the merchant's own misconfigured deliveries also need.
+  /** Refused deliveries stored: 120 a minute in all, 5 a minute per address. */
+  private readonly refusals = new RateLimiter(STORED_REFUSALS_PER_MINUTE, 60_000)
+  private readonly refusalsPer = new RateLimiter(STORED_REFUSALS_PER_ADDRESS, 60_000)
+  /** ecom-b's unsigned save-time pings stored: 30 an hour in all, 3 an hour per address (still answered 200). */
+  private readonly pings = new RateLimiter(STORED_PINGS_PER_HOUR, 3_600_000)
+  private readonly pingsPer = new RateLimiter(STORED_PINGS_PER_ADDRESS, 3_600_000)
 
   constructor(private readonly deps: {
     store: CommerceStore
@@ -154,7 +176,7 @@ export class WebhookReceiver {
     const signature = this.ecomASignature(d)
     const topic = crop(header(d.headers, ECOM_A.topic), 100)
     const payload = this.payloadOf(d.body)
-    if (signature === 'invalid' || signature === 'missing') return this.refuse('ecom-a', signature, topic, now)
+    if (signature === 'invalid' || signature === 'missing') return this.refuse(d, 'ecom-a', signature, topic, now, signature === 'invalid' ? this.ecomAWhy(d) : undefined)
     const order = parseJson(d.body)
     const eventId = crop(header(d.headers, ECOM_A.id), 200)
     if (!order) return this.ignore('ecom-a', signature, topic, eventId, payload, 'the body is not a JSON object', now)
@@ -182,13 +204,15 @@ export class WebhookReceiver {
     const raw = new TextDecoder().decode(d.body.subarray(0, 64))
     // The platform's ping when a webhook is saved: unsigned `webhook_id=N`; it must get exactly 200.
     if (given === null && /^webhook_id=\d{1,12}$/.test(raw.trim()) && d.body.length < 64) {
+      // Unsigned: anyone can send one, so only a few are kept (the merchant needs to see the first).
+      if (!this.storable(d, this.pingsPer, this.pings, now)) return { status: 200, body: { ok: true, outcome: 'ignored' } }
       return this.ignore('ecom-b', 'ping', null, null, raw.trim(), 'the platform\'s ping when a webhook is saved', now)
     }
     const secret = this.deps.settings.get('ecom_b_webhook_secret')
     const signature: SignatureOutcome = given === null ? 'missing' : secret && base64HmacMatches(secret, d.body, given) ? 'valid' : 'invalid'
     const topic = crop(header(d.headers, ECOM_B.topic), 100)
     const payload = this.payloadOf(d.body)
-    if (signature !== 'valid') return this.refuse('ecom-b', signature, topic, now)
+    if (signature !== 'valid') return this.refuse(d, 'ecom-b', signature, topic, now)
     const order = parseJson(d.body)
     if (!order) return this.ignore('ecom-b', signature, topic, null, payload, 'the body is not a JSON object', now)
     const externalId = text(order.id)
@@ -215,7 +239,7 @@ export class WebhookReceiver {
    */
   async payAEcom(d: Delivery, now = Date.now()): Promise<WebhookAnswer> {
     const check = payASignature(this.deps.settings.get('pay_a_ecom_webhook_secret'), d.body, header(d.headers, PAY_A_SIGNATURE), now)
-    return check === 'valid' ? this.payAEvent(d, null, now) : this.refusePayA(check, now)
+    return check === 'valid' ? this.payAEvent(d, null, now) : this.refusePayA(d, check, now)
   }
 
   /**
@@ -238,7 +262,7 @@ export class WebhookReceiver {
       if (check === 'valid') return this.payAEvent(d, account, now)
       if (check === 'missing' || check === 'stale') break
     }
-    return this.refusePayA(check, now)
+    return this.refusePayA(d, check, now)
   }
 
   /**
@@ -248,11 +272,17 @@ export class WebhookReceiver {
   async payBAccount(accountId: string, d: Delivery, now = Date.now()): Promise<WebhookAnswer | 'not-found' | 'unavailable'> {
     const account = await this.deps.accounts?.byAccountId(accountId)
     if (!account || account.type !== 'pay-b' || !this.deps.payB) return 'not-found'
+    // The provider verifies the raw text and we read it with JSON.parse (the last of two equal keys wins): a
+    // body that repeats a key could be one event to the verifier and another to us. Refused before asking.
+    const dup = duplicateKey(new TextDecoder('utf-8', { fatal: false }).decode(d.body))
+    if (dup !== null) {
+      return { status: 400, body: { error: `the body repeats the key ${JSON.stringify(dup.slice(0, 100))} in one object: refused (it could be read two ways)` } }
+    }
     const verdict = await this.deps.payB.verify(
       { clientId: account.clientId ?? '', clientSecret: account.clientSecret ?? '', webhookId: account.webhookSecret ?? '' }, d.headers, d.body,
     )
     if (verdict === 'unavailable') return 'unavailable'
-    if (verdict === 'invalid') return this.refuse('pay-b', 'invalid', null, now)
+    if (verdict === 'invalid') return this.refuse(d, 'pay-b', 'invalid', null, now)
     const payload = this.payloadOf(d.body)
     const e = readPayBEvent(parseJson(d.body))
     const type = crop(e.type, 100)
@@ -287,9 +317,9 @@ export class WebhookReceiver {
     })
   }
 
-  private refusePayA(check: ReturnType<typeof payASignature>, now: number): Promise<WebhookAnswer> {
-    if (check === 'stale') return this.refuse('pay-a', 'invalid', null, now, 'signature timestamp outside the 5-minute tolerance')
-    return this.refuse('pay-a', check === 'valid' ? 'invalid' : check, null, now)
+  private refusePayA(d: Delivery, check: ReturnType<typeof payASignature>, now: number): Promise<WebhookAnswer> {
+    if (check === 'stale') return this.refuse(d, 'pay-a', 'invalid', null, now, 'signature timestamp outside the 5-minute tolerance')
+    return this.refuse(d, 'pay-a', check === 'valid' ? 'invalid' : check, null, now)
   }
 
   /**
@@ -331,22 +361,32 @@ export class WebhookReceiver {
     let effect: OrderEffect
     let externalId: string | null
     let status: string
-    let total: number
+    let total: number | null
     let refundedTotal: number | undefined
+    // Amounts are integer minor units; anything else is not counted as 0 but stored as an error (answered
+    // 200: a redelivery would carry the same amount).
+    const minor = (field: string): number | null => readMinorUnits(obj[field], currency)
+    const unreadable = (field: string) => this.amountError(type, eventId, payload, field, obj[field], now)
     if (type === 'payment_intent.succeeded' || type === 'payment_intent.payment_failed') {
       externalId = text(obj.id)
       effect = type === 'payment_intent.succeeded' ? 'count' : 'update'
       // Not 'failed': a payment intent that failed can still succeed with another card.
       status = type === 'payment_intent.succeeded' ? 'paid' : 'payment_failed'
-      total = fromMinorUnits(type === 'payment_intent.succeeded' ? obj.amount_received ?? obj.amount : obj.amount, currency)
+      const field = type === 'payment_intent.succeeded' && obj.amount_received !== undefined && obj.amount_received !== null ? 'amount_received' : 'amount'
+      total = minor(field)
+      if (total === null) return unreadable(field)
     } else if (type === 'charge.refunded') {
       // Joined back to the sale through its payment intent.
       externalId = text(obj.payment_intent) ?? text(obj.id)
       effect = 'refund'
-      const amount = fromMinorUnits(obj.amount, currency)
-      refundedTotal = fromMinorUnits(obj.amount_refunded, currency)
+      const amount = minor('amount')
+      if (amount === null) return unreadable('amount')
+      const refunded = minor('amount_refunded')
+      if (refunded === null) return unreadable('amount_refunded')
+      refundedTotal = refunded
       status = obj.refunded === true || refundedTotal >= amount ? 'refunded' : 'partially_refunded'
-      total = amount
+      // A refund never changes the order's total (the charge's amount is not the sale's).
+      total = null
     } else {
       return this.ignore('pay-a', 'valid', type, eventId, payload, `event type ${type ?? '(none)'} is not handled`, now)
     }
@@ -364,7 +404,11 @@ export class WebhookReceiver {
     })
   }
 
-  /** ecom-a: the HMAC header when one is sent; the legacy ?key= otherwise. */
+  /**
+   * ecom-a: the HMAC header when one is sent; the legacy ?key= otherwise, only while no HMAC secret is set
+   * (once ecom_a_webhook_secret is set the platform signs, and a guessable key is no way in), and never from
+   * an address over its limit of refusals.
+   */
   private ecomASignature(d: Delivery): SignatureOutcome {
     const given = header(d.headers, ECOM_A.signature)
     if (given !== null) {
@@ -373,8 +417,26 @@ export class WebhookReceiver {
     }
     const key = d.query.get('key')
     if (key === null) return 'missing'
+    if (this.deps.settings.get('ecom_a_webhook_secret') || d.throttled) return 'invalid'
     const expected = this.deps.settings.get('ecom_a_webhook_key')
     return expected && safeEqual(key, expected) ? 'legacy_key' : 'invalid'
+  }
+
+  /** Why an ecom-a delivery was refused, when it is the legacy key refused because an HMAC secret is set. */
+  private ecomAWhy(d: Delivery): string | undefined {
+    return header(d.headers, ECOM_A.signature) === null && d.query.get('key') !== null && this.deps.settings.get('ecom_a_webhook_secret')
+      ? 'the legacy ?key= is refused while ecom_a_webhook_secret is set: deliveries must be signed (X-EcomA-Hmac-SHA256)'
+      : undefined
+  }
+
+  /** A pay-a amount that is not integer minor units: stored as an error event (no order change, no money), 200. */
+  private async amountError(type: string | null, eventId: string | null, payload: string, field: string, value: unknown, now: number): Promise<WebhookAnswer> {
+    const shown = (JSON.stringify(value) ?? String(value)).slice(0, 40)
+    await this.deps.store.recordRefused({
+      ...this.delivery('pay-a', 'valid', type, eventId, null, null, payload, now), outcome: 'error',
+      error: `${field} ${shown} is not an integer amount in minor units: not counted`,
+    })
+    return { status: 200, body: { ok: true, outcome: 'error' } }
   }
 
   private payloadOf(body: Uint8Array): string {
@@ -392,12 +454,19 @@ export class WebhookReceiver {
   }
 
   /** Stored without the body: an unsigned stranger's bytes are not kept. */
-  private async refuse(source: WebhookSource, signature: SignatureOutcome, topic: string | null, now: number, why?: string): Promise<WebhookAnswer> {
+  private async refuse(d: Delivery, source: WebhookSource, signature: SignatureOutcome, topic: string | null, now: number, why?: string): Promise<WebhookAnswer> {
     const error = why ?? (signature === 'missing' ? 'missing signature' : 'invalid signature')
-    if (this.refusals.hit('all', now).allowed) await this.deps.store.recordRefused({
+    if (this.storable(d, this.refusalsPer, this.refusals, now)) await this.deps.store.recordRefused({
       ...this.delivery(source, signature, topic, null, null, null, '', now), payload: null, outcome: 'rejected', error,
     })
     return { status: 401, body: { error } }
+  }
+
+  /** Whether an unauthenticated delivery may be stored: its address's share first, then the total. */
+  private storable(d: Delivery, perAddress: RateLimiter, total: RateLimiter, now: number): boolean {
+    if (d.throttled) return false
+    if (d.client && !perAddress.hit(d.client, now).allowed) return false
+    return total.hit('all', now).allowed
   }
 
   private async ignore(source: WebhookSource, signature: SignatureOutcome, topic: string | null, eventId: string | null, payload: string, why: string, now: number): Promise<WebhookAnswer> {

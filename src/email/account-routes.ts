@@ -1,20 +1,19 @@
 // The customer account routes (public, spec §4/§5/§8): the magic-link request (about 10 a minute per IP,
-// CORS from the cors_allowlist setting, preflight included), the link itself, the session's own data, and
-// the page a signed-in customer lands on.
+// an IPv6 client counted by its /64 as login and /api/lead do; CORS from the cors_allowlist setting,
+// preflight included), the link itself, the session's own data, and the page a signed-in customer lands on.
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { errorResponse } from '../http/errors'
 import { isHttpsRequest } from '../http/https'
 import { PublicCors } from '../http/public-cors'
 import { cookieValue } from '../lib/cookies'
-import { clientIp } from '../lib/ip'
+import { clientIp, clientKey } from '../lib/ip'
 import { RateLimiter } from '../lib/rate-limit'
 import { iso } from '../lib/time'
-import { CUSTOMER_COOKIE, CUSTOMER_SESSION_S, type CustomerAccounts } from './account'
+import { CUSTOMER_COOKIE, CUSTOMER_SESSION_S, LANDING, type CustomerAccounts } from './account'
 import { page } from './pages'
 
 export const MAGIC_LINKS_PER_MINUTE = 10
-const LANDING = '/account'
 
 /** The signed-in customer's orders and subscriptions, newest first (the commerce feature's). */
 export interface CustomerCommerce {
@@ -40,11 +39,12 @@ export function accountRoutes(ctx: AppContext, accounts: CustomerAccounts, comme
     .options('/api/account/logout', ({ request }) => cors.preflight(request, 'POST'))
     .post('/api/account/magic-link', async ({ request, body, server }) => {
       const ip = clientIp(request.headers, server?.requestIP(request)?.address, ctx.config.trustProxy)
-      const decision = limiter.hit(ip)
+      const requester = clientKey(ip) ?? ip
+      const decision = limiter.hit(requester)
       if (!decision.allowed) return errorResponse(429, 'too many requests', { ...cors.headers(request), 'retry-after': String(decision.retryAfter) })
       const b = (body ?? {}) as { email?: unknown; redirect?: unknown }
       try {
-        await accounts.requestLink({ email: b.email, redirect: b.redirect }, base(request))
+        await accounts.requestLink({ email: b.email, redirect: b.redirect }, base(request), requester)
       } catch (err) {
         if ((err as { code?: string }).code === 'invalid') return json(request, { error: (err as Error).message }, 400)
         throw err
@@ -62,7 +62,7 @@ export function accountRoutes(ctx: AppContext, accounts: CustomerAccounts, comme
       const session = accounts.sessions.sign(r.customer.id, r.customer.sessionEpoch)
       return new Response(null, {
         status: 302,
-        headers: { location: r.redirect ?? LANDING, 'set-cookie': cookie(request, session.value, CUSTOMER_SESSION_S), 'cache-control': 'no-store' },
+        headers: { location: accounts.landingOf(r.redirect), 'set-cookie': cookie(request, session.value, CUSTOMER_SESSION_S), 'cache-control': 'no-store' },
       })
     }, { detail: { tags: ['account'], summary: 'The link of the mail: signs the customer in (cookie svc_customer_session) and redirects' } })
     .get(LANDING, async ({ request }) => {

@@ -5,10 +5,12 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { errorResponse } from '../http/errors'
+import { tooLargeResponse, WEBHOOK_BODY_BYTES } from '../http/body-limit'
+import { readBodyLimited } from '../http/raw-body'
 import { JobError, type JobQueue } from '../jobs/types'
 import { expectSuccess, outboundFetch } from '../lib/outbound'
 import { checkAndParse, PROVIDERS, WebhookRefused, type Provider } from './bounces'
-import type { MailEvent, MailEventStore } from './store/mail-events'
+import { REPLAYED, type MailEvent, type MailEventStore } from './store/mail-events'
 import { Type } from '@sinclair/typebox'
 import { adminGuard } from '../http/admin-guard'
 import { docQuery } from '../http/api-docs'
@@ -65,7 +67,10 @@ export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; lis
     { permission: 'email:read', query: docQuery({ email: 'one address', kind: MAIL_EVENT_KINDS.join(', '), limit: 'page size', cursor: 'next_cursor of the previous page' }), detail: { tags: ['email'], summary: list.summary } })
     .post('/webhook/mail/:provider', async ({ request, params }) => {
     if (!(PROVIDERS as readonly string[]).includes(params.provider)) return errorResponse(404, 'unknown mail provider')
-    const raw = await request.text()
+    // Counted as it streams (a chunked body declares no length): past 2 MB, a JSON 413 and nothing recorded.
+    const body = await readBodyLimited(request, WEBHOOK_BODY_BYTES).catch(() => null)
+    if (body === null) return tooLargeResponse(WEBHOOK_BODY_BYTES)
+    const raw = new TextDecoder().decode(body)
     let parsed
     try {
       parsed = checkAndParse({ provider: params.provider as Provider, raw, headers: request.headers, query: new URL(request.url).searchParams }, ctx.settings)
@@ -78,7 +83,9 @@ export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; lis
       ctx.jobs.kick()
       return ok({ ok: true, confirming: true })
     }
-    const r = await deps.store.record(parsed.events)
+    const r = await deps.store.record(parsed.events, parsed.nonce)
+    // A signature already used for another body (Mailgun signs no body): refused like a bad signature.
+    if (r === REPLAYED) return errorResponse(401, 'signature already used')
     for (const id of r.changedSubscribers) await deps.cancelPending(id)
     return ok({ ok: true, recorded: r.recorded, duplicates: r.duplicates })
   }, { parse: 'none', detail: { tags: ['email'], summary: 'Bounces and complaints from a mail provider (generic, ses, postmark, mailgun, sendgrid)' } })

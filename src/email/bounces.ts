@@ -3,10 +3,19 @@
 // HMAC for Mailgun, an ECDSA signature for SendGrid), then its body is turned into MailEvents: one per
 // recipient, keyed by the provider's event id so a redelivery changes nothing. A hard bounce or a
 // complaint suppresses the address in every list; a soft bounce is only counted.
-import { createPublicKey, verify as verifySignature } from 'node:crypto'
+//
+// Replays: Mailgun's HMAC covers the timestamp and a random token, not the body, so a signature seen once
+// could carry any other body while it is fresh. Its token is therefore a nonce: the store remembers it
+// (mail_webhook_tokens, shared by every instance) until the signature expires, in the transaction that
+// records the events; the same token again with the same body is the provider's redelivery (200, nothing
+// recorded twice), with another body it is refused like a bad signature (401). Timestamps more than a
+// minute ahead are refused. The other providers need no nonce: SendGrid signs the body itself (an
+// identical replay is de-duplicated by its event ids), and the generic, SES and Postmark endpoints are
+// authenticated by a secret that signs nothing (whoever holds it can write any body; keep it secret).
+import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto'
 import { hmacSha256Hex, safeEqual } from '../lib/crypto'
 import { normalizeEmail } from './address'
-import type { MailEvent } from './store/mail-events'
+import type { MailEvent, Nonce } from './store/mail-events'
 import type { SettingsStore } from '../settings/store'
 
 export const PROVIDERS = ['generic', 'ses', 'postmark', 'mailgun', 'sendgrid'] as const
@@ -22,7 +31,9 @@ export class WebhookRefused extends Error {
 const unauthorized = (m: string) => new WebhookRefused(401, m)
 const malformed = (m: string) => new WebhookRefused(400, m)
 /** Mailgun: a signature older than this is a replay. */
-const MAX_AGE_S = 15 * 60
+export const MAX_AGE_S = 15 * 60
+/** Mailgun: a timestamp further ahead than this (clock skew) is refused. */
+export const MAX_AHEAD_S = 60
 
 export interface Incoming {
   provider: Provider
@@ -31,8 +42,11 @@ export interface Incoming {
   query: URLSearchParams
 }
 
-/** What a webhook asks for: events to record, or (SNS) a subscription to confirm by fetching its URL. */
-export type Parsed = { events: MailEvent[] } | { confirm: string }
+/**
+ * What a webhook asks for: events to record (with the signature's nonce, which the store must accept in the
+ * same transaction), or (SNS) a subscription to confirm by fetching its URL.
+ */
+export type Parsed = { events: MailEvent[]; nonce?: Nonce } | { confirm: string }
 
 function json(raw: string): unknown {
   try {
@@ -74,7 +88,7 @@ export function checkAndParse(i: Incoming, settings: SettingsStore, now = Date.n
       requireBasic(i, settings.get('postmark_webhook_credentials'))
       return { events: postmark(i.raw, now) }
     case 'mailgun':
-      return { events: mailgun(i.raw, settings.get('mailgun_webhook_signing_key'), now) }
+      return mailgun(i.raw, settings.get('mailgun_webhook_signing_key'), now)
     case 'sendgrid':
       requireSendgrid(i, settings.get('sendgrid_webhook_public_key'))
       return { events: sendgrid(i.raw, now) }
@@ -168,22 +182,29 @@ function postmark(raw: string, now: number): MailEvent[] {
   return []
 }
 
-function mailgun(raw: string, key: string | null, now: number): MailEvent[] {
+function mailgun(raw: string, key: string | null, now: number): { events: MailEvent[]; nonce: Nonce } {
   const b = object(raw) as { signature?: { timestamp?: unknown; token?: unknown; signature?: unknown } | null; 'event-data'?: Record<string, unknown> }
   const s = b.signature
   const ts = typeof s?.timestamp === 'string' || typeof s?.timestamp === 'number' ? String(s.timestamp) : ''
   const token = typeof s?.token === 'string' ? s.token : ''
   const sig = typeof s?.signature === 'string' ? s.signature : ''
-  if (!key || !ts || !token || !sig || !safeEqual(hmacSha256Hex(key, ts + token), sig)) throw unauthorized('invalid signature')
-  if (Math.abs(now / 1000 - Number(ts)) > MAX_AGE_S) throw unauthorized('stale signature')
+  // Whole seconds only, and a token of a sane length (it is stored as the nonce).
+  if (!key || !/^\d{1,12}$/.test(ts) || !token || token.length > 256 || !sig || !safeEqual(hmacSha256Hex(key, ts + token), sig)) throw unauthorized('invalid signature')
+  const age = now / 1000 - Number(ts)
+  if (age > MAX_AGE_S) throw unauthorized('stale signature')
+  if (age < -MAX_AHEAD_S) throw unauthorized('signature timestamp is in the future')
   const e = b['event-data']
   if (!e || typeof e !== 'object' || Array.isArray(e)) throw malformed('event-data is missing')
+  // Every accepted signature is remembered, a delivery's too (it records nothing, but its signature must not carry a complaint later).
+  const nonce: Nonce = {
+    provider: 'mailgun', token, bodyHash: createHash('sha256').update(raw).digest('hex'), expiresAt: (Number(ts) + MAX_AGE_S + 1) * 1000,
+  }
   const id = String(e.id ?? token)
   const at = time(e.timestamp, now)
-  if (e.event === 'failed') return present([event('mailgun', id, 'bounce', e.severity === 'permanent', e.recipient, at)])
-  if (e.event === 'complained') return present([event('mailgun', id, 'complaint', true, e.recipient, at)])
-  if (e.event === 'unsubscribed') return present([event('mailgun', id, 'unsubscribe', false, e.recipient, at)])
-  return []
+  if (e.event === 'failed') return { events: present([event('mailgun', id, 'bounce', e.severity === 'permanent', e.recipient, at)]), nonce }
+  if (e.event === 'complained') return { events: present([event('mailgun', id, 'complaint', true, e.recipient, at)]), nonce }
+  if (e.event === 'unsubscribed') return { events: present([event('mailgun', id, 'unsubscribe', false, e.recipient, at)]), nonce }
+  return { events: [], nonce }
 }
 
 function sendgrid(raw: string, now: number): MailEvent[] {

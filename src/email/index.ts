@@ -61,7 +61,7 @@ export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: st
   const customers = customerStore(database)
   const customer = deps.customer
   const accounts = new CustomerAccounts({
-    store: customers, outbox, sender, settings: ctx.settings, secret: ctx.config.secret, publicUrl: ctx.config.publicUrl,
+    store: customers, outbox, sender, settings: ctx.settings, secret: ctx.config.secret, publicUrl: ctx.config.publicUrl, jobs: ctx.jobs,
     isBuyer: customer ? async (email) => (await customer.orders(email)).length > 0 : undefined,
   })
 

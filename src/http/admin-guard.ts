@@ -7,6 +7,7 @@ import { cookieValue } from '../lib/cookies'
 import { clientIp } from '../lib/ip'
 import { bearerOf } from '../agent/tokens'
 import { resourceOfPath } from '../agent/scopes'
+import { isDashboardOrigin } from './origin'
 
 function parseRef(ref: PermissionRef): [Section, Action] {
   const [section, action] = ref.split(':') as [Section, Action]
@@ -20,6 +21,8 @@ function parseRef(ref: PermissionRef): [Section, Action] {
 /**
  * Admin bodies must be JSON. A cross-origin page can send text/plain or form bodies without a CORS
  * preflight; demanding application/json forces one, and /admin/api answers no CORS, so it fails.
+ * (The first line of defence is refuseCrossSiteWrite below; this one stays for browsers that send neither
+ * Origin nor Sec-Fetch-Site.)
  */
 export function requireJsonBody(request: Request) {
   const type = request.headers.get('content-type')
@@ -34,25 +37,41 @@ export function requireCsvBody(request: Request) {
   if (mime !== 'text/csv' && mime !== 'text/plain') throw invalid('request body must be a CSV file (content-type: text/csv)')
 }
 
-/** The header a script may send instead of a JSON content type (no HTML form can set a header). */
-export const CSRF_HEADER = 'x-requested-with'
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+export const CROSS_SITE_REFUSED = "cross-site request refused: a browser may send admin writes with the session cookie only from the dashboard's own origin"
+
+/** Whether the request carries a body (a declared non-zero length, or a chunked one). */
+function hasBody(request: Request): boolean {
+  const length = request.headers.get('content-length')
+  if (length !== null) return length.trim() !== '0'
+  return request.headers.has('transfer-encoding')
+}
+
 /**
- * CSRF, for requests that carry a session cookie: a page on another site can make the browser send a form
- * (urlencoded, multipart or text/plain, or no body at all) with that cookie. A state-changing request must
- * show it is not one: `content-type: application/json` (with or without a body: DELETE, retry, logout), or
- * the X-Requested-With header, or (CSV imports) `text/csv`, which forms cannot send either. A cross-origin
- * script cannot add those without a CORS preflight, which /admin/api never grants. Bearer tokens are not
- * sent by browsers on their own, so they need none of this.
+ * CSRF, for writes (any method but GET, HEAD, OPTIONS) authenticated by the session cookie. Browsers say
+ * where a request comes from, and a page cannot forge it: `Sec-Fetch-Site` (every current browser) and
+ * `Origin` (on every POST, PUT, PATCH, DELETE). A write is refused (403) when
+ *  - Sec-Fetch-Site is present and is not `same-origin` (cross-site, same-site: a sibling subdomain, none), or
+ *  - Origin is present and is not the dashboard's own (http/origin.ts isDashboardOrigin), `null` included:
+ *    a sandboxed landing page (opaque origin), a data: URL or a redirect from elsewhere sends `null`.
+ * A request with neither header is not a browser's (a script replaying the cookie with curl: CONTRACT §2,
+ * "Scripts replay the cookie"), and is accepted with any content type, or none, on a bodiless write.
+ * Bodies that are sent must still be what the route reads (JSON: requireJsonBody; CSV: requireCsvBody).
+ * Bearer tokens are not sent by browsers on their own, so they need none of this. Reads are not refused:
+ * a cross-site page can make the browser send a GET but cannot read the answer (/admin/api answers no CORS).
  */
-export function requireNonFormWrite(request: Request, csv = false): void {
-  if (READS.has(request.method) || request.headers.has(CSRF_HEADER)) return
-  const mime = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-  if (mime === 'application/json' || (csv && mime === 'text/csv')) return
-  throw invalid(csv
-    ? 'a CSV import must be sent as content-type: text/csv (or with the X-Requested-With header)'
-    : 'a write must send content-type: application/json, even without a body (or the X-Requested-With header)')
+export function refuseCrossSiteWrite(config: AppContext['config'], request: Request): void {
+  if (READS.has(request.method)) return
+  const site = request.headers.get('sec-fetch-site')
+  if (site !== null && site.trim().toLowerCase() !== 'same-origin') throw forbidden(CROSS_SITE_REFUSED)
+  const origin = request.headers.get('origin')
+  if (origin !== null && !isDashboardOrigin(config, request, origin)) throw forbidden(CROSS_SITE_REFUSED)
+}
+
+/** The body check of a JSON route's write: a body that is sent must be JSON; a bodiless write may say anything. */
+function requireJsonWrite(request: Request): void {
+  if (hasBody(request)) requireJsonBody(request)
 }
 
 /**
@@ -160,8 +179,8 @@ export function adminGuard(ctx: AppContext) {
     admin: {
       ...earlyCheck(async ({ request, server }, phase) => {
         const admin = await authenticate(request, server)
-        if (phase === 'parse') requireJsonBody(request)
-        if (!admin.agent) requireNonFormWrite(request)
+        if (!admin.agent) refuseCrossSiteWrite(ctx.config, request)
+        if (phase === 'parse') requireJsonWrite(request)
       }),
       resolve: async ({ request, server }) => ({ admin: await authenticate(request, server) }),
       ...audited,
@@ -170,8 +189,8 @@ export function adminGuard(ctx: AppContext) {
     someSection: (action: Action) => ({
       ...earlyCheck(async ({ request, server }, phase) => {
         const admin = await authorizeSome(request, action, server)
-        if (phase === 'parse') requireJsonBody(request)
-        if (!admin.agent) requireNonFormWrite(request)
+        if (!admin.agent) refuseCrossSiteWrite(ctx.config, request)
+        if (phase === 'parse') requireJsonWrite(request)
       }),
       resolve: async ({ request, server }: HookContext) => ({ admin: await authorizeSome(request, action, server) }),
       ...audited,
@@ -182,8 +201,8 @@ export function adminGuard(ctx: AppContext) {
       return {
         ...earlyCheck(async ({ request, server }, phase) => {
           const admin = await authorize(request, section, action, server)
+          if (!admin.agent) refuseCrossSiteWrite(ctx.config, request)
           if (phase === 'parse') requireCsvBody(request)
-          if (!admin.agent) requireNonFormWrite(request, true)
         }, (request) => request.text()),
         resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
         ...audited,
@@ -194,8 +213,8 @@ export function adminGuard(ctx: AppContext) {
       return {
         ...earlyCheck(async ({ request, server }, phase) => {
           const admin = await authorize(request, section, action, server)
-          if (phase === 'parse') requireJsonBody(request)
-          if (!admin.agent) requireNonFormWrite(request)
+          if (!admin.agent) refuseCrossSiteWrite(ctx.config, request)
+          if (phase === 'parse') requireJsonWrite(request)
         }),
         resolve: async ({ request, server }: HookContext) => ({ admin: await authorize(request, section, action, server) }),
         ...audited,

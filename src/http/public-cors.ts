@@ -8,13 +8,28 @@ import type { SettingsStore } from '../settings/store'
 
 const PREFLIGHT_MAX_AGE = '600'
 
+export interface PublicCorsOptions {
+  /**
+   * Also answer `Origin: null` (with `access-control-allow-origin: null`), whatever cors_allowlist says.
+   * For the landing API only (/api/lead, /api/events, /api/cloak): hosted landings are served sandboxed
+   * (an opaque origin, see landings/public-routes.ts), so their own pixel.js, client.js and cloak.js send
+   * `Origin: null` and must read the answer ({ok, redirect_url}, {bot, redirect_url}). That is harmless:
+   * these endpoints take no credentials (never access-control-allow-credentials, and no cookie decides
+   * who may call them), anyone can already post to them and read the answer with curl, and the answer
+   * holds only what the caller sent or the public /r link of its own click. What `null` opens is reading
+   * those answers from any sandboxed page or data: URL, which learns nothing it could not learn directly.
+   */
+  opaqueOrigins?: boolean
+}
+
 export class PublicCors {
-  constructor(private readonly settings: SettingsStore) {}
+  constructor(private readonly settings: SettingsStore, private readonly options: PublicCorsOptions = {}) {}
 
   /** The origin to echo for this request, or null when it is not on the allowlist (or sent none). */
   private allowedOrigin(request: Request): string | null {
     const origin = request.headers.get('origin')
     if (!origin) return null
+    if (origin === 'null' && this.options.opaqueOrigins) return 'null'
     const list = this.settings.get('cors_allowlist')
     if (list.length === 0) return null
     if (list.includes('*')) return '*'

@@ -4,6 +4,7 @@
 //   secrets), no MIME sniffing, no framing (clickjacking), and a CSP that lets a JSON answer opened as a
 //   page run nothing at all.
 // - HTML pages get a CSP built by htmlPageHeaders(): nothing but what the page names may load.
+// - Hosted landings and their assets get LANDING_CSP (a sandbox: an opaque origin).
 // The hot paths /c, /r and /postback (Bun routes outside Elysia) never pass through here.
 import { Elysia } from 'elysia'
 
@@ -14,6 +15,16 @@ export const ADMIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-frame-options': 'DENY',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
 })
+
+/**
+ * The CSP of every hosted landing page and asset (/lp/<slug>, /lp/<slug>/<path>): a sandbox without
+ * allow-same-origin, so a landing (whoever wrote its html or uploaded its scripts: a user holding only
+ * landings:write, an agent token) runs in an opaque origin. Its requests carry `Origin: null`, the
+ * browser does not send the SameSite=Lax admin session with them, it cannot read svc's answers without
+ * CORS, and document.cookie / localStorage throw. Scripts, forms, popups (themselves sandboxed) and
+ * top navigation on a click stay allowed: a landing's own scripts and lead form keep working.
+ */
+export const LANDING_CSP = 'sandbox allow-scripts allow-forms allow-popups allow-top-navigation-by-user-activation'
 
 /** What an HTML page may load, by CSP directive (e.g. `{ 'script-src': ["'self'"] }`); the rest is 'none'. */
 export type CspSources = Partial<Record<

@@ -8,12 +8,14 @@
 // limit (src/http/body-limit.ts: 5 MB raw, 5 MB + 64 KB multipart) is 413 whether it declares its length
 // (refused before reading) or not (reading stops past the limit). A browser request from another site
 // (Sec-Fetch-Site: cross-site or same-site) is refused: a multipart POST needs no CORS preflight, so a
-// page of a sibling subdomain could otherwise post a file with the admin's cookie.
+// page of a sibling subdomain could otherwise post a file with the admin's cookie. With the session cookie,
+// an Origin that is not the dashboard's (`null` included: a sandboxed landing) is refused too, as for
+// every admin write (http/admin-guard.ts refuseCrossSiteWrite).
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../context'
 import type { AdminUser } from '../auth/permissions'
 import { can } from '../auth/permissions'
-import { adminGuard, authenticateAdmin, earlyCheck } from '../http/admin-guard'
+import { adminGuard, authenticateAdmin, earlyCheck, refuseCrossSiteWrite } from '../http/admin-guard'
 import { ASSET_BODY_BYTES, ASSET_MULTIPART_BODY_BYTES } from '../http/body-limit'
 import { firstParam as first, okResponse, pageQuery, parseId } from '../http/collection'
 import { errorResponse } from '../http/errors'
@@ -73,8 +75,11 @@ function uploadGuard(ctx: AppContext) {
   return new Elysia({ name: 'landing-asset-upload' }).macro({
     assetUpload: (shape: 'raw' | 'multipart') => ({
       ...earlyCheck(async ({ request }, phase) => {
-        await authorize(request)
+        const admin = await authorize(request)
         refuseCrossSite(request)
+        // And, for the session cookie, every other browser mark of a foreign page (an Origin that is not the
+        // dashboard's, `null` included: a sandboxed landing page), as for every admin write.
+        if (!admin.agent) refuseCrossSiteWrite(ctx.config, request)
         if (phase === 'parse' && shape === 'multipart') requireMultipart(request)
       }, (request) => readLimited(request, shape === 'raw' ? ASSET_BODY_BYTES : ASSET_MULTIPART_BODY_BYTES)),
       resolve: async ({ request }: { request: Request }) => ({ admin: await authorize(request) }),

@@ -14,6 +14,8 @@ import type { LeadStore, VisitorEventStore } from './store/types'
 
 export const HONEYPOT = '_svc_hp'
 export const FORM_TOKEN = '_svc_t'
+/** What pixel.js, client.js and cloak.js send back: the page's signed token (form-token.ts), which names its click and landing. */
+export const PAGE_TOKEN = 'token'
 const OWN = new Set(['email', 'name', 'landing_id', 'click_id', HONEYPOT, FORM_TOKEN])
 const MAX_FIELDS = 50
 const MAX_FIELD_VALUE = 1000
@@ -124,8 +126,19 @@ export class LandingCapture {
   }
 
   /**
+   * The click a browser's report may be attached to: only with the page's token for this click and this
+   * landing (and the landing in the click's campaign rotation, checked by noteClick). A click id alone is
+   * not enough: the report is then recorded without the click.
+   */
+  private boundClick(input: Record<string, unknown>, clickId: string | null, landingId: number | null, now: number): string | null {
+    if (clickId === null || landingId === null) return null
+    return this.deps.tokens.bound(text(input[PAGE_TOKEN], PAGE_TOKEN), landingId, clickId, now) ? clickId : null
+  }
+
+  /**
    * A page view (pixel.js) or a custom event (client.js). A page view also marks the click's landing as
-   * viewed (once per click: the landing_views of reports).
+   * viewed (once per click: the landing_views of reports). Attached to its click only with the page's token
+   * (boundClick); without it, recorded without the click.
    */
   async event(input: Record<string, unknown>, ip: string, now = Date.now()): Promise<void> {
     const name = text(input.name, 'name')
@@ -141,8 +154,8 @@ export class LandingCapture {
       props = JSON.stringify(input.props)
       if (props.length > 2048) throw invalid('props: at most 2048 characters of JSON')
     }
-    const clickId = normalizeClickId(text(input.click_id, 'click_id') ?? null)
-    const noted = clickId ? await this.deps.tracker.noteClick(clickId, name === 'page_view' && (landingId !== null) ? { viewedAt: now } : {}) : null
+    const clickId = this.boundClick(input, normalizeClickId(text(input.click_id, 'click_id') ?? null), landingId, now)
+    const noted = clickId && landingId !== null ? await this.deps.tracker.noteClick(clickId, landingId, name === 'page_view' ? { viewedAt: now } : {}) : null
     await this.deps.events.insert({
       name, clickId: noted ? clickId : null, campaignId: noted?.click.campaignId ?? null, landingId: landingId ?? noted?.click.landingId ?? null,
       props, url: url ?? null, ip, createdAt: now,
@@ -152,25 +165,29 @@ export class LandingCapture {
   /**
    * cloak.js: the signals a browser reported about itself. A click with a strong signal (automation), or
    * two weak ones, is flagged as a bot (reason `cloak:<signals>`): no longer unique, cost 0, and its
-   * campaign's bot_url is where the visitor is sent.
+   * campaign's bot_url is where the visitor is sent. Only with the page's token for that click and landing
+   * (boundClick): without it nothing is flagged, the signals are recorded without the click, and no bot_url
+   * is answered.
    */
   async botSignals(input: Record<string, unknown>, ip: string, now = Date.now()): Promise<{ bot: boolean; reason?: string; redirect_url?: string | null }> {
     if (!Array.isArray(input.signals)) throw invalid('signals: must be an array of signal names')
     const signals = [...new Set(input.signals.filter((s): s is string => typeof s === 'string' && SIGNALS.has(s)))].sort()
     const strong = signals.filter((s) => STRONG.has(s))
     const bot = strong.length > 0 || signals.length >= 2
-    const clickId = normalizeClickId(text(input.click_id, 'click_id') ?? null)
+    const rawLanding = text(input.landing_id, 'landing_id')
+    const landingId = rawLanding === undefined || rawLanding === '' ? null : landingIdOf(rawLanding)
+    const clickId = this.boundClick(input, normalizeClickId(text(input.click_id, 'click_id') ?? null), landingId, now)
     if (!bot) {
       if (signals.length > 0) await this.deps.events.insert({ name: 'bot_signals', clickId, campaignId: null, landingId: null, props: JSON.stringify({ signals, flagged: false }), url: null, ip, createdAt: now })
       return { bot: false }
     }
     const reason = `cloak:${(strong.length > 0 ? strong : signals).join('+')}`.slice(0, 64)
-    const noted = clickId ? await this.deps.tracker.noteClick(clickId, { botReason: reason }) : null
+    const noted = clickId && landingId !== null ? await this.deps.tracker.noteClick(clickId, landingId, { botReason: reason }) : null
     await this.deps.events.insert({
       name: 'bot_signals', clickId: noted ? clickId : null, campaignId: noted?.click.campaignId ?? null, landingId: noted?.click.landingId ?? null,
       props: JSON.stringify({ signals, flagged: true }), url: null, ip, createdAt: now,
     })
-    const redirect = noted?.route ? this.deps.tracker.botLocation(noted.route, noted.click) : null
+    const redirect = noted ? this.deps.tracker.botLocation(noted.route, noted.click) : null
     return { bot: true, reason, redirect_url: redirect }
   }
 }

@@ -6,15 +6,12 @@ import type { LandingRow } from '../catalog/store/types'
 import type { Click, ContinuableClick } from '../tracking/store/click'
 import type { CampaignRoute } from '../tracking/routing'
 import { encodeMacroValue } from '../tracking/template'
+import { analyzeMacros, fillSlot, type LANDING_MACROS, type MacroSlot } from '../catalog/landings/macro-context'
 
-/** Macros every page knows; any other `{name}` is a visitor query parameter (left as written when absent). */
-const KNOWN = ['click_id', 'offer_url', 'campaign_id', 'landing_id', 'source_id', 'offer_id', 'external_id',
-  'sub1', 'sub2', 'sub3', 'sub4', 'sub5', 'sub6', 'sub7', 'sub8', 'sub9', 'sub10'] as const
-type Known = (typeof KNOWN)[number]
-const KNOWN_SET = new Set<string>(KNOWN)
+type Known = (typeof LANDING_MACROS)[number]
 
-/** A literal piece of html, or a macro reference by name. */
-type Part = string | { macro: string }
+/** A literal piece of html, or a macro slot (its name and how its value is escaped where it stands). */
+type Part = string | MacroSlot
 
 export interface LandingPage {
   id: number
@@ -24,18 +21,14 @@ export interface LandingPage {
   emailListId: number | null
 }
 
-/** Compiles html once: `{name}` references split out, everything else literal. */
+/**
+ * Compiles html once: each `{name}` reference's place (text, attribute, URL, script string…) is worked out
+ * here, so rendering only escapes. A macro where no escaping is safe (a page saved before the save-time
+ * check) is left as written.
+ */
 export function compilePage(row: Pick<LandingRow, 'id' | 'slug' | 'html' | 'emailListId'>): LandingPage {
   if (row.html === null) return { id: row.id, slug: row.slug, parts: null, emailListId: row.emailListId }
-  const parts: Part[] = []
-  let last = 0
-  for (const m of row.html.matchAll(/\{([A-Za-z0-9_]{1,64})\}/g)) {
-    if (m.index > last) parts.push(row.html.slice(last, m.index))
-    parts.push({ macro: m[1]! })
-    last = m.index + m[0].length
-  }
-  if (last < row.html.length) parts.push(row.html.slice(last))
-  return { id: row.id, slug: row.slug, parts, emailListId: row.emailListId }
+  return { id: row.id, slug: row.slug, parts: analyzeMacros(row.html).parts, emailListId: row.emailListId }
 }
 
 /** What a page's macros are filled with. */
@@ -73,7 +66,7 @@ function knownValue(name: Known, x: PageContext): string | number | null {
   }
 }
 
-/** The page's html for one visitor: every substituted value HTML-escaped. */
+/** The page's html for one visitor: every substituted value escaped for its place. */
 export function renderPage(page: LandingPage, x: PageContext): string {
   const stored = storedParams(x.click)
   let out = ''
@@ -82,14 +75,14 @@ export function renderPage(page: LandingPage, x: PageContext): string {
       out += p
       continue
     }
-    if (KNOWN_SET.has(p.macro)) {
+    if (p.known) {
       const v = knownValue(p.macro as Known, x)
-      out += v === null ? '' : escapeHtml(String(v))
+      out += fillSlot(p, v === null ? '' : String(v))
       continue
     }
     const q = x.query?.[p.macro] ?? stored?.[p.macro]
     // Not a parameter of this visit: the braces were the page's own (CSS, a script), left as written.
-    out += typeof q === 'string' ? escapeHtml(q) : `{${p.macro}}`
+    out += typeof q === 'string' ? fillSlot(p, q) : `{${p.macro}}`
   }
   return out
 }

@@ -6,12 +6,12 @@ import { settingsWarnings } from './warnings'
 import { log } from '../lib/log'
 
 export function settingsFeature(ctx: AppContext): Feature {
-  const verbs = settingsVerbs({ settings: ctx.settings, events: ctx.events })
+  const verbs = settingsVerbs({ settings: ctx.settings, events: ctx.events, config: ctx.config })
   return {
     name: 'settings',
     routes: settingsRoutes(ctx, verbs),
     verbs,
     // Said at every start until fixed, next to the start line.
-    start: () => { for (const w of settingsWarnings(ctx.settings)) log.warn(w) },
+    start: () => { for (const w of settingsWarnings(ctx.settings, ctx.config)) log.warn(w) },
   }
 }

@@ -12,6 +12,11 @@ export interface SettingDef<T> {
   parse(value: unknown, key: string): T
 }
 
+/** The shortest webhook secret (settings and payment accounts) accepted when it is written. */
+export const WEBHOOK_SECRET_MIN = 16
+/** The settings that hold a webhook secret (or the legacy key), checked against WEBHOOK_SECRET_MIN. */
+export const WEBHOOK_SECRET_KEYS = ['ecom_a_webhook_key', 'pay_a_ecom_webhook_secret', 'ecom_a_webhook_secret', 'ecom_b_webhook_secret'] as const
+
 const secretString = (minLength = 1): SettingDef<string | null> => ({
   secret: true,
   default: null,
@@ -19,6 +24,7 @@ const secretString = (minLength = 1): SettingDef<string | null> => ({
     if (v === null || v === '') return null
     if (typeof v !== 'string') throw invalid(`${key}: must be a string or null`)
     if (v.length > 1024) throw invalid(`${key}: is longer than 1024 characters`)
+    if (v.trim() === '') throw invalid(`${key}: must not be only whitespace`)
     if (v.length < minLength) throw invalid(`${key}: must be at least ${minLength} characters (a short secret can be guessed)`)
     return v
   },
@@ -130,10 +136,12 @@ const mailbox: SettingDef<string | null> = {
 export const SETTINGS = {
   /** Signs postbacks (spec §5). At least 16 characters: it is the only thing between a stranger and a booked sale. */
   postback_secret: secretString(16),
-  ecom_a_webhook_key: secretString(),
-  pay_a_ecom_webhook_secret: secretString(),
-  ecom_a_webhook_secret: secretString(),
-  ecom_b_webhook_secret: secretString(),
+  // The webhook secrets: 16 characters or more when written (ones stored before that rule are warned about:
+  // warnings.ts). The legacy key is refused by the receiver once ecom_a_webhook_secret is set.
+  ecom_a_webhook_key: secretString(WEBHOOK_SECRET_MIN),
+  pay_a_ecom_webhook_secret: secretString(WEBHOOK_SECRET_MIN),
+  ecom_a_webhook_secret: secretString(WEBHOOK_SECRET_MIN),
+  ecom_b_webhook_secret: secretString(WEBHOOK_SECRET_MIN),
   /** Days stored webhook deliveries are kept (their orders, refunds and conversions stay); 0 = forever. */
   webhook_event_retention_days: positiveInt(90, 3650),
   /** Days agent API audit rows are kept; 0 = forever. */

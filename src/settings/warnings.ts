@@ -1,12 +1,21 @@
 // Settings that leave the instance open in a way the operator should hear about: said at every start (a
 // log line) and in the read-only "warnings" key of GET /admin/api/settings, for as long as it holds.
 import type { SettingsStore } from './store'
+import { WEBHOOK_SECRET_KEYS, WEBHOOK_SECRET_MIN } from './registry'
 
 /** The read-only key of the settings answer that lists the warnings (ignored when written back). */
 export const WARNINGS_KEY = 'warnings'
 
-export function settingsWarnings(settings: SettingsStore): string[] {
+/** What the warnings need of the configuration (config.ts). */
+export interface WarningConfig { publicUrl: string | null; smtpUrl: string | null }
+
+export function settingsWarnings(settings: SettingsStore, config: WarningConfig): string[] {
   const out: string[] = []
+  if (config.publicUrl === null && config.smtpUrl !== null) {
+    // Said once mail can leave (without a relay nothing is sent anyway). The request's Host header is the client's to choose: a link built from it could carry a customer's
+    // sign-in token to a stranger's host.
+    out.push('SVC_PUBLIC_URL is not set: customer magic links are not mailed (their address would come from the request\'s Host header, which a stranger chooses). Set SVC_PUBLIC_URL to the address customers reach svc at.')
+  }
   if (!settings.get('postback_secret')) {
     const guard = settings.get('postback_ip_allowlist').length > 0
       ? 'postback_ip_allowlist limits where they may come from'
@@ -15,6 +24,16 @@ export function settingsWarnings(settings: SettingsStore): string[] {
       `postback_secret is not set: postbacks are unsigned and ${guard}. ` +
         'Set postback_secret (16 characters or more) and sign postbacks, and/or set postback_ip_allowlist to your advertisers\' servers.',
     )
+  }
+  // Stored before secrets had to be 16 characters: still used, but guessable.
+  for (const key of WEBHOOK_SECRET_KEYS) {
+    const v = settings.get(key)
+    if (v !== null && (v.trim() === '' || v.length < WEBHOOK_SECRET_MIN)) {
+      out.push(`${key} is shorter than ${WEBHOOK_SECRET_MIN} characters (or only whitespace): anyone can guess it. Set a new one (16 characters or more) here and at the sender.`)
+    }
+  }
+  if (settings.get('ecom_a_webhook_key') !== null && settings.get('ecom_a_webhook_secret') !== null) {
+    out.push('ecom_a_webhook_key (the legacy ?key=) is refused while ecom_a_webhook_secret is set: clear it (null).')
   }
   return out
 }

@@ -31,7 +31,7 @@ export interface TrackingFeature extends Feature {
 }
 
 export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSource }): TrackingFeature {
-  const cache = new RoutingCache(catalog.routes, ctx.config.publicUrl, () => ctx.settings.get('fallback_url'))
+  const cache = new RoutingCache(catalog.routes, ctx.config.landingOrigin ?? ctx.config.publicUrl, () => ctx.settings.get('fallback_url'))
   ctx.events.on('catalog.changed', 'after-commit', 'tracking.routing-cache', () => cache.invalidate())
   const clicks = createClickStore(ctx.database, ctx.events)
   const classifier = new TrafficClassifier(trafficConfig(ctx.settings))

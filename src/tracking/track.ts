@@ -69,6 +69,11 @@ function ofCampaign(c: ContinuableClick | undefined, route: CampaignRoute): Cont
   return c && c.campaignId === route.id ? c : null
 }
 
+/** Whether a click of `route` may be continued on (or reported from) landing `landingId`: it is already there, or its campaign rotates it. */
+function onLanding(c: Pick<ContinuableClick, 'landingId'>, route: CampaignRoute, landingId: number): boolean {
+  return c.landingId === landingId || route.landings?.byId.has(landingId) === true
+}
+
 /** The stored target when it is still in rotation, else a fresh weighted pick. */
 function keepOrPick(rotation: Rotation, storedId: number | null): Target {
   return (storedId !== null && rotation.byId.get(storedId)) || pick(rotation)
@@ -150,9 +155,12 @@ export class Tracker {
 
   /**
    * A visitor on landing `landingId` (GET /lp, POST /api/lead): the click of the query's click_id, else of the
-   * cookie, when its campaign still routes; it is moved to this landing when it came from another. Else a new
-   * click of the landing's campaign: `campaignSlug` (a ?campaign= parameter) when that campaign rotates the
-   * landing, else the routable campaign with the lowest id among those that do.
+   * cookie, when its campaign still routes and rotates this landing (or the click is already on it); it is
+   * moved to this landing when it came from another landing of its campaign. A click of a campaign that does
+   * not rotate this landing is left untouched and treated like an unknown id (a click id alone must not move
+   * a click's attribution to another campaign's landing). Else a new click of the landing's campaign:
+   * `campaignSlug` (a ?campaign= parameter) when that campaign rotates the landing, else the routable
+   * campaign with the lowest id among those that do.
    */
   async landingVisit(landingId: number, v: Visitor, campaignSlug: string | null): Promise<LandingVisit> {
     const ready = this.ready()
@@ -163,7 +171,7 @@ export class Tracker {
       let c = this.clicks.find(id)
       if (c instanceof Promise) c = await c
       const route = c && this.routes.campaign(c.campaignId)
-      if (!c || !route) continue
+      if (!c || !route || !onLanding(c, route, landingId)) continue
       if (c.landingId !== landingId) {
         try {
           await this.clicks.amend({ row: c.row, landingId })
@@ -190,18 +198,21 @@ export class Tracker {
   }
 
   /**
-   * Records what a browser reported about its click (pixel.js views, cloak.js bot signals). Resolves with
-   * the click's campaign route (null when it no longer routes), or null for an unknown click.
+   * Records what a browser reported about its click from landing `landingId` (pixel.js views, client.js
+   * events, cloak.js bot signals). Resolves with the click and its campaign route, or null (nothing
+   * written) for an unknown click, a campaign that no longer routes, or a landing outside its rotation.
    */
-  async noteClick(clickId: string, change: Omit<ClickAmend, 'row'>): Promise<{ click: ContinuableClick; route: CampaignRoute | null } | null> {
+  async noteClick(clickId: string, landingId: number, change: Omit<ClickAmend, 'row'>): Promise<{ click: ContinuableClick; route: CampaignRoute } | null> {
     const ready = this.ready()
     if (ready) await ready
     let c = this.clicks.find(clickId)
     if (c instanceof Promise) c = await c
     if (!c) return null
+    const route = this.routes.campaign(c.campaignId)
+    if (!route || !onLanding(c, route, landingId)) return null
     // Nothing to change (a custom event only needs the click's attribution): no write.
     if (Object.keys(change).length > 0) await this.clicks.amend({ ...change, row: c.row })
-    return { click: c, route: this.routes.campaign(c.campaignId) ?? null }
+    return { click: c, route }
   }
 
   /** The routable campaigns that rotate this landing, lowest id first (after ready(), like every lookup). */

@@ -60,7 +60,7 @@ describe('PUT /admin/api/settings', () => {
       [{ postback_secret: 42 }, 'postback_secret:'],
       [{ postback_secret: 'x'.repeat(5000) }, 'postback_secret:'],
       // Valid first key, invalid second: all or nothing.
-      [{ ecom_a_webhook_secret: 'valid-one', postback_dedup: 'yes' }, 'postback_dedup:'],
+      [{ ecom_a_webhook_secret: 'valid-one-0123456789', postback_dedup: 'yes' }, 'postback_dedup:'],
     ]
     for (const [body, prefix] of cases) {
       const res = await s.api('PUT', '/admin/api/settings', body)
@@ -79,5 +79,46 @@ describe('PUT /admin/api/settings', () => {
     const res = await s.api('PUT', '/admin/api/settings', {})
     expect(res.status).toBe(200)
     expect(res.body).toEqual(before)
+  })
+})
+
+describe('webhook secrets (issue 25)', () => {
+  test('shorter than 16 characters, or only whitespace: 400 naming the key, nothing written', async () => {
+    const before = (await s.api('GET', '/admin/api/settings')).body
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ecom_a_webhook_secret: ' ' }, 'ecom_a_webhook_secret: must not be only whitespace'],
+      [{ ecom_a_webhook_secret: ' '.repeat(20) }, 'ecom_a_webhook_secret: must not be only whitespace'],
+      [{ ecom_a_webhook_key: 'k' }, 'ecom_a_webhook_key: must be at least 16 characters (a short secret can be guessed)'],
+      [{ pay_a_ecom_webhook_secret: 'short' }, 'pay_a_ecom_webhook_secret: must be at least 16 characters (a short secret can be guessed)'],
+      [{ ecom_b_webhook_secret: '0123456789abcde' }, 'ecom_b_webhook_secret: must be at least 16 characters (a short secret can be guessed)'],
+    ]
+    for (const [body, error] of cases) {
+      const res = await s.api('PUT', '/admin/api/settings', body)
+      expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status: 400, error })
+    }
+    expect((await s.api('GET', '/admin/api/settings')).body).toEqual(before)
+    expect((await s.api('PUT', '/admin/api/settings', { ecom_b_webhook_secret: '0123456789abcdef' })).status).toBe(200)
+    expect((await s.api('PUT', '/admin/api/settings', { ecom_b_webhook_secret: null })).status).toBe(200)
+  })
+
+  test('short ones stored before the rule are warned about in GET /admin/api/settings (and at start), until replaced', async () => {
+    // As an instance upgraded from before the rule has them (written without the check).
+    await s.ctx.settings.setJson('ecom_a_webhook_key', 'k')
+    await s.ctx.settings.setJson('pay_a_ecom_webhook_secret', 'short')
+    try {
+      const warnings = (await s.api('GET', '/admin/api/settings')).body.warnings as string[]
+      expect(warnings.filter((w) => !w.startsWith('postback_secret'))).toEqual([
+        'ecom_a_webhook_key is shorter than 16 characters (or only whitespace): anyone can guess it. Set a new one (16 characters or more) here and at the sender.',
+        'pay_a_ecom_webhook_secret is shorter than 16 characters (or only whitespace): anyone can guess it. Set a new one (16 characters or more) here and at the sender.',
+      ])
+      expect((await s.api('PUT', '/admin/api/settings', { ecom_a_webhook_secret: 'hmac-secret-0123456789' })).status).toBe(200)
+      const withHmac = (await s.api('GET', '/admin/api/settings')).body.warnings as string[]
+      expect(withHmac).toContain('ecom_a_webhook_key (the legacy ?key=) is refused while ecom_a_webhook_secret is set: clear it (null).')
+      expect((await s.api('PUT', '/admin/api/settings', { ecom_a_webhook_key: null, pay_a_ecom_webhook_secret: 'long-enough-secret-0001', ecom_a_webhook_secret: null })).status).toBe(200)
+      expect(((await s.api('GET', '/admin/api/settings')).body.warnings as string[]).filter((w) => !w.startsWith('postback_secret'))).toEqual([])
+    } finally {
+      await s.ctx.settings.setJson('ecom_a_webhook_key', null)
+      await s.ctx.settings.setJson('pay_a_ecom_webhook_secret', null)
+    }
   })
 })

@@ -188,3 +188,16 @@ export async function click(s: TestServer, slug: string): Promise<string> {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * A Tier-2 tool call made in full: the first call must answer a preview (nothing done), then the same
+ * arguments plus its confirm_token act. Returns the raw result of the confirmed call (structured() or toolError() it).
+ */
+export async function callConfirmed(client: Client, name: string, args: Json = {}): Promise<unknown> {
+  const preview = await call<{ confirmation_required: boolean; confirm_token: string }>(client, name, args)
+  expect(preview.confirmation_required).toBe(true)
+  return client.callTool({ name, arguments: { ...args, confirm_token: preview.confirm_token } })
+}
+
+/** The 403 body text of an agent token's Tier-2 request to /admin/api (it must go through /mcp). */
+export const TIER2_REST = (kind: string) => `Tier 2 (${kind}): an agent token makes this call only through /mcp, which previews it and asks for confirmation`

@@ -242,10 +242,12 @@ describe('settings and users', () => {
     expect(JSON.stringify(listed)).not.toContain(secret)
   })
 
-  test('update_user with a password is Tier 2; without one it acts at once', async () => {
+  test('update_user is Tier 2, with a password or without one (a permission change is one too)', async () => {
     const user = (await s.api('POST', '/admin/api/users', { email: 'tier2-user@example.com', password: 'first-password-1' })).body
     await withClient(s, all.token, async (client) => {
-      const changed = await call(client, 'update_user', { id: user.id, permissions: { reports: { read: true } } })
+      const asked = await preview(client, 'update_user', { id: user.id, permissions: { reports: { read: true } } })
+      expect((await s.api('GET', `/admin/api/users/${user.id}`)).body.permissions.reports).toEqual({ read: false, write: false })
+      const changed = await call(client, 'update_user', { id: user.id, permissions: { reports: { read: true } }, confirm_token: asked.confirm_token })
       expect(changed.permissions.reports).toEqual({ read: true, write: false })
       const p = await preview(client, 'update_user', { id: user.id, password: 'second-password-2' })
       expect(p.preview.record).toEqual((await s.api('GET', `/admin/api/users/${user.id}`)).body)

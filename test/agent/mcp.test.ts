@@ -7,8 +7,8 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { VERSION } from '../../src/version'
 import { startServer, type TestServer } from '../helpers/server'
 import {
-  auditOf, call, callError, click, connect, createToken, initialize, ISO, post, PROTOCOL_VERSIONS, request, seedCampaign,
-  sleep, TOKEN_FORMAT, withClient,
+  auditOf, call, callConfirmed, callError, click, connect, createToken, initialize, ISO, post, PROTOCOL_VERSIONS, request, seedCampaign,
+  sleep, structured, TOKEN_FORMAT, toolError, withClient,
 } from './helpers'
 
 let s: TestServer
@@ -380,9 +380,9 @@ describe('tools/call', () => {
   test('create_token: an agent mints a token of its own scopes only; the new token works on /mcp', async () => {
     const parent = await createToken(s, { scopes: ['tokens:write', 'campaigns:read', 'sources:read'] })
     await withClient(s, parent.token, async (client) => {
-      expect(await callError(client, 'create_token', { name: 'wider', scopes: ['campaigns:write'] }))
-        .toBe('forbidden: you cannot grant campaigns:write: a token gets only scopes its creator holds')
-      const child = await call(client, 'create_token', { name: 'child', scopes: ['all'] })
+      expect(toolError(await callConfirmed(client, 'create_token', { name: 'wider', scopes: ['campaigns:write'] })))
+        .toBe('forbidden: this token cannot grant campaigns:write: a token grants only scopes both it and the user who created it hold')
+      const child = structured(await callConfirmed(client, 'create_token', { name: 'child', scopes: ['all'] }))
       expect(child).toMatchObject({ name: 'child', scopes: ['campaigns:read', 'sources:read', 'tokens:write'], status: 'active' })
       expect(child.token).toMatch(TOKEN_FORMAT)
       await withClient(s, child.token, async (c2) => {
@@ -458,14 +458,15 @@ describe('audit log', () => {
       await call(client, 'list_campaigns', { limit: '3' })
       await callError(client, 'get_campaign', { id: 987654 })
       await callError(client, 'create_source', { name: 'x' })
-      const user = await call(client, 'create_user', { email: 'audited-user@example.com', password: 'super-secret-password-1' })
+      const user = structured(await callConfirmed(client, 'create_user', { email: 'audited-user@example.com', password: 'super-secret-password-1' }))
       await client.readResource({ uri: 'svc://token' })
       expect(user.email).toBe('audited-user@example.com')
     })
     const rows = await auditOf(s, { token_id: t.id })
     expect(rows.map((r) => [r.tool, r.outcome, r.error, r.arguments])).toEqual([
       ['resources/read', 'ok', null, { uri: 'svc://token' }],
-      ['create_user', 'ok', null, { email: 'audited-user@example.com', password: '[redacted]' }],
+      ['create_user', 'ok', null, { email: 'audited-user@example.com', password: '[redacted]', confirm_token: '[redacted]' }],
+      ['create_user', 'confirmation_required', null, { email: 'audited-user@example.com', password: '[redacted]' }],
       ['create_source', 'denied', 'forbidden: missing scope sources:write', { name: 'x' }],
       ['get_campaign', 'error', 'not_found: campaign not found', { id: 987654 }],
       ['list_campaigns', 'ok', null, { limit: '3' }],
@@ -489,7 +490,7 @@ describe('audit log', () => {
     const first = await s.api('GET', `/admin/api/audit?token_id=${t.id}&limit=2`)
     expect(first.body.items.map((r: { tool: string }) => r.tool)).toEqual(['resources/read', 'create_user'])
     const next = await s.api('GET', `/admin/api/audit?token_id=${t.id}&limit=2&cursor=${first.body.next_cursor}`)
-    expect(next.body.items.map((r: { tool: string }) => r.tool)).toEqual(['create_source', 'get_campaign'])
+    expect(next.body.items.map((r: { tool: string }) => r.tool)).toEqual(['create_user', 'create_source'])
     expect(await s.api('GET', '/admin/api/audit?token_id=abc')).toMatchObject({ status: 400, body: { error: 'token_id: must be an integer' } })
   })
 

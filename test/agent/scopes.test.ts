@@ -90,7 +90,12 @@ describe('the tool catalog', () => {
     const settings = tools.get('update_settings')!
     expect(settings.tier2({ cors_allowlist: [] })).toBe(false)
     expect(settings.tier2({ postback_secret: 'x'.repeat(20) })).toBe(true)
-    expect(tools.get('update_user')!.tier2({ id: 2, email: 'a@b.c' })).toBe(false)
+    // Users, their permissions and tokens: every change is Tier 2, whatever its arguments.
+    for (const name of ['create_user', 'update_user', 'delete_user', 'create_token', 'update_token', 'delete_token']) {
+      const t = tools.get(name)!
+      expect({ name, tier2: t.tier2({ id: 2, email: 'a@b.c' }), destructive: t.annotations.destructiveHint, confirm: 'confirm_token' in (t.inputSchema.properties as object) })
+        .toEqual({ name, tier2: true, destructive: true, confirm: true })
+    }
     expect(tools.get('update_user')!.tier2({ id: 2, password: 'new-password-1' })).toBe(true)
     for (const name of ['get_report', 'export_conversions', 'export_leads', 'export_subscribers', 'import_subscribers', 'send_broadcast']) {
       expect({ name, bucket: tools.get(name)!.bucket }).toEqual({ name, bucket: 'ai' })

@@ -6,6 +6,7 @@ import { startServer, TEST_ENV, engineEnv, type TestServer } from '../helpers/se
 import { svc } from '../helpers/cli'
 import { testDb } from '../helpers/db'
 import { addUser, cookieFor } from '../admin/helpers'
+import { callConfirmed, structured, TIER2_REST, toolError, withClient } from './helpers'
 
 let s: TestServer
 beforeAll(async () => { s = await startServer() })
@@ -86,11 +87,16 @@ describe('POST /admin/api/tokens', () => {
     const all = await s.api('POST', '/admin/api/tokens', { name: 'all of mine', scopes: ['all'] }, cookie)
     expect(all.body.scopes).toEqual(['campaigns:read', 'sources:read', 'offers:read', 'users:read', 'users:write', 'tokens:read', 'tokens:write'])
 
+    // A token mints tokens only through /mcp (Tier 2, confirmed), and only of its own scopes.
     const maker = await token({ scopes: ['tokens:write', 'reports:read'] })
-    const child = await bearer('/admin/api/tokens', maker.token, { method: 'POST', body: JSON.stringify({ name: 'child', scopes: ['reports:read'] }) })
-    expect(child.status).toBe(201)
-    const escalate = await bearer('/admin/api/tokens', maker.token, { method: 'POST', body: JSON.stringify({ name: 'child', scopes: ['settings:write'] }) })
-    expect(escalate.status).toBe(403)
+    const rest = await bearer('/admin/api/tokens', maker.token, { method: 'POST', body: JSON.stringify({ name: 'child', scopes: ['reports:read'] }) })
+    expect(rest.status).toBe(403)
+    expect(await rest.json()).toEqual({ error: TIER2_REST('a user, permission or token change') })
+    await withClient(s, maker.token, async (client) => {
+      expect(structured(await callConfirmed(client, 'create_token', { name: 'child', scopes: ['reports:read'] }))).toMatchObject({ scopes: ['reports:read'], created_by: 1 })
+      expect(toolError(await callConfirmed(client, 'create_token', { name: 'child', scopes: ['settings:write'] })))
+        .toBe('forbidden: this token cannot grant settings:write: a token grants only scopes both it and the user who created it hold')
+    })
   })
 })
 
@@ -98,21 +104,18 @@ describe('a token managing tokens', () => {
   test('hands out no higher rate limits and no later expiry than its own; its children inherit both', async () => {
     const expires = new Date(Date.now() + 3_600_000).toISOString()
     const maker = await token({ scopes: ['tokens:read', 'tokens:write', 'reports:read'], rate_limits: { default: 50, ai: 4 }, expires_at: expires })
-    const create = (body: Record<string, unknown>) => bearer('/admin/api/tokens', maker.token, { method: 'POST', body: JSON.stringify({ name: 'child', scopes: ['reports:read'], ...body }) })
-    const child = await create({})
-    expect(child.status).toBe(201)
-    expect(await child.json()).toMatchObject({ rate_limits: { default: 50, ai: 4 }, expires_at: expires })
-    const louder = await create({ rate_limits: { ai: 5 } })
-    expect(louder.status).toBe(403)
-    expect(await louder.json()).toEqual({ error: 'rate_limits.ai: a token cannot grant more than its own 4 calls a minute' })
-    const later = await create({ expires_at: new Date(Date.now() + 7_200_000).toISOString() })
-    expect(later.status).toBe(403)
-    expect((await later.json()).error).toStartWith('expires_at: a token cannot grant a later expiry than its own')
-    // Nor lift its own limits or expiry afterwards.
-    const own = (patch: Record<string, unknown>) => bearer(`/admin/api/tokens/${maker.id}`, maker.token, { method: 'PATCH', body: JSON.stringify(patch) })
-    expect((await own({ rate_limits: { default: 500 } })).status).toBe(403)
-    expect((await own({ expires_at: null })).status).toBe(403)
-    expect((await own({ rate_limits: { default: 10 } })).status).toBe(200)
+    await withClient(s, maker.token, async (client) => {
+      const create = (body: Record<string, unknown>) => callConfirmed(client, 'create_token', { name: 'child', scopes: ['reports:read'], ...body })
+      expect(structured(await create({}))).toMatchObject({ rate_limits: { default: 50, ai: 4 }, expires_at: expires })
+      expect(toolError(await create({ rate_limits: { ai: 5 } }))).toBe('forbidden: rate_limits.ai: a token cannot grant more than its own 4 calls a minute')
+      expect(toolError(await create({ expires_at: new Date(Date.now() + 7_200_000).toISOString() })))
+        .toStartWith('forbidden: expires_at: a token cannot grant a later expiry than its own')
+      // Nor lift its own limits or expiry afterwards.
+      const own = (patch: Record<string, unknown>) => callConfirmed(client, 'update_token', { id: maker.id, ...patch })
+      expect(toolError(await own({ rate_limits: { default: 500 } }))).toStartWith('forbidden: rate_limits.default')
+      expect(toolError(await own({ expires_at: null }))).toStartWith('forbidden: expires_at')
+      expect(structured(await own({ rate_limits: { default: 10 } }))).toMatchObject({ id: maker.id, rate_limits: { default: 10, ai: 4 } })
+    })
   })
 })
 

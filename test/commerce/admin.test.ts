@@ -172,11 +172,11 @@ describe('/admin/api/orders', () => {
     expect(ids(res.body)).toEqual([o3.id, o2.id, o1.id])
     expect(res.body.next_cursor).toBeNull()
     expect(res.body.items[2]).toEqual({
-      id: o1.id, source: 'ecom-a', external_id: '1001', status: 'paid', currency: 'EUR', total: 49.9, refunded: 0,
+      id: o1.id, source: 'ecom-a', external_id: '1001', status: 'paid', currency: 'EUR', total: 49.9, refunded: 0, counted: null, counted_currency: null, reversed: 0,
       email: 'ann@example.com', click_id: CLICK_A, conversion_id: 501, reversal_id: null, product_id: null, payment_account_id: null, created_at: iso(T1), updated_at: iso(T1),
     })
     expect(res.body.items[1]).toEqual({
-      id: o2.id, source: 'ecom-b', external_id: '2001', status: 'pending', currency: null, total: 5, refunded: 0,
+      id: o2.id, source: 'ecom-b', external_id: '2001', status: 'pending', currency: null, total: 5, refunded: 0, counted: null, counted_currency: null, reversed: 0,
       email: null, click_id: null, conversion_id: null, reversal_id: null, product_id: null, payment_account_id: null, created_at: iso(T2), updated_at: iso(T2),
     })
   })

@@ -253,7 +253,7 @@ for (const [name, open, available] of engines) {
       const orders = await store.ordersOfEmail('ann@example.com')
       expect(orders.map((o) => o.id)).toEqual([o2, o1])
       expect(orders[1]).toEqual({
-        id: o1, source: 'pay-a', externalId: 'ch_1', status: 'paid', currency: null, total: 30, refunded: 0, email: 'ann@example.com',
+        id: o1, source: 'pay-a', externalId: 'ch_1', status: 'paid', currency: null, total: 30, refunded: 0, counted: null, countedCurrency: null, reversed: 0, email: 'ann@example.com',
         clickId: null, conversionId: null, reversalId: null, productId: null, paymentAccountId: null, createdAt: T0, updatedAt: T0,
       })
       shapes[`${name}:order`] = typesOf(orders[1])

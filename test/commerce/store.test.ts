@@ -189,6 +189,7 @@ for (const [name, open, available] of engines) {
       const created = await once<OrderRow>(e, (q) => q.upsertOrder(upsert({ externalId: 'up-1' })))
       expect(created).toEqual({
         id: created.id, source: 'ecom-a', externalId: 'up-1', status: 'paid', currency: 'EUR', total: 49.9, refunded: 0,
+        counted: null, countedCurrency: null, reversed: 0,
         email: 'ann@example.com', clickId: CLICK_A, conversionId: null, reversalId: null, productId: null, paymentAccountId: null, createdAt: T0, updatedAt: T0,
       })
       for (const k of ORDER_NUMBERS) expect(typeof created[k]).toBe('number')

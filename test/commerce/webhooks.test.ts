@@ -72,15 +72,29 @@ describe('POST /webhook/ecom-a: signatures', () => {
     expect(await answer(await fetch(`${s.base}/webhook/ecom-a`, { method: 'POST', body }))).toEqual({ status: 401, body: { error: 'missing signature' } })
   })
 
-  test('the legacy ?key= is compared to ecom_a_webhook_key', async () => {
+  test('the legacy ?key= is compared to ecom_a_webhook_key, only while no HMAC secret is set', async () => {
     const body = shopOrder(orderId())
+    // With ecom_a_webhook_secret set, even the right key is refused: deliveries must be signed.
+    const refused = await fetch(`${s.base}/webhook/ecom-a?key=${KEY_A}`, { method: 'POST', body, headers: { 'x-shopify-topic': 'orders/create' } })
+    expect(await answer(refused)).toEqual({
+      status: 401, body: { error: 'the legacy ?key= is refused while ecom_a_webhook_secret is set: deliveries must be signed (X-EcomA-Hmac-SHA256)' },
+    })
+    expect((await s.api('PUT', '/admin/api/settings', { ecom_a_webhook_secret: null })).status).toBe(200)
+    try {
+      await legacyKey(body)
+    } finally {
+      expect((await s.api('PUT', '/admin/api/settings', { ecom_a_webhook_secret: SECRET_A })).status).toBe(200)
+    }
+  })
+
+  async function legacyKey(body: string) {
     const ok = await fetch(`${s.base}/webhook/ecom-a?key=${KEY_A}`, { method: 'POST', body, headers: { 'x-shopify-topic': 'orders/create' } })
     expect(await answer(ok)).toEqual({ status: 200, body: { ok: true, outcome: 'unattributed' } })
     const bad = await fetch(`${s.base}/webhook/ecom-a?key=wrong`, { method: 'POST', body, headers: { 'x-shopify-topic': 'orders/create' } })
     expect(await answer(bad)).toEqual({ status: 401, body: { error: 'invalid signature' } })
     const rejected = (await s.api('GET', '/admin/api/webhook-events?outcome=rejected')).body.items
     expect(rejected[0]).toMatchObject({ source: 'ecom-a', signature: 'invalid', outcome: 'rejected', error: 'invalid signature' })
-  })
+  }
 })
 
 describe('POST /webhook/ecom-a: the click id', () => {

@@ -1,6 +1,6 @@
 // Bounce and complaint webhooks (POST /webhook/mail/:provider), on either engine: each provider is checked
 // with what it offers (401 otherwise), a hard bounce or a complaint suppresses the address in every list,
-// a soft bounce is only counted, a redelivery changes nothing, and the SNS handshake becomes a job.
+// a soft bounce is only counted, a redelivery changes nothing, a Mailgun signature carries one body only, and the SNS handshake becomes a job.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto'
 import { startServer, type TestServer } from '../helpers/server'
@@ -96,6 +96,8 @@ describe('POST /webhook/mail/postmark', () => {
 })
 
 describe('POST /webhook/mail/mailgun', () => {
+  // A token whose signature expired long ago: the first Mailgun webhook of this instance prunes it.
+  beforeAll(() => testDb(s).run("INSERT INTO mail_webhook_tokens (provider, token, body_hash, expires_at, created_at) VALUES ('mailgun', 'old-token', 'x', 1000, 1000)"))
   const signed = (data: object, ts = String(Math.floor(Date.now() / 1000)), token = crypto.randomUUID().replace(/-/g, '') + 'abcdefghijklmnopqr', key = MAILGUN_KEY) =>
     JSON.stringify({ signature: { timestamp: ts, token, signature: createHmac('sha256', key).update(ts + token).digest('hex') }, 'event-data': data })
 
@@ -108,6 +110,56 @@ describe('POST /webhook/mail/mailgun', () => {
     expect(await hook('mailgun', signed(failed))).toEqual({ status: 200, body: { ok: true, recorded: 1, duplicates: 0 } })
     expect(await hook('mailgun', signed({ event: 'unsubscribed', recipient: 'mgout@example.com', id: 'mg-2' }))).toMatchObject({ status: 200 })
     expect([await statuses('mg@example.com'), await statuses('mgout@example.com')]).toEqual([[[listA, 'bounced']], [[listA, 'unsubscribed']]])
+  })
+
+  // Issue 25, finding 7: Mailgun's HMAC covers the timestamp and token only, so a token is remembered until
+  // its signature is stale, and a second body under it is refused.
+  const victims = ['mgvictim@example.com', 'mgrace1@example.com', 'mgrace2@example.com', 'mgrace3@example.com', 'mgrace4@example.com', 'mgrace5@example.com', 'mgfuture@example.com', 'mgskew@example.com']
+  const token = (tag: string) => `${tag}-${crypto.randomUUID().replace(/-/g, '')}`.padEnd(50, 'x')
+  const now = () => Math.floor(Date.now() / 1000)
+
+  test('a signature is used once: a delivery\'s signature resent as a complaint is refused (401); the same body again is a redelivery (200, nothing twice)', async () => {
+    for (const email of victims) await s.api('POST', `/admin/api/email-lists/${listA}/subscribers`, { email })
+    const ts = String(now())
+    const tok = token('replay')
+    const delivered = signed({ event: 'delivered', recipient: 'mg@example.com', id: 'mg-delivered-1' }, ts, tok)
+    expect(await hook('mailgun', delivered)).toEqual({ status: 200, body: { ok: true, recorded: 0, duplicates: 0 } })
+    const forged = JSON.stringify({ signature: JSON.parse(delivered).signature, 'event-data': { event: 'complained', recipient: 'mgvictim@example.com', id: 'mg-forged-1' } })
+    expect(await hook('mailgun', forged)).toEqual({ status: 401, body: { error: 'signature already used' } })
+    expect(await statuses('mgvictim@example.com')).toEqual([[listA, 'active']])
+    expect(await testDb(s).all("SELECT id FROM mail_events WHERE email = 'mgvictim@example.com'")).toEqual([])
+    // The provider's own redelivery of the same body: 200, so it stops retrying; nothing recorded twice.
+    expect(await hook('mailgun', delivered)).toEqual({ status: 200, body: { ok: true, recorded: 0, duplicates: 0 } })
+    const tok2 = token('redeliver')
+    const bounce = signed({ event: 'failed', severity: 'temporary', recipient: 'mgvictim@example.com', id: 'mg-soft-1' }, ts, tok2)
+    expect(await hook('mailgun', bounce)).toEqual({ status: 200, body: { ok: true, recorded: 1, duplicates: 0 } })
+    expect(await hook('mailgun', bounce)).toEqual({ status: 200, body: { ok: true, recorded: 0, duplicates: 1 } })
+    // Kept (durable, shared by every instance) until the signature would be stale anyway.
+    expect(await testDb(s).all('SELECT provider, expires_at FROM mail_webhook_tokens WHERE token IN ($a, $b) ORDER BY token', { a: tok, b: tok2 }))
+      .toEqual([{ provider: 'mailgun', expires_at: (Number(ts) + 901) * 1000 }, { provider: 'mailgun', expires_at: (Number(ts) + 901) * 1000 }])
+    // and pruned once expired.
+    expect(await testDb(s).all("SELECT token FROM mail_webhook_tokens WHERE token = 'old-token'")).toEqual([])
+  })
+
+  test('five different bodies under one token at once: exactly one is recorded', async () => {
+    const ts = String(now())
+    const tok = token('race')
+    const bodies = [1, 2, 3, 4, 5].map((n) => signed({ event: 'complained', recipient: `mgrace${n}@example.com`, id: `mg-race-${n}` }, ts, tok))
+    const answers = await Promise.all(bodies.map((b) => hook('mailgun', b)))
+    expect(answers.filter((a) => a.status === 200)).toEqual([{ status: 200, body: { ok: true, recorded: 1, duplicates: 0 } }])
+    expect(answers.filter((a) => a.status === 401)).toHaveLength(4)
+    const complained = (await Promise.all([1, 2, 3, 4, 5].map((n) => statuses(`mgrace${n}@example.com`)))).filter((st) => st[0]![1] === 'complained')
+    expect(complained).toHaveLength(1)
+  })
+
+  test('a timestamp more than a minute ahead is refused (14 minutes ahead was accepted); 50 s of clock skew is fine', async () => {
+    const ahead = signed({ event: 'complained', recipient: 'mgfuture@example.com', id: 'mg-future-1' }, String(now() + 14 * 60))
+    expect(await hook('mailgun', ahead)).toEqual({ status: 401, body: { error: 'signature timestamp is in the future' } })
+    expect(await hook('mailgun', signed({ event: 'complained', recipient: 'mgfuture@example.com', id: 'mg-future-2' }, String(now() + 90)))).toEqual({ status: 401, body: { error: 'signature timestamp is in the future' } })
+    expect(await statuses('mgfuture@example.com')).toEqual([[listA, 'active']])
+    expect(await hook('mailgun', signed({ event: 'complained', recipient: 'mgskew@example.com', id: 'mg-skew-1' }, String(now() + 50)))).toEqual({ status: 200, body: { ok: true, recorded: 1, duplicates: 0 } })
+    // Not whole seconds: refused like any bad signature, even when signed.
+    expect(await hook('mailgun', signed({ event: 'complained', recipient: 'mgfuture@example.com', id: 'mg-future-3' }, `${now()}.5`))).toEqual({ status: 401, body: { error: 'invalid signature' } })
   })
 })
 

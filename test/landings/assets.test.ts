@@ -417,7 +417,7 @@ describe('public answer: /lp/<slug>/<path>', () => {
     expect(res.headers.get('etag')).toBe(etagOf(PNG))
     expect(res.headers.get('cache-control')).toBe('public, max-age=604800')
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
-    expect(res.headers.get('content-security-policy')).toBeNull()
+    expect(res.headers.get('content-security-policy')).toBe('sandbox allow-scripts allow-forms allow-popups allow-top-navigation-by-user-activation')
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG)
 
     const css = await lp('site.css')

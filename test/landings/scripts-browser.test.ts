@@ -175,7 +175,8 @@ describe('pixel.js', () => {
     expect(hit.method).toBe('POST')
     expect(hit.server).toBe('a')
     expect(hit.contentType).toBe('text/plain;charset=UTF-8')
-    expect(hit.json).toEqual({ name: 'page_view', click_id: CLICK, landing_id: 7, url: `${A}/lp?utm_source=x`, props: {} })
+    // The page's signed token goes with it: the server attaches the view to the click only with it.
+    expect(hit.json).toEqual({ name: 'page_view', click_id: CLICK, landing_id: 7, url: `${A}/lp?utm_source=x`, props: {}, token: 'tok-1' })
     expect(await svcState(p)).toEqual({
       clickId: CLICK, clickIdType: 'string', landingId: '7', campaignId: '3', formToken: 'tok-1', endpoint: A,
     })
@@ -196,7 +197,7 @@ describe('pixel.js', () => {
     page('/noclick', pixelTag({ click: '' }))
     const p = await open('/noclick')
     const [hit] = await waitFor('page_view', () => of('/api/events').length > 0 && of('/api/events'))
-    expect(hit.json).toEqual({ name: 'page_view', landing_id: 7, url: `${A}/noclick`, props: {} })
+    expect(hit.json).toEqual({ name: 'page_view', landing_id: 7, url: `${A}/noclick`, props: {}, token: 'tok-1' })
     expect((await svcState(p)).clickId).toBe('')
     expect((await p.context().cookies()).find((c) => c.name === '_svc_click')).toBeUndefined()
   })
@@ -212,7 +213,7 @@ describe('pixel.js', () => {
     expect(of('/api/events')).toHaveLength(1)
     const [hit] = of('/api/events')
     expect(hit.method).toBe('GET')
-    expect(hit.query).toEqual({ name: 'page_view', click_id: CLICK, landing_id: '7', url: `${A}/img?a=1&b=2` })
+    expect(hit.query).toEqual({ name: 'page_view', click_id: CLICK, landing_id: '7', url: `${A}/img?a=1&b=2`, token: 'tok-1' })
   })
 
   test('loaded from another origin, it reports to that origin, with no CORS preflight', async () => {
@@ -271,7 +272,7 @@ describe('client.js', () => {
     expect(await p.evaluate(() => (window as any).svc.track('signup', { plan: 'pro' }))).toBe(true)
     const signup = await waitFor('signup', () => of('/api/events').find((h) => h.json?.name === 'signup'))
     expect(signup.contentType).toBe('text/plain;charset=UTF-8')
-    expect(signup.json).toEqual({ name: 'signup', click_id: CLICK, landing_id: 7, url: `${A}/track`, props: { plan: 'pro' } })
+    expect(signup.json).toEqual({ name: 'signup', click_id: CLICK, landing_id: 7, url: `${A}/track`, props: { plan: 'pro' }, token: 'tok-1' })
     expect(await svcState(p)).toEqual({
       clickId: CLICK, clickIdType: 'function', landingId: '7', campaignId: '3', formToken: 'tok-1', endpoint: A,
     })
@@ -477,10 +478,21 @@ describe('cloak.js', () => {
     const reports = of('/api/cloak')
     expect(reports).toHaveLength(1)
     expect(reports[0].contentType).toBe('text/plain;charset=UTF-8')
-    expect(reports[0].json).toEqual({ click_id: CLICK, landing_id: 7, signals: ['webdriver', 'headless'] })
+    expect(reports[0].json).toEqual({ click_id: CLICK, landing_id: 7, signals: ['webdriver', 'headless'], token: 'tok-1' })
     expect(of('/api/cloak', 'OPTIONS')).toHaveLength(0)
     // location.replace: the cloaked page is not in the history (about:blank, then the safe page; 3 with location.href).
     expect(await p.evaluate(() => history.length)).toBe(2)
+  })
+
+  test('placed before the (async) pixel.js tag, as on a hosted page: it reports once the page is parsed, with the tag\'s click, landing and token', async () => {
+    page('/cloak-first', `<h1>Offer</h1><script src="/cloak.js"></script><p>more</p>${pixelTag({ click: CLICK2, landing: '12', token: 'tok-signed' })}`)
+    cloakAnswer = { bot: false }
+    await open(`/cloak-first?click_id=${CLICK}`)
+    const [report] = await waitFor('cloak report', () => of('/api/cloak').length > 0 && of('/api/cloak'))
+    // The server's click (the one the token names) over the URL's.
+    expect(report.json).toEqual({ click_id: CLICK2, landing_id: 12, signals: ['webdriver', 'headless'], token: 'tok-signed' })
+    await sleep(300)
+    expect(of('/api/cloak')).toHaveLength(1)
   })
 
   test('ids from its own tag; a relative redirect_url resolves against the script\'s origin; {bot:false} stays', async () => {
@@ -529,7 +541,7 @@ describe('cloak.js', () => {
     await sleep(Math.max(0, 600 - (Date.now() - started)))
     expect(of('/api/cloak')).toHaveLength(0)
     const [report] = await waitFor('cloak report', () => of('/api/cloak').length > 0 && of('/api/cloak'))
-    expect(report.json).toEqual({ click_id: CLICK, landing_id: 7, signals: ['no_chrome_object', 'no_interaction'] })
+    expect(report.json).toEqual({ click_id: CLICK, landing_id: 7, signals: ['no_chrome_object', 'no_interaction'], token: 'tok-1' })
     await sleep(300)
     expect(of('/api/cloak')).toHaveLength(1)
     expect(p.url()).toBe(`${A}/weak`)
@@ -543,7 +555,7 @@ describe('cloak.js', () => {
     await p.mouse.move(20, 30)
     await p.mouse.move(60, 80)
     const [report] = await waitFor('cloak report', () => of('/api/cloak').length > 0 && of('/api/cloak'), 3000)
-    expect(report.json).toEqual({ click_id: CLICK, landing_id: 7, signals: ['no_chrome_object'] })
+    expect(report.json).toEqual({ click_id: CLICK, landing_id: 7, signals: ['no_chrome_object'], token: 'tok-1' })
     await p.mouse.move(90, 90)
     await p.keyboard.press('a')
     await sleep(300)

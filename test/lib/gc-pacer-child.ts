@@ -23,7 +23,7 @@ await busyFor(400)
 const busy = pacer.collections
 await Bun.sleep(250) // the first idle ticks may still see the busy spell and the compiler threads after it
 const settled = pacer.collections
-await Bun.sleep(300)
+await Bun.sleep(600) // 30 ticks of 20 ms
 const idleAgain = pacer.collections
 pacer.stop()
 await busyFor(200)

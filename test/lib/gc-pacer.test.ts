@@ -18,7 +18,9 @@ describe('GC pacer', () => {
     expect(counts.idle).toBe(0) // 300 ms idle: every tick found less than 10 % CPU
     // 400 ms busy is ~20 ticks of 20 ms; timers run late on a loaded machine, so only a floor is pinned.
     expect(counts.busy).toBeGreaterThanOrEqual(5)
-    expect(counts.idleAgain).toBe(counts.settled) // idle again: nothing more
+    // Idle again for 30 ticks: at most a couple of stragglers (JSC's compiler and collector threads finish
+    // their work late on some machines and count as this process's CPU), never a collection per tick.
+    expect(counts.idleAgain - counts.settled).toBeLessThanOrEqual(3)
     expect(counts.stopped).toBe(counts.idleAgain) // stopped, busy: nothing more
   })
 

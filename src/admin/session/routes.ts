@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { adminGuard, earlyCheck, requireJsonBody, type HookContext } from '../../http/admin-guard'
+import { adminGuard, earlyCheck, refuseCrossSiteWrite, requireJsonBody, type HookContext } from '../../http/admin-guard'
 import { clientIp } from '../../lib/ip'
 import { LOGIN_LIMIT, LoginLimits } from './login-limit'
 import { rateLimited, unauthorized } from '../../lib/errors'
@@ -29,12 +29,14 @@ export const sessionRoutes = (ctx: AppContext) => {
       // An address over its failures is refused before the body is even read; the attempt itself is
       // counted in the handler, once the body is known to be well-formed (see login-limit.ts).
       ...earlyCheck(({ request, server }) => {
+        // Login CSRF: another site's page must not sign the browser in to an account of its choosing.
+        refuseCrossSiteWrite(ctx.config, request)
         const decision = limits.checkAddress(ipOf(request, server))
         if (!decision.allowed) throw rateLimited(decision.retryAfter)
         requireJsonBody(request)
       }),
       body: LoginBody,
-      response: { 200: LoginResponse, 401: errorSchema, 429: errorSchema },
+      response: { 200: LoginResponse, 401: errorSchema, 403: errorSchema, 429: errorSchema },
       detail: {
         tags,
         summary: 'Sign in; sets the svc_admin_session cookie',

@@ -116,13 +116,16 @@ export class AgentCalls {
     }
     let result: Json
     try {
-      result = await this.run(user, tool, args)
+      // The verb sees a confirmed call: user, permission and token changes by a token need one (requireConfirmed).
+      result = await this.run({ ...user, agent: { ...user.agent, confirmed: true } }, tool, args)
     } catch (err) {
       // Nothing was done: the confirmation may be used again once the cause is fixed.
       await store.releaseConfirmation(key)
       throw err
     }
-    await store.finishConfirmation(key, JSON.stringify(result))
+    // A new token's secret is shown once: the kept result (what a repeat replays) never holds it.
+    const kept = typeof result.token === 'string' ? { ...result, token: null, token_note: 'shown only in the first answer of this confirmed call' } : result
+    await store.finishConfirmation(key, JSON.stringify(kept))
     await audit('ok')
     return ok(result)
   }

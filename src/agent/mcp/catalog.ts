@@ -110,7 +110,11 @@ const HINTS: Record<string, string> = {
   'settings.update': 'Pass only the keys to change. Secret keys are write-only (get_settings shows them masked).',
   'email.broadcasts.send': 'Queues one message per active subscriber of the list: real mail goes out. Check the list with get_email_list first.',
   'commerce.orders.refund': 'Marks the order refunded in svc and books a negative conversion; it moves no money at the payment processor.',
-  'tokens.create': 'The new token is in this answer only. A token can grant only scopes it holds itself.',
+  'tokens.create': 'The new token is in this answer only. A token can grant only scopes both it and the user who created it hold.',
+  'tokens.update': 'A token can change only itself and the tokens it created, and grant only scopes both it and the user who created it hold.',
+  'tokens.delete': 'A token can revoke only itself and the tokens it created.',
+  'users.create': 'A token can grant only section permissions both its scopes (every resource of the section) and the user who created it hold; never owner.',
+  'users.update': 'Nobody changes their own permissions or owner flag; a token manages only users within what both it and its creator hold, never an owner.',
 }
 
 /** Settings keys whose change is a secret change (Tier 2). */
@@ -118,9 +122,12 @@ const SECRET_SETTING_KEYS: ReadonlySet<string> = new Set(Object.entries(SETTINGS
 const touchesSecret = (args: Json) => Object.keys(args).some((k) => SECRET_SETTING_KEYS.has(k))
 const SECRET_FIELDS = ['password', 'webhook_secret', 'api_key', 'client_id', 'client_secret']
 
-/** Tier 2: deletions, secret changes, refunds, bulk sends. */
-function tier2Of(verbName: string): (args: Json) => boolean {
-  if (/\.(delete|remove)$/.test(verbName)) return () => true
+/** Who may hold which rights: every change of users, their permissions and tokens (README "Who may grant what"). */
+const GRANTS = new Set(['users.create', 'users.update', 'users.delete', 'tokens.create', 'tokens.update', 'tokens.delete'])
+
+/** Tier 2: deletions, secret changes, refunds, bulk sends, user, permission and token changes. */
+export function tier2Of(verbName: string): (args: Json) => boolean {
+  if (/\.(delete|remove)$/.test(verbName) || GRANTS.has(verbName)) return () => true
   if (verbName === 'commerce.orders.refund' || verbName === 'email.broadcasts.send') return () => true
   if (verbName === 'settings.update') return touchesSecret
   if (verbName === 'users.update' || verbName === 'commerce.payment-accounts.update') return (args) => SECRET_FIELDS.some((f) => args[f] !== undefined)

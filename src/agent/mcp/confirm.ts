@@ -4,15 +4,35 @@
 // result and act once (across restarts and instances).
 import { createHash } from 'node:crypto'
 import { deriveKey, hmacSha256, safeEqual } from '../../lib/crypto'
+import { invalid } from '../../lib/errors'
 
 export const CONFIRM_TTL_MS = 5 * 60_000
 
-/** JSON with object keys sorted at every level: equal arguments give equal text. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+/** Tool arguments nest at most this deep (svc's own inputs need 4); deeper ones are refused as invalid params. */
+export const MAX_ARGUMENT_DEPTH = 64
+
+/** Whether `value` nests objects or arrays deeper than `max` (iterative: any depth is safe to ask about). */
+export function nestedDeeperThan(value: unknown, max = MAX_ARGUMENT_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= max) return true
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
+/**
+ * JSON with object keys sorted at every level: equal arguments give equal text. Its recursion is bounded:
+ * arguments nested deeper than MAX_ARGUMENT_DEPTH are an invalid error, never a stack overflow.
+ */
+export function canonical(value: unknown, depth = 0): string {
+  if (depth > MAX_ARGUMENT_DEPTH) throw invalid(`arguments: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`)
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v, depth + 1)}`).join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }

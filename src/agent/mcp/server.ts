@@ -6,6 +6,7 @@
 // answers unless the client ranks text/event-stream first (then one SSE stream per request, ending with the answer).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, readRequestBody, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js'
 import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError,
   ReadResourceRequestSchema,
@@ -18,6 +19,7 @@ import type { AgentBuckets } from '../buckets'
 import type { Verb } from '../../lib/verb'
 import type { Tool } from './catalog'
 import type { AgentCalls } from './calls'
+import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './confirm'
 import { readResource, ResourceNotFound, RESOURCE_TEMPLATES, STATIC_RESOURCES } from './resources'
 
 export type AgentUser = AdminUser & { agent: AgentIdentity }
@@ -33,7 +35,7 @@ export interface McpDeps {
 const INSTRUCTIONS = [
   'svc is a click tracker: campaigns send traffic from sources to offers (optionally through landings); each click gets a click_id, conversions arrive by postback and are attributed to campaign, source, landing and offer.',
   'Start with get_report for performance questions, list_campaigns for what is running. Tools you see are the ones this token\'s scopes allow.',
-  'Tier-2 tools (deletions, secret changes, refunds, bulk sends) answer a preview and a confirm_token first; call again with the same arguments plus confirm_token to act.',
+  'Tier-2 tools (deletions, secret changes, refunds, bulk sends, user, permission and token changes) answer a preview and a confirm_token first; call again with the same arguments plus confirm_token to act.',
 ].join(' ')
 
 /** A fresh SDK server for one request, acting as `user`. */
@@ -57,6 +59,12 @@ function serverFor(user: AgentUser, ip: string | null, deps: McpDeps): Server {
     if (!tool) {
       await deps.audit.record({ tokenId: user.agent.tokenId, tokenName: user.agent.name, surface: 'mcp', tool: request.params.name.slice(0, 128), args, outcome: 'error', error: 'unknown tool', ip, startedAt: Date.now() })
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
+    }
+    if (nestedDeeperThan(args)) {
+      // Refused before anything walks them (confirmation signatures, previews, the verb's schema check).
+      const text = `arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels`
+      await deps.audit.record({ tokenId: user.agent.tokenId, tokenName: user.agent.name, surface: 'mcp', tool: tool.name, args, outcome: 'error', error: text, ip, startedAt: Date.now() })
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${text}`)
     }
     return (await deps.calls.call(user, tool, args, ip)) as never
   })
@@ -110,8 +118,25 @@ export function prefersEventStream(accept: string | null): boolean {
   return sse > json || (sse === json && sse > 0 && sseAt < jsonAt)
 }
 
+/** A JSON-RPC error answer, shaped as the SDK's own (id null: the request was not read as a message). */
+const jsonRpcError = (status: number, code: number, message: string) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } })
+
+/** A JSON array body: a batch (a body that is not JSON is left to the SDK's parse error). */
+function isBatch(text: string): boolean {
+  if (!text.trimStart().startsWith('[')) return false
+  try { return Array.isArray(JSON.parse(text)) } catch { return false }
+}
+
 /** Answers one POST /mcp for an authenticated agent: JSON, or one SSE stream ending with the answer when the client prefers it. */
 export async function handleMcpPost(request: Request, user: AgentUser, ip: string | null, deps: McpDeps): Promise<Response> {
+  const read = await readRequestBody(request)
+  if (read.tooLarge) return jsonRpcError(413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE))
+  if (isBatch(read.text)) {
+    return jsonRpcError(400, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported (protocol revision 2025-06-18 removed them); send one message per POST')
+  }
+  // The SDK reads the body once more from this copy and answers everything else (parse errors included) itself.
+  request = new Request(request.url, { method: request.method, headers: request.headers, body: read.text })
   const server = serverFor(user, ip, deps)
   const sse = prefersEventStream(request.headers.get('accept'))
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !sse })

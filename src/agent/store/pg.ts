@@ -6,13 +6,13 @@ import type { AgentStore, AuditFilter, AuditRow, Claim, NewAudit, NewToken, Toke
 type Raw = Record<string, unknown>
 
 const tokenCols = (sql: SQL) => sql`id, name, token_hash AS "tokenHash", token_hint AS "tokenHint", scopes, rate_default AS "rateDefault",
-  rate_ai AS "rateAi", created_by AS "createdBy", created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt",
+  rate_ai AS "rateAi", created_by AS "createdBy", created_by_token AS "createdByToken", created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt",
   last_used_at AS "lastUsedAt", last_used_ip AS "lastUsedIp"`
 const auditCols = (sql: SQL) => sql`id, token_id AS "tokenId", token_name AS "tokenName", surface, tool, arguments, outcome, error,
   duration_ms AS "durationMs", ip, created_at AS "createdAt"`
 
 const tokens = (rows: Raw[]) =>
-  numCols(rows, 'id', 'createdBy', 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rateDefault', 'rateAi') as unknown as TokenRow[]
+  numCols(rows, 'id', 'createdBy', 'createdByToken', 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rateDefault', 'rateAi') as unknown as TokenRow[]
 const audits = (rows: Raw[]) => numCols(rows, 'id', 'tokenId', 'durationMs', 'createdAt') as unknown as AuditRow[]
 
 export class PgAgentStore implements AgentStore {
@@ -25,9 +25,9 @@ export class PgAgentStore implements AgentStore {
   async createToken(t: NewToken): Promise<TokenRow> {
     const sql = this.sql
     const rows = await sql`
-      INSERT INTO agent_tokens (name, token_hash, token_hint, scopes, rate_default, rate_ai, created_by, created_at, expires_at)
+      INSERT INTO agent_tokens (name, token_hash, token_hint, scopes, rate_default, rate_ai, created_by, created_by_token, created_at, expires_at)
       VALUES (${t.name}, ${t.tokenHash}, ${t.tokenHint}, ${t.scopes}, ${t.rateDefault}::int4, ${t.rateAi}::int4, ${t.createdBy}::int8,
-        ${t.createdAt}::int8, ${t.expiresAt}::int8)
+        ${t.createdByToken}::int8, ${t.createdAt}::int8, ${t.expiresAt}::int8)
       RETURNING ${tokenCols(sql)}`
     return tokens(rows)[0]!
   }

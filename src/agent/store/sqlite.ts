@@ -4,7 +4,7 @@ import { where } from '../../db/where'
 import type { AgentStore, AuditFilter, AuditRow, Claim, NewAudit, NewToken, TokenChanges, TokenRow } from './types'
 
 const TOKEN = 'id, name, token_hash AS tokenHash, token_hint AS tokenHint, scopes, rate_default AS rateDefault, rate_ai AS rateAi, ' +
-  'created_by AS createdBy, created_at AS createdAt, expires_at AS expiresAt, revoked_at AS revokedAt, ' +
+  'created_by AS createdBy, created_by_token AS createdByToken, created_at AS createdAt, expires_at AS expiresAt, revoked_at AS revokedAt, ' +
   'last_used_at AS lastUsedAt, last_used_ip AS lastUsedIp'
 const AUDIT = 'id, token_id AS tokenId, token_name AS tokenName, surface, tool, arguments, outcome, error, ' +
   'duration_ms AS durationMs, ip, created_at AS createdAt'
@@ -26,8 +26,8 @@ export class SqliteAgentStore implements AgentStore {
 
   async createToken(t: NewToken): Promise<TokenRow> {
     return this.st(
-      'INSERT INTO agent_tokens (name, token_hash, token_hint, scopes, rate_default, rate_ai, created_by, created_at, expires_at) ' +
-        `VALUES ($name, $tokenHash, $tokenHint, $scopes, $rateDefault, $rateAi, $createdBy, $createdAt, $expiresAt) RETURNING ${TOKEN}`,
+      'INSERT INTO agent_tokens (name, token_hash, token_hint, scopes, rate_default, rate_ai, created_by, created_by_token, created_at, expires_at) ' +
+        `VALUES ($name, $tokenHash, $tokenHint, $scopes, $rateDefault, $rateAi, $createdBy, $createdByToken, $createdAt, $expiresAt) RETURNING ${TOKEN}`,
     ).get({ ...t }) as TokenRow
   }
 

@@ -11,6 +11,8 @@ export interface TokenRow {
   rateDefault: number | null
   rateAi: number | null
   createdBy: number | null
+  /** The token that made this one (a confirmed create_token on /mcp), or null: a person or the CLI made it. */
+  createdByToken: number | null
   createdAt: number
   expiresAt: number | null
   revokedAt: number | null

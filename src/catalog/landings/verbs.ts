@@ -5,12 +5,23 @@ import { optionalUrlTemplate, requiredText, slug } from '../../lib/fields'
 import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
 import type { LandingValues } from '../store/types'
 import { LandingCreate, LandingPatch, MAX_HTML, type LandingInput } from './model'
+import { analyzeMacros } from './macro-context'
 
 function html(value: unknown): string | null {
   if (value === null || value === undefined) return null
   if (typeof value !== 'string') throw invalid('html: must be a string or null')
   if (value.length > MAX_HTML) throw invalid(`html: must be at most ${MAX_HTML} characters`)
-  return value.trim() === '' ? null : value
+  if (value.trim() === '') return null
+  // A macro where no escaping keeps a visitor's value from becoming markup or script (an event handler, a
+  // style, a tag name, where a script is loaded from…) is refused, naming the macro and its place.
+  const { problems } = analyzeMacros(value)
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).map((p) => `{${p.macro}} in ${p.context}`).join('; ')
+    const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''
+    throw invalid(`html: a macro cannot be filled safely there: ${shown}${more}. Macros may stand in text, attribute values, ` +
+      'link and image URLs, and script strings')
+  }
+  return value
 }
 
 function fields(input: LandingInput): Partial<LandingValues> {

@@ -154,7 +154,8 @@ const S_REFUND = 'id, order_id AS orderId, source, external_id AS externalId, am
 const S_SUBSCRIPTION = 'id, source, external_id AS externalId, payment_account_id AS paymentAccountId, ' +
   'customer_external_id AS customerExternalId, email, status, click_id AS clickId, product_id AS productId, ' +
   'current_period_end AS currentPeriodEnd, canceled_at AS canceledAt, created_at AS createdAt, updated_at AS updatedAt'
-const S_ORDER = 'id, source, external_id AS externalId, status, currency, total, refunded, email, click_id AS clickId, ' +
+const S_ORDER = 'id, source, external_id AS externalId, status, currency, total, refunded, counted, ' +
+  'counted_currency AS countedCurrency, reversed, email, click_id AS clickId, ' +
   'conversion_id AS conversionId, reversal_id AS reversalId, product_id AS productId, payment_account_id AS paymentAccountId, ' +
   'created_at AS createdAt, updated_at AS updatedAt'
 
@@ -399,7 +400,7 @@ const refundRows = (rows: Raw[]) => numCols(rows, 'id', 'orderId', 'amount', 'co
 const subscriptionRows = (rows: Raw[]) =>
   numCols(rows, 'id', 'paymentAccountId', 'productId', 'currentPeriodEnd', 'canceledAt', 'createdAt', 'updatedAt') as unknown as SubscriptionRow[]
 const orderRows = (rows: Raw[]) =>
-  numCols(rows, 'id', 'total', 'refunded', 'conversionId', 'reversalId', 'productId', 'paymentAccountId', 'createdAt', 'updatedAt') as unknown as OrderRow[]
+  numCols(rows, 'id', 'total', 'refunded', 'counted', 'reversed', 'conversionId', 'reversalId', 'productId', 'paymentAccountId', 'createdAt', 'updatedAt') as unknown as OrderRow[]
 
 /** The conditions, or an empty fragment (an empty array would not render). */
 const all = (sql: SQL, conds: Array<Fragment | null>) => {
@@ -425,7 +426,8 @@ export class PgCommerceCatalogStore implements CommerceCatalogStore {
   private static subscription = (q: Q) => q`id, source, external_id AS "externalId", payment_account_id AS "paymentAccountId",
     customer_external_id AS "customerExternalId", email, status, click_id AS "clickId", product_id AS "productId",
     current_period_end AS "currentPeriodEnd", canceled_at AS "canceledAt", created_at AS "createdAt", updated_at AS "updatedAt"`
-  private static order = (q: Q) => q`id, source, external_id AS "externalId", status, currency, total, refunded, email,
+  private static order = (q: Q) => q`id, source, external_id AS "externalId", status, currency, total, refunded, counted,
+  counted_currency AS "countedCurrency", reversed, email,
     click_id AS "clickId", conversion_id AS "conversionId", reversal_id AS "reversalId", product_id AS "productId",
     payment_account_id AS "paymentAccountId", created_at AS "createdAt", updated_at AS "updatedAt"`
 

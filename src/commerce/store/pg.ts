@@ -22,7 +22,8 @@ const eventCols = (sql: SQL) => sql`id, source, external_id AS "externalId", ded
 const listedEventCols = (sql: SQL) => sql`id, source, external_id AS "externalId", dedup_key AS "dedupKey", topic,
   order_external_id AS "orderExternalId", signature, outcome, error, click_id AS "clickId", order_id AS "orderId",
   conversion_id AS "conversionId", NULL::text AS payload, deliveries, received_at AS "receivedAt", last_received_at AS "lastReceivedAt"`
-const orderCols = (sql: SQL) => sql`id, source, external_id AS "externalId", status, currency, total, refunded, email,
+const orderCols = (sql: SQL) => sql`id, source, external_id AS "externalId", status, currency, total, refunded, counted,
+  counted_currency AS "countedCurrency", reversed, email,
   click_id AS "clickId", conversion_id AS "conversionId", reversal_id AS "reversalId", product_id AS "productId",
   payment_account_id AS "paymentAccountId", created_at AS "createdAt", updated_at AS "updatedAt"`
 
@@ -30,7 +31,7 @@ const eventRows = (rows: Raw[]) =>
   numCols(rows, 'id', 'orderId', 'conversionId', 'deliveries', 'receivedAt', 'lastReceivedAt') as unknown as WebhookEventRow[]
 /** float8 arrives as a number already; converted anyway so a driver change cannot turn totals into strings. */
 const orderRows = (rows: Raw[]) =>
-  numCols(rows, 'id', 'total', 'refunded', 'conversionId', 'reversalId', 'createdAt', 'updatedAt') as unknown as OrderRow[]
+  numCols(rows, 'id', 'total', 'refunded', 'counted', 'reversed', 'conversionId', 'reversalId', 'createdAt', 'updatedAt') as unknown as OrderRow[]
 
 /** The event insert's VALUES, on the handle that runs it. */
 const eventValues = (sql: SQL, e: NewWebhookEvent, dedupKey: string | null) => sql`(${e.source}, ${e.externalId}, ${dedupKey},
@@ -68,7 +69,9 @@ class PgCommerceQueries implements CommerceQueries {
         ${o.productId ?? null}::int4, ${o.paymentAccountId ?? null}::int4, ${o.now}::int8, ${o.now}::int8)
       ON CONFLICT (source, external_id) DO UPDATE SET
         status = CASE WHEN orders.status IN ('cancelled', 'refunded', 'failed') THEN orders.status ELSE excluded.status END,
-        currency = coalesce(excluded.currency, orders.currency), total = coalesce(${o.total}::float8, orders.total),
+        currency = CASE WHEN orders.conversion_id IS NOT NULL OR orders.refunded > 0 THEN coalesce(orders.currency, excluded.currency)
+          ELSE coalesce(excluded.currency, orders.currency) END,
+        total = coalesce(${o.total}::float8, orders.total),
         email = coalesce(excluded.email, orders.email), click_id = coalesce(orders.click_id, excluded.click_id),
         product_id = coalesce(orders.product_id, excluded.product_id),
         payment_account_id = coalesce(orders.payment_account_id, excluded.payment_account_id),
@@ -81,6 +84,16 @@ class PgCommerceQueries implements CommerceQueries {
     const sql = this.sql
     if (field === 'conversion') await sql`UPDATE orders SET conversion_id = ${conversionId}::int8, updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
     else await sql`UPDATE orders SET reversal_id = ${conversionId}::int8, updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
+  }
+
+  async setOrderCounted(orderId: number, conversionId: number, counted: number, currency: string | null, now: number): Promise<void> {
+    await this.sql`UPDATE orders SET conversion_id = ${conversionId}::int8, counted = ${counted}::float8, counted_currency = ${currency},
+      updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
+  }
+
+  async setOrderReversed(orderId: number, reversed: number, reversalId: number | null, now: number): Promise<void> {
+    await this.sql`UPDATE orders SET reversed = ${reversed}::float8, reversal_id = coalesce(${reversalId}::int8, reversal_id),
+      updated_at = ${now}::int8 WHERE id = ${orderId}::int8`
   }
 
   async lockOrder(id: number): Promise<OrderRow | undefined> {

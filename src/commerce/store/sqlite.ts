@@ -14,7 +14,8 @@ import type {
 const EVENT = 'id, source, external_id AS externalId, dedup_key AS dedupKey, topic, order_external_id AS orderExternalId, signature, ' +
   'outcome, error, click_id AS clickId, order_id AS orderId, conversion_id AS conversionId, payload, deliveries, ' +
   'received_at AS receivedAt, last_received_at AS lastReceivedAt'
-const ORDER = 'id, source, external_id AS externalId, status, currency, total, refunded, email, click_id AS clickId, ' +
+const ORDER = 'id, source, external_id AS externalId, status, currency, total, refunded, counted, ' +
+  'counted_currency AS countedCurrency, reversed, email, click_id AS clickId, ' +
   'conversion_id AS conversionId, reversal_id AS reversalId, product_id AS productId, payment_account_id AS paymentAccountId, ' +
   'created_at AS createdAt, updated_at AS updatedAt'
 
@@ -46,6 +47,8 @@ class SqliteCommerceQueries implements CommerceQueries {
   private readonly setConversion: RawStatement
   private readonly setReversal: RawStatement
   private readonly setRefunded: RawStatement
+  private readonly setCounted: RawStatement
+  private readonly setReversed: RawStatement
   private readonly refund: RawStatement
   private readonly byId: RawStatement
   private readonly setStatus: RawStatement
@@ -64,7 +67,10 @@ class SqliteCommerceQueries implements CommerceQueries {
         // A cancelled, refunded or failed order stays so: a late or replayed event must not revive it.
         "ON CONFLICT (source, external_id) DO UPDATE SET status = CASE WHEN orders.status IN ('cancelled', 'refunded', 'failed') " +
         'THEN orders.status ELSE excluded.status END, ' +
-        'currency = coalesce(excluded.currency, orders.currency), total = coalesce($total, orders.total), ' +
+        // Once money moved (counted, or refunded early) the order keeps its currency: a later event in another one
+        // cannot make its reversals count in that other currency.
+        'currency = CASE WHEN orders.conversion_id IS NOT NULL OR orders.refunded > 0 THEN coalesce(orders.currency, excluded.currency) ' +
+        'ELSE coalesce(excluded.currency, orders.currency) END, total = coalesce($total, orders.total), ' +
         'email = coalesce(excluded.email, orders.email), click_id = coalesce(orders.click_id, excluded.click_id), ' +
         'product_id = coalesce(orders.product_id, excluded.product_id), ' +
         'payment_account_id = coalesce(orders.payment_account_id, excluded.payment_account_id), ' +
@@ -72,6 +78,12 @@ class SqliteCommerceQueries implements CommerceQueries {
     )
     this.setConversion = raw.prepare('UPDATE orders SET conversion_id = $conversionId, updated_at = $now WHERE id = $orderId')
     this.setReversal = raw.prepare('UPDATE orders SET reversal_id = $conversionId, updated_at = $now WHERE id = $orderId')
+    this.setCounted = raw.prepare(
+      'UPDATE orders SET conversion_id = $conversionId, counted = $counted, counted_currency = $currency, updated_at = $now WHERE id = $orderId',
+    )
+    this.setReversed = raw.prepare(
+      'UPDATE orders SET reversed = $reversed, reversal_id = coalesce($reversalId, reversal_id), updated_at = $now WHERE id = $orderId',
+    )
     this.setRefunded = raw.prepare('UPDATE orders SET refunded = $refunded, updated_at = $now WHERE id = $orderId')
     this.byId = raw.prepare(`SELECT ${ORDER} FROM orders WHERE id = $id`)
     this.setStatus = raw.prepare('UPDATE orders SET status = $status, updated_at = $now WHERE id = $id')
@@ -110,6 +122,14 @@ class SqliteCommerceQueries implements CommerceQueries {
 
   setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): void {
     ;(field === 'conversion' ? this.setConversion : this.setReversal).run({ orderId, conversionId, now })
+  }
+
+  setOrderCounted(orderId: number, conversionId: number, counted: number, currency: string | null, now: number): void {
+    this.setCounted.run({ orderId, conversionId, counted, currency, now })
+  }
+
+  setOrderReversed(orderId: number, reversed: number, reversalId: number | null, now: number): void {
+    this.setReversed.run({ orderId, reversed, reversalId, now })
   }
 
   lockOrder(id: number): OrderRow | undefined {

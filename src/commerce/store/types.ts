@@ -17,7 +17,8 @@ export type SignatureOutcome = (typeof SIGNATURES)[number]
  * attributed: a conversion was recorded for a click; unattributed: no click id in the event, or an unknown
  * one; recorded: the order changed, no money moved (already counted, fulfilled, pending…); ignored: nothing
  * to do (a topic svc does not handle, a ping, a body that is not JSON); rejected: refused (signature);
- * error: processing failed (the sender retries; a later delivery may succeed).
+ * error: processing failed (the sender retries; a later delivery may succeed), or an amount svc cannot read
+ * (pay-a: not integer minor units; answered 200, nothing counted: a redelivery would carry the same amount).
  */
 export const OUTCOMES = ['attributed', 'unattributed', 'recorded', 'ignored', 'rejected', 'error'] as const
 export type EventOutcome = (typeof OUTCOMES)[number]
@@ -101,6 +102,10 @@ export interface CommerceQueries {
    * locked until the transaction ends (Postgres), so concurrent events of one order take turns. Returns the row.
    */
   upsertOrder(o: OrderUpsert): MaybeAsync<OrderRow>
+  /** The sale counted: orders.conversion_id, what it counted and in which currency (the cap of every reversal). */
+  setOrderCounted(orderId: number, conversionId: number, counted: number, currency: string | null, now: number): MaybeAsync<void>
+  /** orders.reversed (what negative conversions took back so far); with reversalId, the cancellation's conversion too. */
+  setOrderReversed(orderId: number, reversed: number, reversalId: number | null, now: number): MaybeAsync<void>
   /** Sets orders.conversion_id or orders.reversal_id. */
   setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): MaybeAsync<void>
   /** One refund row; a refund already stored (same source and external id) is left as it is. */

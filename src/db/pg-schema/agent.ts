@@ -17,6 +17,7 @@ export const agentTokens = pgTable('agent_tokens', {
   rateDefault: integer('rate_default'),
   rateAi: integer('rate_ai'),
   createdBy: bigint('created_by', { mode: 'number' }),
+  createdByToken: bigint('created_by_token', { mode: 'number' }),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   expiresAt: bigint('expires_at', { mode: 'number' }),
   revokedAt: bigint('revoked_at', { mode: 'number' }),

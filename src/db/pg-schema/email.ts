@@ -1,4 +1,4 @@
-import { pgTable, integer, bigint, text, index, uniqueIndex } from 'drizzle-orm/pg-core'
+import { pgTable, integer, bigint, text, index, uniqueIndex, primaryKey } from 'drizzle-orm/pg-core'
 import { offers } from './campaigns'
 
 // Postgres twin of ../schema/email.ts (identity BY DEFAULT: see campaigns.ts).
@@ -100,3 +100,11 @@ export const mailEvents = pgTable('mail_events', {
   occurredAt: ms('occurred_at').notNull(),
   createdAt: ms('created_at').notNull(),
 }, (t) => [uniqueIndex('mail_events_key_idx').on(t.provider, t.eventKey), index('mail_events_email_idx').on(t.email)])
+
+export const mailWebhookTokens = pgTable('mail_webhook_tokens', {
+  provider: text('provider').notNull(),
+  token: text('token').notNull(),
+  bodyHash: text('body_hash').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.provider, t.token] }), index('mail_webhook_tokens_expires_idx').on(t.expiresAt)])

@@ -15,6 +15,7 @@ export const agentTokens = sqliteTable('agent_tokens', {
   rateDefault: integer('rate_default'),
   rateAi: integer('rate_ai'),
   createdBy: integer('created_by'),
+  createdByToken: integer('created_by_token'),
   createdAt: integer('created_at').notNull(),
   expiresAt: integer('expires_at'),
   revokedAt: integer('revoked_at'),

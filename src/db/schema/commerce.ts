@@ -46,6 +46,11 @@ export const orders = sqliteTable('orders', {
   currency: text('currency'),
   total: real('total').notNull().default(0),
   refunded: real('refunded').notNull().default(0),
+  /** What the sale conversion counted (null: never counted) and in which currency: the cap of every reversal. */
+  counted: real('counted'),
+  countedCurrency: text('counted_currency'),
+  /** What the negative conversions (refunds, cancellation) took back so far: never more than counted. */
+  reversed: real('reversed').notNull().default(0),
   email: text('email'),
   clickId: text('click_id'),
   conversionId: integer('conversion_id'),

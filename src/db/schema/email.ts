@@ -1,4 +1,4 @@
-import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, integer, text, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
 import { offers } from './campaigns'
 
 /** Mailing lists: landings enrol leads into one, triggers enrol buyers, automations mail their subscribers. */
@@ -130,3 +130,18 @@ export const mailEvents = sqliteTable('mail_events', {
   occurredAt: integer('occurred_at').notNull(),
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('mail_events_key_idx').on(t.provider, t.eventKey), index('mail_events_email_idx').on(t.email)])
+
+/**
+ * Signature tokens of mail-provider webhooks already accepted (Mailgun: its HMAC covers the timestamp and
+ * token only, not the body), kept until the signature could no longer be accepted anyway, so a signature
+ * seen once cannot carry another body. `body_hash` (SHA-256 of the raw body) tells the provider's own
+ * redelivery of the same body (a no-op) from a replay with another body (refused). Shared by every
+ * instance; rows past `expires_at` are pruned.
+ */
+export const mailWebhookTokens = sqliteTable('mail_webhook_tokens', {
+  provider: text('provider').notNull(),
+  token: text('token').notNull(),
+  bodyHash: text('body_hash').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.provider, t.token] }), index('mail_webhook_tokens_expires_idx').on(t.expiresAt)])

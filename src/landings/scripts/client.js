@@ -8,7 +8,11 @@
     var UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
     var KEY = '_svc_click', OOPS = 'Something went wrong. Please try again.';
     var me = d.currentScript;
-    var attr = function (n) { return (me && me.getAttribute('data-' + n)) || ''; };
+    // This tag's data-*, else the hosted page's pixel.js tag's (whose token names its click).
+    var attr = function (n) {
+      var px = d.querySelector('script[data-form-token]');
+      return (me && me.getAttribute('data-' + n)) || (px && px.getAttribute('data-' + n)) || '';
+    };
     var uuid = function (v) { return typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : ''; };
     var own = '';
     try { if (me && me.src) own = new URL(me.src, location.href).origin; } catch (e) {}
@@ -39,7 +43,7 @@
       } catch (e) {}
       try { w.localStorage.setItem(KEY, id); } catch (e) {}
     };
-    // URL parameter, then first-party cookie, then localStorage, then what pixel.js knows.
+    // URL, cookie, localStorage, then pixel.js (a sandboxed /lp page: cookie and storage throw, all guarded).
     var clickId = function () {
       var id = '';
       try { id = uuid(new URL(location.href).searchParams.get('click_id')); } catch (e) {}
@@ -52,16 +56,18 @@
     svc.clickId = function () { try { return clickId(); } catch (e) { return ''; } };
 
     var send = function (name, props) {
-      var id = clickId(), lid = landingId(), base = endpoint();
+      var id = uuid(attr('click-id')) || clickId(), lid = landingId(), base = endpoint(), tok = formToken();
       var lnum = /^\d+$/.test(lid) ? parseInt(lid, 10) : null;
       var ev = { name: name, url: location.href, props: props || {} };
       if (id) ev.click_id = id;
       if (lnum !== null) ev.landing_id = lnum;
+      if (tok) ev.token = tok;
       var ok = false;
       try { if (navigator.sendBeacon) ok = navigator.sendBeacon(base + '/api/events', JSON.stringify(ev)); } catch (e) { ok = false; }
       if (!ok) {
         var q = 'name=' + encodeURIComponent(name) + (id ? '&click_id=' + id : '') +
-          (lnum !== null ? '&landing_id=' + lnum : '') + '&url=' + encodeURIComponent(location.href);
+          (lnum !== null ? '&landing_id=' + lnum : '') + '&url=' + encodeURIComponent(location.href) +
+          (tok ? '&token=' + encodeURIComponent(tok) : '');
         var pj = JSON.stringify(props || {});
         if (pj !== '{}') q += '&props=' + encodeURIComponent(pj);
         new Image().src = base + '/api/events?' + q;

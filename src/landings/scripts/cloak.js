@@ -27,9 +27,13 @@
     if (chrome && typeof w.chrome === 'undefined') weak.push('no_chrome_object');
     if (!strong.length && !weak.length) return;
 
+    // The pixel.js tag of a hosted page (read even before pixel.js, async, ran): its click, landing and token.
+    var pxTag = function (k) {
+      try { var px = d.querySelector('script[data-form-token]'); return (px && px.getAttribute('data-' + k)) || ''; } catch (e) { return ''; }
+    };
     var ids = function () {
-      var click = '', landing = '';
-      try { click = uuid(typeof svc.clickId === 'function' ? svc.clickId() : svc.clickId); } catch (e) {}
+      var click = uuid(pxTag('click-id')), landing = '';
+      if (!click) try { click = uuid(typeof svc.clickId === 'function' ? svc.clickId() : svc.clickId); } catch (e) {}
       if (!click) click = uuid(svc._px && svc._px.clickId) || uuid(attr('click-id'));
       if (!click) {
         try {
@@ -38,8 +42,10 @@
         } catch (e) {}
       }
       if (!click) try { click = uuid(new URL(location.href).searchParams.get('click_id')); } catch (e) {}
-      landing = String(svc.landingId || (svc._px && svc._px.landingId) || attr('landing-id') || '');
-      return { click: click, landing: /^\d+$/.test(landing) ? parseInt(landing, 10) : null };
+      landing = String(svc.landingId || (svc._px && svc._px.landingId) || attr('landing-id') || pxTag('landing-id') || '');
+      // The page's signed token: the server flags the click only with the token of that click and landing.
+      var token = String(svc.formToken || (svc._px && svc._px.formToken) || attr('form-token') || pxTag('form-token') || '');
+      return { click: click, landing: /^\d+$/.test(landing) ? parseInt(landing, 10) : null, token: token };
     };
 
     var reported = false;
@@ -49,6 +55,7 @@
       var id = ids(), body = { signals: signals };
       if (id.click) body.click_id = id.click;
       if (id.landing !== null) body.landing_id = id.landing;
+      if (id.token) body.token = id.token;
       svc.cloak = { signals: signals };
       fetch(origin + '/api/cloak', {
         method: 'POST', keepalive: true, body: JSON.stringify(body),
@@ -61,7 +68,12 @@
       })['catch'](function () { /* ignore */ });
     };
 
-    if (strong.length) { report(strong.concat(weak)); return; }
+    if (strong.length) {
+      // Once the page is parsed: the pixel.js tag (after this script, before </body>) carries the token.
+      var now = function () { try { report(strong.concat(weak)); } catch (e) {} };
+      if (d.readyState === 'loading') d.addEventListener('DOMContentLoaded', now); else now();
+      return;
+    }
 
     // Only weak signals: give a person up to `wait` ms to touch the page; the server decides either way.
     var kinds = ['mousemove', 'touchstart', 'scroll', 'keydown', 'pointerdown'];

@@ -50,13 +50,16 @@
       var ev = { name: 'page_view', url: location.href, props: {} };
       if (clickId) ev.click_id = clickId;
       if (landingNumber !== null) ev.landing_id = landingNumber;
+      // The page's signed token: without it the server does not attach the view to the click.
+      if (formToken) ev.token = formToken;
       var sent = false;
       try {
         if (navigator.sendBeacon) sent = navigator.sendBeacon(origin + '/api/events', JSON.stringify(ev));
       } catch (e) { sent = false; }
       if (!sent) {
         var q = 'name=page_view' + (clickId ? '&click_id=' + clickId : '') +
-          (landingNumber !== null ? '&landing_id=' + landingNumber : '') + '&url=' + encodeURIComponent(location.href);
+          (landingNumber !== null ? '&landing_id=' + landingNumber : '') + '&url=' + encodeURIComponent(location.href) +
+          (formToken ? '&token=' + encodeURIComponent(formToken) : '');
         new Image().src = origin + '/api/events?' + q;
       }
     }

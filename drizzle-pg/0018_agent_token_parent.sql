@@ -1,0 +1,1 @@
+ALTER TABLE "agent_tokens" ADD COLUMN "created_by_token" bigint;

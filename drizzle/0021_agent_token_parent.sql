@@ -1,0 +1,1 @@
+ALTER TABLE `agent_tokens` ADD `created_by_token` integer;
