@@ -1,5 +1,9 @@
 // Smoke test of the built binary: start it from a temp dir on a free port, then walk the money path once
 // through the public HTTP surface: healthz → login → source/offer/campaign → click → postback → conversion.
+// Then what issue 26 fixed, against the binary: a cookie-replaying script's bodiless DELETE (no content type,
+// no Origin, no Sec-Fetch-Site) works and a cross-site one is refused; mail leaves with only SVC_SMTP_URL
+// and SVC_PUBLIC_URL set (From noreply@<host>); / redirects to /admin; a failed payment is an order `failed`.
+import { createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -10,6 +14,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'svc-smoke-'))
 const port = await freePort()
 const base = `http://127.0.0.1:${port}`
 const email = 'smoke@example.com'
+// A mail domain, so the binary derives its From (noreply@svc-smoke.example.com) from it; requests still go to 127.0.0.1.
+const publicHost = 'svc-smoke.example.com'
 const password = 'smoke-password-1'
 
 // A local SMTP relay: nodemailer is loaded on the first message, so the walk sends one through the binary.
@@ -19,11 +25,21 @@ const child = Bun.spawn([binary, 'serve'], {
   cwd: tmpdir(), // the binary must need nothing beside it
   env: {
     PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: email, SVC_ADMIN_PASSWORD: password,
-    SVC_SMTP_URL: relay.url, SVC_PUBLIC_URL: base, ...postgres(),
+    SVC_SMTP_URL: relay.url, SVC_PUBLIC_URL: `http://${publicHost}:${port}`, ...postgres(),
   },
-  stdout: 'inherit',
-  stderr: 'inherit',
+  stdout: 'pipe',
+  stderr: 'pipe',
 })
+// The binary's output is shown as it comes and kept, so the start line can be checked.
+let output = ''
+async function relayOutput(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) {
+  const decoder = new TextDecoder()
+  for await (const chunk of stream) {
+    sink.write(chunk)
+    output += decoder.decode(chunk, { stream: true })
+  }
+}
+const outputDone = Promise.all([relayOutput(child.stdout, process.stdout), relayOutput(child.stderr, process.stderr)])
 
 /**
  * SVC_DATABASE_URL set (an EMPTY PostgreSQL database: the walk creates its owner and fixed slugs): the binary
@@ -110,20 +126,72 @@ try {
   check(image.status === 201 || image.status === 200, `PUT a PNG asset → ${image.status}`)
   const fake = await put(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>') as Uint8Array<ArrayBuffer>, 'image/png', 'fake.png')
   check(fake.status === 400, `PUT an SVG labelled image/png → 400 (got ${fake.status})`)
-  // Mail through the relay: a broadcast to one subscriber.
+  // Mail through the relay with only SVC_SMTP_URL and SVC_PUBLIC_URL set: no email_from, the From is derived.
+  const startLine = output.split('\n').find((l) => l.includes('svc started')) ?? ''
+  check(startLine.includes(`noreply@${publicHost} (from SVC_PUBLIC_URL)`), `the start line names the From: ${startLine.match(/mail_from=("[^"]*"|\S+)/)?.[0]}`)
+  const mailList = await api('/admin/api/email-lists', { name: 'Smoke list' })
+  await api(`/admin/api/email-lists/${mailList.id}/subscribers`, { email: 'reader@example.com', name: 'Reader' })
+  const send = (subject: string) => fetch(`${base}/admin/api/email-lists/${mailList.id}/broadcasts`, {
+    method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ subject, text: 'Hi {name}' }),
+  })
+  const broadcast = await send('Hello {name}')
+  const queued = await broadcast.json()
+  check(broadcast.status === 202 && queued.status === 'queued', `POST …/broadcasts without email_from → 202 queued (got ${broadcast.status} ${JSON.stringify(queued)})`)
+  const mailNumber = async (count: number) => {
+    for (let i = 0; i < 150 && relay.received.length < count; i++) await Bun.sleep(100)
+    return relay.received[count - 1]
+  }
+  const fromOf = (raw: string) => /^From: (.*)$/mi.exec(raw.split(/\r?\n\r?\n/)[0]!)?.[1]
+  const mail = await mailNumber(1)
+  check(mail?.to[0] === 'reader@example.com' && mail.raw.includes('Hello Reader') && mail.from === `noreply@${publicHost}` && fromOf(mail.raw) === `noreply@${publicHost}`,
+    `the broadcast reached the SMTP relay From noreply@${publicHost} (From: ${mail ? fromOf(mail.raw) : 'no mail'})`)
+  // The email_from setting wins.
   const settings = await fetch(`${base}/admin/api/settings`, {
     method: 'PUT', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ email_from: 'Smoke <smoke@shop.example>' }),
   })
   check(settings.status === 200, `PUT /admin/api/settings email_from → 200 (got ${settings.status})`)
-  const mailList = await api('/admin/api/email-lists', { name: 'Smoke list' })
-  await api(`/admin/api/email-lists/${mailList.id}/subscribers`, { email: 'reader@example.com', name: 'Reader' })
-  const broadcast = await fetch(`${base}/admin/api/email-lists/${mailList.id}/broadcasts`, {
-    method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Hello {name}', text: 'Hi {name}' }),
+  check((await send('Again')).status === 202, 'a second broadcast → 202')
+  const second = await mailNumber(2)
+  check(second && fromOf(second.raw) === 'Smoke <smoke@shop.example>', `with email_from set, mail comes From it (From: ${second ? fromOf(second.raw) : 'no mail'})`)
+
+  // A script replaying the admin cookie, as curl does (no Origin, no Sec-Fetch-Site, no content type): a bodiless
+  // DELETE works; the same request marked cross-site by a browser is refused.
+  const scripted = await api('/admin/api/sources', { name: 'Deleted by a script' })
+  const del = await fetch(`${base}/admin/api/sources/${scripted.id}`, { method: 'DELETE', headers: { cookie } })
+  const delBody = await del.text()
+  check(del.status === 200 && !del.headers.get('content-type')?.includes('text/html'), `a cookie script's bodiless DELETE /admin/api/sources/:id → 200 (got ${del.status} ${delBody})`)
+  const kept = await api('/admin/api/sources', { name: 'Kept from a cross-site page' })
+  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }] as Record<string, string>[]) {
+    const cross = await fetch(`${base}/admin/api/sources/${kept.id}`, { method: 'DELETE', headers: { cookie, ...headers } })
+    check(cross.status === 403, `a cross-site DELETE (${JSON.stringify(headers)}) → 403 (got ${cross.status} ${await cross.text()})`)
+  }
+  const still = await fetch(`${base}/admin/api/sources/${kept.id}`, { headers: { cookie } })
+  check(still.status === 200, `the source survived the cross-site DELETEs (GET → ${still.status})`)
+
+  // The bare root sends a browser (or curl -L) to the dashboard.
+  for (const method of ['GET', 'HEAD']) {
+    const root = await fetch(`${base}/`, { method, redirect: 'manual' })
+    check((root.status === 302 || root.status === 303) && root.headers.get('location') === '/admin', `${method} / → ${root.status} Location ${root.headers.get('location')}`)
+  }
+
+  // A failed card payment at processor A (pay-a) is an order in the spec's state `failed`.
+  const webhookSecret = 'whsec_smoke_0123456789abcdef'
+  const secretSet = await fetch(`${base}/admin/api/settings`, {
+    method: 'PUT', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ pay_a_ecom_webhook_secret: webhookSecret }),
   })
-  check(broadcast.status === 202, `POST …/broadcasts → 202 (got ${broadcast.status})`)
-  for (let i = 0; i < 150 && relay.received.length === 0; i++) await Bun.sleep(100)
-  const mail = relay.received[0]
-  check(mail?.to[0] === 'reader@example.com' && mail.raw.includes('Hello Reader'), 'the broadcast reached the SMTP relay')
+  check(secretSet.status === 200, `PUT pay_a_ecom_webhook_secret → 200 (got ${secretSet.status})`)
+  const buyer = new URL((await fetch(`${base}/c/smoke`, { redirect: 'manual' })).headers.get('location')!).searchParams.get('cid')!
+  const payload = JSON.stringify({
+    id: 'evt_smoke_failed', object: 'event', type: 'payment_intent.payment_failed', created: Math.floor(Date.now() / 1000), livemode: false,
+    data: { object: { id: 'pi_smoke_failed', object: 'payment_intent', amount: 2000, amount_received: 0, currency: 'eur', status: 'requires_payment_method', metadata: { _svc_click: buyer } } },
+  })
+  const t = Math.floor(Date.now() / 1000)
+  const signature = `t=${t},v1=${createHmac('sha256', webhookSecret).update(`${t}.${payload}`).digest('hex')}`
+  const hook = await fetch(`${base}/webhook/pay-a-ecom`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', 'paya-signature': signature } })
+  check(hook.status === 200, `POST /webhook/pay-a-ecom payment_intent.payment_failed → 200 (got ${hook.status} ${await hook.text()})`)
+  const orders = await (await fetch(`${base}/admin/api/orders?click_id=${buyer}`, { headers: { cookie } })).json()
+  check(orders.items?.length === 1 && orders.items[0].status === 'failed', `the order's status is failed (${JSON.stringify(orders.items?.map((o: { status: string }) => o.status))})`)
+
   // The agent API: the MCP SDK server runs inside the binary; a token sees its tools and calls one.
   const created = await api('/admin/api/tokens', { name: 'smoke', scopes: ['conversions:read', 'reports:read'] })
   const rpc = async (body: unknown, version?: string) => {
@@ -155,6 +223,7 @@ try {
 } finally {
   child.kill('SIGTERM')
   await child.exited
+  await outputDone
   relay.close()
   rmSync(dataDir, { recursive: true, force: true })
 }

@@ -39,7 +39,7 @@ export const COMMANDS = {
   },
   'token create': {
     usage: 'token create --name N --scopes a,b [--expires-at ISO] [--data-dir DIR]',
-    summary: 'create an agent API token for /mcp and /admin/api (scopes: see README, or "all"); prints the token once',
+    summary: 'create an agent API token for /mcp and /admin/api (scopes: see docs/agent-api.md, or "all"); prints the token once',
     values: ['name', 'scopes', 'expires-at', ...DATA], switches: [], args: [],
   },
   backup: {

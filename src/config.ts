@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, statSync
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { LogFormat } from './lib/log'
+import { parseMailbox } from './settings/registry'
 
 export interface Config {
   port: number
@@ -29,6 +30,12 @@ export interface Config {
   trustProxy: boolean
   sessionTtlSeconds: number
   smtpUrl: string | null
+  /**
+   * The From of outgoing mail when the email_from setting is unset (the setting wins): SVC_EMAIL_FROM, else
+   * noreply@<host of SVC_PUBLIC_URL> (when that host is a mail domain, not an IP address or localhost), else
+   * null: then mail waits in the outbox as unsent until a From exists (src/email/outbox.ts).
+   */
+  emailFrom: { mailbox: string; source: 'SVC_EMAIL_FROM' | 'SVC_PUBLIC_URL' } | null
   /** The payment processors' API bases (SVC_PAY_A_API, SVC_PAY_B_API): their public APIs unless set (tests point them at local servers). */
   payAApi: string
   payBApi: string
@@ -136,6 +143,20 @@ function landingOriginOf(env: Env): string | null {
   return u!.origin
 }
 
+/** SVC_EMAIL_FROM, validated like the email_from setting; else the address derived from SVC_PUBLIC_URL; else null. */
+function emailFromOf(env: Env, publicUrl: string | null): Config['emailFrom'] {
+  const raw = nonEmpty(env.SVC_EMAIL_FROM)
+  if (raw !== null) {
+    const mailbox = parseMailbox(raw)
+    if (!mailbox) throw new ConfigError(`SVC_EMAIL_FROM must be an email address, optionally "Name <address>", got "${raw.slice(0, 100)}"`)
+    return { mailbox, source: 'SVC_EMAIL_FROM' }
+  }
+  const host = publicUrl === null ? null : URL.parse(publicUrl)?.hostname
+  // parseMailbox refuses a host that is no mail domain (an IP address, localhost): no From rather than a bad one.
+  const mailbox = host ? parseMailbox(`noreply@${host}`) : null
+  return mailbox ? { mailbox, source: 'SVC_PUBLIC_URL' } : null
+}
+
 function nonEmpty(v: string | undefined): string | null {
   return v === undefined || v.trim() === '' ? null : v
 }
@@ -232,6 +253,7 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
   const { dataDir, dbPath } = dataPaths(env, flags)
   const databaseUrl = databaseUrlOf(env)
   const port = portOf(env, flags)
+  const publicUrl = nonEmpty(env.SVC_PUBLIC_URL)?.replace(/\/+$/, '') ?? null
   const cfg: Config = {
     port,
     host: flags.host ?? nonEmpty(env.HOST) ?? '0.0.0.0',
@@ -241,11 +263,12 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     secret: '', // read below, once every other value is known to be valid
     adminEmail: nonEmpty(env.SVC_ADMIN_EMAIL),
     adminPassword: nonEmpty(env.SVC_ADMIN_PASSWORD),
-    publicUrl: nonEmpty(env.SVC_PUBLIC_URL)?.replace(/\/+$/, '') ?? null,
+    publicUrl,
     landingOrigin: landingOriginOf(env),
     trustProxy: flag(env, 'SVC_TRUST_PROXY'),
     sessionTtlSeconds: int(env, 'SVC_SESSION_TTL', 604800, 60),
     smtpUrl: smtpUrlOf(env),
+    emailFrom: emailFromOf(env, publicUrl),
     payAApi: apiBase(env, 'SVC_PAY_A_API', 'https://api.stripe.com'),
     payBApi: apiBase(env, 'SVC_PAY_B_API', 'https://api-m.paypal.com'),
     outboundAllowPrivate: flag(env, 'SVC_OUTBOUND_ALLOW_PRIVATE'),
@@ -300,6 +323,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string
   ['SVC_PAY_A_API', 'https://api.stripe.com', "payment processor A's API base (checkout, webhook registration)"],
   ['SVC_PAY_B_API', 'https://api-m.paypal.com', "payment processor B's API base (webhook verification, OAuth); the sandbox is https://api-m.sandbox.paypal.com"],
   ['SVC_SMTP_URL', '', 'smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465: the relay svc sends mail through; unset: mail waits in the outbox'],
+  ['SVC_EMAIL_FROM', '', 'From of outgoing mail, an address or "Name <address>"; the email_from setting wins; unset: noreply@<host of SVC_PUBLIC_URL>'],
   ['SVC_OUTBOUND_ALLOW_PRIVATE', '0', '1: forwarded postbacks may target loopback and private addresses'],
   ['SVC_JOBS_POLL_MS', '1000', 'how often the job loop looks for due work'],
   ['SVC_JOBS_TIMEOUT_MS', '10000', 'timeout of one outbound attempt'],

@@ -43,6 +43,13 @@ function listenFailure(err: unknown, config: Readonly<Config>): CommandError {
   return new CommandError(`${where}: ${(err as Error).message ?? err}`)
 }
 
+/** The From outgoing mail uses and where it comes from, for the start line (src/email/outbox.ts picks it the same way). */
+function mailFromOf(setting: string | null, config: Readonly<Config>): string {
+  if (setting) return `${setting} (email_from setting)`
+  if (config.emailFrom) return `${config.emailFrom.mailbox} (from ${config.emailFrom.source})`
+  return 'none (mail waits in the outbox as unsent)'
+}
+
 async function serve(flags: Flags) {
   process.env.NODE_ENV ??= 'production'
   const config = loadConfig(process.env, configFlags(flags))
@@ -68,6 +75,7 @@ async function serve(flags: Flags) {
     ...(config.databaseUrl ? { database: redactUrl(config.databaseUrl) } : { data_dir: config.dataDir }),
     public_url: config.publicUrl ?? 'not set',
     smtp: config.smtpUrl ? 'configured' : 'not configured',
+    mail_from: mailFromOf(settings.get('email_from'), config),
     postback_signing: settings.get('postback_secret') ? 'on' : 'off',
     access_log: config.logRequests ? 'on' : 'off',
   })

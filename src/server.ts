@@ -105,7 +105,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const ctx = await createContext(config)
   const catalog = catalogFeature(ctx)
   const tracking = trackingFeature(ctx, { routes: catalog.routingSource })
-  const postback = postbackFeature(ctx, tracking.findClickRow)
+  const postback = postbackFeature(ctx, tracking.findClickRow, tracking.clicks)
   await postback.ready
   const landings = landingsFeature(ctx, { catalog: catalog.store, tracker: tracking.tracker })
   // Commerce and email need each other (a buyer's account pages; resending a post-purchase sequence): bound late.

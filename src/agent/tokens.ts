@@ -10,7 +10,7 @@ import { holdsSection, RESOURCES, scopeOfVerb, sectionsOf, type ResourceName, ty
 import type { AgentStore, TokenRow } from './store/types'
 
 export const TOKEN_PREFIX = 'svc_ap_'
-/** Calls a minute per bucket when a token names no limit of its own (README "Agent API"). */
+/** Calls a minute per bucket when a token names no limit of its own (docs/agent-api.md). */
 export const DEFAULT_RATES = { default: 120, ai: 10 } as const
 /** last_used_at is written at most this often per token (every call would be a write per call). */
 const TOUCH_EVERY_MS = 60_000

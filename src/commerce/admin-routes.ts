@@ -7,7 +7,7 @@ import { docQuery } from '../http/api-docs'
 import { firstParam, idParams, pageQuery, pageSchema, parseId } from '../http/collection'
 import { adminActor, invoke, shapedBy } from '../lib/verb'
 import {
-  ORDER_SOURCES, OrderRecord, renderOrder, renderWebhookEvent, renderWebhookEventDetail, WebhookEventDetailRecord, WebhookEventRecord,
+  ORDER_SOURCES, ORDER_STATUS, OrderRecord, renderOrder, renderWebhookEvent, renderWebhookEventDetail, WebhookEventDetailRecord, WebhookEventRecord,
   type CommerceAdminVerbs,
 } from './admin-verbs'
 import { OUTCOMES, WEBHOOK_SOURCES } from './store/types'
@@ -25,7 +25,7 @@ const eventsQuery = docQuery({
 })
 const ordersQuery = docQuery({
   source: `one of ${ORDER_SOURCES.join(', ')}`,
-  status: 'the status as the source reported it (exact)',
+  status: `the order's status (exact): ${ORDER_STATUS}`,
   click_id: 'orders attributed to this click (UUID)',
   ...paging,
 })

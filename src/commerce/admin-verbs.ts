@@ -49,11 +49,15 @@ export const WebhookEventDetailRecord = Type.Composite([
   Type.Object({ payload: nullable(Type.String({ description: 'the body as received (first 64 KB)' })) }),
 ])
 
+/** What an order's status holds (spec §3 names paid and failed). */
+export const ORDER_STATUS = 'paid, failed (a payment that failed; it becomes paid if a retry succeeds), pending (native checkout), ' +
+  'partially_refunded, refunded, cancelled, fulfilled; otherwise the status the platform sent (ecom-a financial_status, ecom-b status)'
+
 export const OrderRecord = Type.Object({
   id: Int(),
   source: oneOf(ORDER_SOURCES),
   external_id: Type.String({ description: "the order's id at its source" }),
-  status: Type.String(),
+  status: Type.String({ description: ORDER_STATUS }),
   currency: nullable(Type.String()),
   total: Type.Number(),
   refunded: Type.Number({ description: 'what the sender reported refunded (never more than counted once it counted)' }),

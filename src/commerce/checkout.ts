@@ -111,7 +111,7 @@ export class Checkout {
   /**
    * Best effort, at an account's first checkout: svc registers its endpoint (native-pending) and keeps the
    * signing secret the processor returns. A failure is logged and tried again at the next checkout; the
-   * merchant can always set it up by hand (README).
+   * merchant can always set it up by hand (docs/commerce.md).
    */
   private async registerWebhook(account: CheckoutAccount & { apiKey: string | null }, now: number): Promise<void> {
     if (!this.deps.settings.get('pay_a_register_webhook') || !this.deps.publicUrl || !account.apiKey) return

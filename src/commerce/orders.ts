@@ -25,7 +25,10 @@ import type { CommerceQueries, EventResult, NewWebhookEvent, OrderRow, Subscript
 
 export type OrderEffect = 'count' | 'reverse' | 'refund' | 'update' | 'subscription' | 'ignore'
 
-/** Statuses after which an order never counts again (a late or replayed create/paid must not revive it). */
+/**
+ * Statuses after which an order never counts again (a late or replayed create/paid must not revive it). The
+ * one way out, in the orders upsert: a payment that succeeds after failing moves `failed` to `paid`.
+ */
 export const TERMINAL = new Set(['cancelled', 'refunded', 'failed'])
 
 export interface OrderEvent {

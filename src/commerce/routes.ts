@@ -1,10 +1,11 @@
 // The e-commerce webhook routes (spec §4): the raw body up to exactly 2 MB (413 past it, nothing
 // processed), any content type, 401 for a bad signature (429 with retry-after once one address had 20 in a
-// minute: RefusalThrottle), 200 for everything else the sender must not retry.
+// minute: http/refusal-throttle.ts), 200 for everything else the sender must not retry.
 import { Elysia, t } from 'elysia'
 import { errorResponse } from '../http/errors'
 import { WEBHOOK_BODY_BYTES } from '../http/body-limit'
 import { readBodyLimited } from '../http/raw-body'
+import { RefusalThrottle } from '../http/refusal-throttle'
 import type { WebhookReceiver, Delivery, WebhookAnswer } from './webhooks'
 import type { AppContext } from '../context'
 import { appErrorResponse } from '../http/errors'
@@ -77,51 +78,43 @@ export function manualOrderRoutes(ctx: AppContext, verbs: ReturnType<typeof manu
 }
 
 /**
- * Refused deliveries (401) a minute per address (IPv6 /64) before the next ones get 429 (with retry-after).
- * A valid signature always counts (it is checked first), except on pay-b, whose check is a call to the
- * provider's API: an address over the limit gets 429 there before anything is asked (the provider retries).
+ * The /webhook/* 401 throttle (http/refusal-throttle.ts) as the commerce receivers use it: a delivery is tagged
+ * with its address and whether that address is over its refusals. A valid signature always counts (it is checked
+ * first), except on pay-b, whose check is a call to the provider's API: an address over the limit gets 429 there
+ * before anything is asked (the provider retries). The legacy ?key= is not even compared from such an address.
  */
-export const WEBHOOK_REFUSALS_PER_MINUTE = 20
-
-/** The 401 throttle of the /webhook/* receivers: per address, counting refused deliveries only. */
-class RefusalThrottle {
-  private readonly limiter = new RateLimiter(WEBHOOK_REFUSALS_PER_MINUTE, 60_000)
-  constructor(private readonly trustProxy: boolean) {}
+class DeliveryThrottle {
+  private readonly throttle: RefusalThrottle
+  constructor(trustProxy: boolean) {
+    this.throttle = new RefusalThrottle(trustProxy)
+  }
 
   /** The delivery tagged with its address, and whether that address is over its limit already. */
   tag(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, d: Delivery): Delivery {
-    const ip = clientIp(request.headers, server?.requestIP(request)?.address, this.trustProxy)
-    const client = clientKey(ip) ?? ip
-    return { ...d, client, throttled: !this.limiter.check(client).allowed }
+    const client = this.throttle.clientOf(request, server)
+    return { ...d, client, throttled: this.throttle.over(client) }
   }
 
   /** A 401 counts; past the limit it becomes a 429. Anything else goes out as it is. */
   answer(d: Delivery, a: WebhookAnswer): Response {
-    if (a.status !== 401) return json(a)
-    const decision = this.limiter.hit(d.client ?? 'unknown')
-    return decision.allowed ? json(a) : this.tooMany(decision.retryAfter)
+    return a.status === 401 ? this.throttle.refused(d.client ?? 'unknown', json(a)) : json(a)
   }
 
   /** pay-b: an address over its limit is not verified at all. */
   refusedUpfront(d: Delivery): Response | null {
-    if (!d.throttled) return null
-    return this.tooMany(this.limiter.check(d.client ?? 'unknown').retryAfter)
-  }
-
-  private tooMany(retryAfter: number): Response {
-    return errorResponse(429, 'too many refused deliveries from this address; retry later', { 'retry-after': String(Math.max(1, retryAfter)), 'cache-control': 'no-store' })
+    return d.throttled ? this.throttle.tooMany(d.client ?? 'unknown') : null
   }
 }
 
 export function commerceWebhookRoutes(ctx: AppContext, receiver: WebhookReceiver) {
-  const throttle = new RefusalThrottle(ctx.config.trustProxy)
+  const throttle = new DeliveryThrottle(ctx.config.trustProxy)
   return new Elysia({ name: 'commerce-webhooks' })
     .post('/webhook/ecom-a', async ({ request, server }) => {
       const raw = await delivery(request)
       if (raw instanceof Response) return raw
       const d = throttle.tag(request, server, raw)
       return throttle.answer(d, await receiver.ecomA(d))
-    }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform A orders (X-EcomA-Hmac-SHA256 or X-Shopify-Hmac-Sha256; legacy ?key= only while no HMAC secret is set)' } })
+    }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform A orders (X-EcomA-Hmac-SHA256 or X-Shopify-Hmac-Sha256: HMAC-SHA256 of the raw body, base64 or lowercase hex; legacy ?key= only while no HMAC secret is set)' } })
     .post('/webhook/ecom-b', async ({ request, server }) => {
       const raw = await delivery(request)
       if (raw instanceof Response) return raw

@@ -1,6 +1,6 @@
 /* svc storefront.js: keeps the visitor's click id in the store's cart, so the order that comes out of it
    carries it (note_attributes `_svc_click`) and its webhook is attributed. Install: one script tag in the
-   theme (README "E-commerce webhooks"). Dependency-free; never throws into the page. */
+   theme (docs/commerce.md, "E-commerce webhooks"). Dependency-free; never throws into the page. */
 (function () {
   try {
     var NAME = '_svc_click'

@@ -2,7 +2,7 @@
 // WooCommerce-shaped one). Each checks its signature over the raw bytes, reads the order from the body
 // (JSON, best effort), and runs the order's steps (orders.ts) in one transaction with the conversion they
 // record. No HTTP here: routes.ts reads the request and answers what this returns.
-import { hmacSha256Base64, hmacSha256Hex, safeEqual } from '../lib/crypto'
+import { hmacSha256, hmacSha256Base64, hmacSha256Hex, safeEqual } from '../lib/crypto'
 import { parseJsonExact } from '../lib/json'
 import { duplicateKey } from '../lib/json-duplicates'
 import { RateLimiter } from '../lib/rate-limit'
@@ -85,6 +85,17 @@ const header = (h: Headers, names: readonly string[]): string | null => {
 /** base64(HMAC-SHA256(secret, raw body)) against the header, in constant time. */
 function base64HmacMatches(secret: string, body: Uint8Array, given: string): boolean {
   return safeEqual(given.trim(), hmacSha256Base64(secret, body))
+}
+
+/**
+ * ecom-a: HMAC-SHA256(secret, raw body) as base64 (the platform's own) or lowercase hex (spec §5 leaves the
+ * encoding open). Both are compared, each in constant time, so timing tells nothing about which one matched.
+ */
+function ecomAHmacMatches(secret: string, body: Uint8Array, given: string): boolean {
+  const mac = hmacSha256(secret, body)
+  const base64 = safeEqual(given.trim(), mac.toString('base64'))
+  const hex = safeEqual(given.trim(), mac.toString('hex'))
+  return base64 || hex
 }
 
 function parseJson(body: Uint8Array): Record<string, unknown> | null {
@@ -324,7 +335,7 @@ export class WebhookReceiver {
 
   /**
    * A verified pay-a event: payment_intent.succeeded counts the payment (and the buyer joins the product's
-   * list: the post-purchase automation); payment_failed marks it; charge.refunded refunds (partial refunds
+   * list: the post-purchase automation); payment_intent.payment_failed marks it `failed`; charge.refunded refunds (partial refunds
    * add up, never past what was paid); customer.subscription.* writes the subscription row.
    */
   private async payAEvent(d: Delivery, account: PaymentAccount | null, now: number): Promise<WebhookAnswer> {
@@ -370,8 +381,10 @@ export class WebhookReceiver {
     if (type === 'payment_intent.succeeded' || type === 'payment_intent.payment_failed') {
       externalId = text(obj.id)
       effect = type === 'payment_intent.succeeded' ? 'count' : 'update'
-      // Not 'failed': a payment intent that failed can still succeed with another card.
-      status = type === 'payment_intent.succeeded' ? 'paid' : 'payment_failed'
+      // The spec's states (§3): paid, failed. A failed payment intent can still succeed with another card: a
+      // later success moves a failed order to paid (and it counts); a failure reported after the success (an
+      // earlier attempt, delivered late) leaves the paid order as it is (the orders upsert, both engines).
+      status = type === 'payment_intent.succeeded' ? 'paid' : 'failed'
       const field = type === 'payment_intent.succeeded' && obj.amount_received !== undefined && obj.amount_received !== null ? 'amount_received' : 'amount'
       total = minor(field)
       if (total === null) return unreadable(field)
@@ -413,7 +426,7 @@ export class WebhookReceiver {
     const given = header(d.headers, ECOM_A.signature)
     if (given !== null) {
       const secret = this.deps.settings.get('ecom_a_webhook_secret')
-      return secret && base64HmacMatches(secret, d.body, given) ? 'valid' : 'invalid'
+      return secret && ecomAHmacMatches(secret, d.body, given) ? 'valid' : 'invalid'
     }
     const key = d.query.get('key')
     if (key === null) return 'missing'

@@ -12,14 +12,11 @@ const TO_DASHBOARD = { status: 302, headers: { ...ADMIN_HEADERS, location: '/adm
 export function dashboardFeature(): Feature {
   return {
     name: 'dashboard',
-    // The bare root sends a browser to the dashboard; a program keeps the JSON 404 of unknown paths. (`/admin/`
-    // with a slash is answered in http/errors.ts: an Elysia route for it would also take /admin from Bun.)
+    // The bare root is the dashboard's address, whoever asks (a browser, `curl -L`, an uptime check): GET and
+    // HEAD / redirect to /admin; other paths keep the JSON 404. (`/admin/` with a slash is answered in
+    // http/errors.ts: an Elysia route for it would also take /admin from Bun.)
     routes: new Elysia({ name: 'dashboard' })
-      .get('/', ({ request, set }) => {
-        if (request.headers.get('accept')?.includes('text/html')) return new Response(null, TO_DASHBOARD)
-        set.status = 404
-        return { error: 'not found' }
-      }, { detail: { hide: true } }),
+      .get('/', () => new Response(null, TO_DASHBOARD), { detail: { hide: true } }),
     // Hash routes (#/campaigns): only /admin itself is the page, so no path of /admin/api is shadowed.
     pages: { '/admin': page },
   }

@@ -7,6 +7,7 @@ import type { AppContext } from '../context'
 import { errorResponse } from '../http/errors'
 import { tooLargeResponse, WEBHOOK_BODY_BYTES } from '../http/body-limit'
 import { readBodyLimited } from '../http/raw-body'
+import { RefusalThrottle } from '../http/refusal-throttle'
 import { JobError, type JobQueue } from '../jobs/types'
 import { expectSuccess, outboundFetch } from '../lib/outbound'
 import { checkAndParse, PROVIDERS, WebhookRefused, type Provider } from './bounces'
@@ -60,13 +61,16 @@ const MAIL_EVENT_KINDS = ['bounce', 'complaint', 'unsubscribe'] as const
 export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; list: ReturnType<typeof mailEventsVerb>; cancelPending: (subscriberId: number) => unknown }) {
   const ok = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
   const { list } = deps
+  // 401s (a bad token, signature or replay) a minute per address before 429, as on the commerce webhooks.
+  const throttle = new RefusalThrottle(ctx.config.trustProxy)
   return new Elysia({ name: 'mail-webhooks' })
     .use(adminGuard(ctx))
     .get('/admin/api/mail-events', ({ query, admin }) =>
       invoke(list, adminActor(admin), { email: first(query.email), kind: first(query.kind), limit: first(query.limit), cursor: first(query.cursor) }),
     { permission: 'email:read', query: docQuery({ email: 'one address', kind: MAIL_EVENT_KINDS.join(', '), limit: 'page size', cursor: 'next_cursor of the previous page' }), detail: { tags: ['email'], summary: list.summary } })
-    .post('/webhook/mail/:provider', async ({ request, params }) => {
+    .post('/webhook/mail/:provider', async ({ request, params, server }) => {
     if (!(PROVIDERS as readonly string[]).includes(params.provider)) return errorResponse(404, 'unknown mail provider')
+    const client = throttle.clientOf(request, server)
     // Counted as it streams (a chunked body declares no length): past 2 MB, a JSON 413 and nothing recorded.
     const body = await readBodyLimited(request, WEBHOOK_BODY_BYTES).catch(() => null)
     if (body === null) return tooLargeResponse(WEBHOOK_BODY_BYTES)
@@ -75,7 +79,7 @@ export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; lis
     try {
       parsed = checkAndParse({ provider: params.provider as Provider, raw, headers: request.headers, query: new URL(request.url).searchParams }, ctx.settings)
     } catch (err) {
-      if (err instanceof WebhookRefused) return errorResponse(err.status, err.message)
+      if (err instanceof WebhookRefused) return err.status === 401 ? throttle.refused(client, errorResponse(401, err.message)) : errorResponse(err.status, err.message)
       throw err
     }
     if ('confirm' in parsed) {
@@ -85,7 +89,7 @@ export function bounceRoutes(ctx: AppContext, deps: { store: MailEventStore; lis
     }
     const r = await deps.store.record(parsed.events, parsed.nonce)
     // A signature already used for another body (Mailgun signs no body): refused like a bad signature.
-    if (r === REPLAYED) return errorResponse(401, 'signature already used')
+    if (r === REPLAYED) return throttle.refused(client, errorResponse(401, 'signature already used'))
     for (const id of r.changedSubscribers) await deps.cancelPending(id)
     return ok({ ok: true, recorded: r.recorded, duplicates: r.duplicates })
   }, { parse: 'none', detail: { tags: ['email'], summary: 'Bounces and complaints from a mail provider (generic, ses, postmark, mailgun, sendgrid)' } })

@@ -38,7 +38,10 @@ export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: st
   // The URL was checked with the rest of the configuration (config.ts), so this does not throw here.
   const transport = smtpUrl ? smtpTransport(smtpUrl) : null
   const links = new UnsubscribeLinks(ctx.config.secret, ctx.config.publicUrl)
-  const sender = createSender({ outbox, jobs: ctx.jobs, settings: ctx.settings, transport, smtpHost: smtpUrl ? new URL(smtpUrl).hostname : null, links })
+  const sender = createSender({
+    outbox, jobs: ctx.jobs, settings: ctx.settings, transport, smtpHost: smtpUrl ? new URL(smtpUrl).hostname : null, links,
+    defaultFrom: ctx.config.emailFrom?.mailbox ?? null, events: ctx.events,
+  })
   const cancelPending = (subscriberId: number) => ctx.jobs.cancelRef(subscriberRef(subscriberId))
 
   const automations = automationStore(database)
@@ -83,7 +86,7 @@ export function emailFeature(ctx: AppContext, deps: { leadEmailOf?: (clickId: st
       // Begun in the server's synchronous start pass, before any request (a postback or an enrolment waits
       // for its table if need be).
       const loading = Promise.all([triggerTable.reload(), automationTable.reload()])
-      // Messages written while no relay was configured are sent now; a failure here is retried at the next start.
+      // Messages written while no relay (or no From) was configured are sent now; a failure here is retried at the next start.
       await sender.releaseUnsent().catch((err) => log.error('email: queueing unsent messages failed', errorFields(err)))
       // Sign-in links that expired a day ago or more: the "expired" page no longer needs them.
       await customers.pruneTokens(Date.now() - 24 * 3600_000).catch((err) => log.error('email: pruning sign-in links failed', errorFields(err)))

@@ -22,6 +22,8 @@ export function conversionToApi(r: ConversionRecord) {
     landing_id: r.landing_id,
     offer_id: r.offer_id,
     created_at: iso(r.created_at),
+    // Only on a conversion whose forward to the source went out with placeholders as written.
+    ...(r.forward_warning ? { forward_warning: r.forward_warning } : {}),
   }
 }
 

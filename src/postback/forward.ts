@@ -1,5 +1,6 @@
-// Forwarding a conversion to its traffic source (spec §4 rule 5): the URL is fixed at enqueue time, the
-// request is a durable job (kind source_postback) so a slow or dead source never touches the response.
+// Forwarding a conversion to its traffic source (spec §4 rule 5): the conversion's macros are filled at enqueue
+// time, the click's ({sub1}…, its stored parameters) when the job runs (a read the /postback path does not pay
+// for); the request is a durable job (kind source_postback) so a slow or dead source never touches the response.
 // It subscribes to `conversion.recorded`: the job is enqueued in the conversion's transaction, and the
 // job loop is woken after the commit, only when a job was enqueued (a claim query per postback otherwise).
 import type { EventBus } from '../lib/event-bus'
@@ -7,43 +8,116 @@ import { expectSuccess, outboundFetch } from '../lib/outbound'
 import { JobError, type JobHandler, type JobQueue } from '../jobs/types'
 import { VERSION } from '../version'
 import type { RecordedConversion } from './record'
+import type { ContinuableClick } from '../tracking/store/click'
+import { encodeMacroValue } from '../tracking/template'
+import {
+  authorityEnd, CONVERSION_MACROS, fillMacros, forwardWarning, SUB_MACROS, unreplacedPlaceholders,
+} from '../catalog/sources/postback-macros'
 
 export const FORWARD_JOB = 'source_postback'
 
 export interface ForwardPayload {
   conversion_id: number
+  /** The template with the conversion's macros filled in; the click's ({sub1}…, its parameters) are filled when the job runs. */
   url: string
 }
 
-/**
- * Substitutes the source template's macros, each value URL-encoded: {click_id}, {payout} (the recorded
- * revenue), {external_id} (the campaign's id on the source side, empty when unset) and {status} (the
- * resolved conversion type slug). Other text, unknown macros included, is left as written.
- */
-export function buildForwardUrl(
-  template: string,
-  values: { clickId: string; payout: number; externalId: string | null; status: string },
-): string {
-  const map: Record<string, string> = {
-    click_id: values.clickId,
-    payout: String(values.payout),
-    external_id: values.externalId ?? '',
-    status: values.status,
-  }
-  return template.replace(/\{(click_id|payout|external_id|status)\}/g, (_, name: string) => encodeURIComponent(map[name]!))
+/** What the forward job reads when its URL still has `{…}` after the conversion's macros: the click's subs and parameters. */
+export type ForwardClick = Pick<ContinuableClick, 'params' | (typeof SUB_MACROS)[number]>
+
+/** The forward job's reads and its one write, wired by the feature (both engines). */
+export interface ForwardLookup {
+  /** The stored click of a conversion; null when the conversion or the click is gone (raw click retention). */
+  clickOf(conversionId: number): Promise<ForwardClick | null>
+  /** Records on the conversion that its forward was sent with placeholders as written. */
+  warn(conversionId: number, warning: string): Promise<void>
 }
+
+/** The conversion's side of the forward URL: what is known when it is recorded. */
+export interface ForwardValues {
+  clickId: string
+  payout: number
+  externalId: string | null
+  /** The resolved conversion type slug ({status} and {type}). */
+  status: string
+  transactionId?: string | null
+  currency?: string | null
+  campaignId?: number | null
+  offerId?: number | null
+  sourceId?: number | null
+  landingId?: number | null
+}
+
+/**
+ * Substitutes the conversion's macros (CONVERSION_MACROS), each value URL-encoded and empty when unknown:
+ * {click_id}, {payout} (the recorded revenue), {status} and {type} (the resolved type slug), {tid}, {currency},
+ * {external_id} (the campaign's id on the source side), {campaign_id}, {offer_id}, {source_id}, {landing_id}.
+ * Only in the path, query and fragment: a macro in the scheme or host (refused when the source is saved) stays
+ * as written, so no value ever decides where the request goes. Other text, {sub1}… included, is left as written.
+ */
+export function buildForwardUrl(template: string, v: ForwardValues): string {
+  const map: Record<(typeof CONVERSION_MACROS)[number], string | number | null | undefined> = {
+    click_id: v.clickId, payout: v.payout, status: v.status, type: v.status, tid: v.transactionId, currency: v.currency,
+    external_id: v.externalId, campaign_id: v.campaignId, offer_id: v.offerId, source_id: v.sourceId, landing_id: v.landingId,
+  }
+  return fillMacros(template, (name) => (Object.hasOwn(map, name) ? encodeMacroValue(map[name as keyof typeof map]) : undefined))
+}
+
+function storedParams(c: ForwardClick): Record<string, unknown> | null {
+  if (!c.params) return null
+  try {
+    const p = JSON.parse(c.params) as unknown
+    return p && typeof p === 'object' ? (p as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The click's side: {sub1}…{sub10} (empty when the tracking link did not carry it), then any other parameter
+ * stored with the click under the macro's name (exact case). What neither knows stays as written.
+ */
+export function fillClickMacros(url: string, click: ForwardClick): string {
+  const params = storedParams(click)
+  return fillMacros(url, (name) => {
+    if ((SUB_MACROS as readonly string[]).includes(name)) return encodeMacroValue(click[name as (typeof SUB_MACROS)[number]])
+    const p = params && Object.hasOwn(params, name) ? params[name] : undefined
+    return typeof p === 'string' ? encodeMacroValue(p) : undefined
+  })
+}
+
+/** A `{name}` after the host: the click must be read to fill it (or to know it stays). */
+const needsClick = (url: string) => /\{[A-Za-z0-9_]+\}/.test(url.slice(authorityEnd(url)))
 
 function isPayload(p: unknown): p is ForwardPayload {
   const o = p as ForwardPayload | null
   return !!o && typeof o === 'object' && typeof o.url === 'string' && typeof o.conversion_id === 'number'
 }
 
-/** One GET to the source; success is any 2xx (see expectSuccess for how failures are classified). */
-export function forwardHandler(allowPrivate: boolean): JobHandler {
+/**
+ * One GET to the source; success is any 2xx (see expectSuccess for how failures are classified). A URL that
+ * still holds `{…}` gets the click's macros first (read here, off the /postback path); what is still left
+ * is sent as written (the network ignores a parameter it does not use, and the conversion counts on the
+ * source's side more often than not) and recorded on the conversion as its forward_warning.
+ */
+export function forwardHandler(allowPrivate: boolean, lookup?: ForwardLookup): JobHandler {
   return async (payload, signal) => {
     if (!isPayload(payload)) throw new JobError('payload must be {conversion_id, url}', false)
+    let url = payload.url
+    let clickGone = false
+    if (lookup && needsClick(url)) {
+      const click = await lookup.clickOf(payload.conversion_id)
+      if (click) url = fillClickMacros(url, click)
+      else clickGone = true
+    }
+    const warning = lookup && forwardWarning(url)
+    if (warning) await lookup!.warn(payload.conversion_id, clickGone ? `${warning} (the click is no longer stored)` : warning)
+    // A template saved before macros were refused there: no request (not even a DNS lookup of "{sub1}").
+    if (unreplacedPlaceholders(url, 'host').length) {
+      throw new JobError("the source's postback_url has a macro in its scheme or host: save it again with the macro in the path or query", false)
+    }
     const res = await outboundFetch(
-      payload.url,
+      url,
       { method: 'GET', headers: { 'user-agent': `svc/${VERSION} (postback forwarder)` } },
       { allowPrivate, signal },
     )
@@ -61,9 +135,10 @@ export const forwardTarget = (p: unknown): string | null => {
   }
 }
 
-export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; allowPrivate: boolean }): void {
+/** `lookup`: the click and the warning of a forward (left out, {sub1}… and parameters stay as written, unwarned). */
+export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; allowPrivate: boolean; lookup?: ForwardLookup }): void {
   const { events, jobs } = deps
-  jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate), { target: forwardTarget, section: 'conversions' })
+  jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate, deps.lookup), { target: forwardTarget, section: 'conversions' })
   // Conversions whose forward job is in their (not yet committed) transaction. A rolled-back one is never
   // committed, so it is never looked up again and simply collected.
   const enqueued = new WeakSet<RecordedConversion>()
@@ -73,7 +148,10 @@ export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; al
     if (!c.type.send_postback || !c.sourcePostbackUrl) return
     const payload: ForwardPayload = {
       conversion_id: c.id,
-      url: buildForwardUrl(c.sourcePostbackUrl, { clickId: c.clickId, payout: c.revenue, externalId: c.campaignExternalId, status: c.type.slug }),
+      url: buildForwardUrl(c.sourcePostbackUrl, {
+        clickId: c.clickId, payout: c.revenue, externalId: c.campaignExternalId, status: c.type.slug, transactionId: c.transactionId,
+        currency: c.currency, campaignId: c.campaignId, offerId: c.offerId, sourceId: c.sourceId, landingId: c.landingId,
+      }),
     }
     enqueued.add(c)
     const id = jobs.enqueue(FORWARD_JOB, payload, { tx })

@@ -13,6 +13,8 @@ import { PgPostbackBatcher } from './pg-batch'
 import { PgPostbackStore } from './pg-store'
 import type { AnyDatabase } from '../db/engine'
 import { subscribeForwarding } from './forward'
+import { forwardWarningWriter } from './forward-store'
+import type { ClickStore } from '../tracking/store/types'
 import { PostbackReceiver } from './receive'
 import { ConversionRecorder } from './record'
 import { postbackRoutes } from './routes'
@@ -29,11 +31,13 @@ export { postbackSignature } from './receive'
  * feature's click id → row lookup (SQLite clicks have no click_id index of their own); unused on Postgres,
  * where clicks.click_id is a unique index. `ready` settles once the conversion-types cache is loaded
  * (already on SQLite; on Postgres await it before serving). `types.reload()` is what cross-instance
- * invalidation calls.
+ * invalidation calls. `clicks`: the tracking feature's click store, read by the forward job for the click's
+ * macros ({sub1}…, stored parameters); left out, those stay as written.
  */
 export function postbackFeature(
   ctx: AppContext,
   findClickRow?: (clickId: string) => number | undefined,
+  clicks?: Pick<ClickStore, 'find'>,
 ): Feature & { ready: Promise<void>; types: ConversionTypes; recorder: ConversionRecorder } {
   // AppContext types the SQLite database only until the engines are wired in; both are handled here.
   const database = ctx.database as AnyDatabase
@@ -48,7 +52,18 @@ export function postbackFeature(
   // SQLite: incoming webhooks' conversions are group-committed (withinBatched); Postgres transactions are async.
   const recorder = new ConversionRecorder(store, ctx.events, sqlite !== null)
   const receiver = new PostbackReceiver(ctx.settings, aliases, types, sqlite)
-  subscribeForwarding({ events: ctx.events, jobs: ctx.jobs, allowPrivate: ctx.config.outboundAllowPrivate })
+  const warn = forwardWarningWriter(database)
+  subscribeForwarding({
+    events: ctx.events, jobs: ctx.jobs, allowPrivate: ctx.config.outboundAllowPrivate,
+    // Read by the forward job, only when its URL still has a {macro}: never on the /postback path.
+    lookup: clicks && {
+      clickOf: async (id) => {
+        const conversion = await store.conversionById(id)
+        return (conversion && (await clicks.find(conversion.click_id))) ?? null
+      },
+      warn,
+    },
+  })
 
   const batcher = pg ? new PgPostbackBatcher(pg, ctx.events, receiver) : new PostbackBatcher(sqlite!, ctx.events, receiver)
   const conversions = conversionVerbs({ store, recorder, types, aliases, settings: ctx.settings, events: ctx.events })

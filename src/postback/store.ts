@@ -40,6 +40,8 @@ export interface ConversionRecord {
   email: string | null
   date: number
   created_at: number
+  /** Set when the forward to the source went out with placeholders svc could not fill (postback/forward.ts). */
+  forward_warning?: string | null
 }
 
 export interface PostbackErrorRecord {

@@ -118,18 +118,28 @@ const ecdsaPublicKey: SettingDef<string | null> = {
   },
 }
 
-/** A mailbox for the From header: an address, optionally with a display name (no quotes, brackets or line breaks). */
+/**
+ * A mailbox for the From header, normalised (`Name <address>` or `address`), or null when it is not one: an
+ * address, optionally with a display name (no quotes, brackets or line breaks). The email_from setting and
+ * SVC_EMAIL_FROM (config.ts) are both checked with it.
+ */
+export function parseMailbox(v: string): string | null {
+  if (v.length > 320) return null
+  const m = /^\s*(?:([^"<>\r\n\u0000-\u001f]*?)\s*<([^<>]+)>|([^<>\s]+))\s*$/.exec(v)
+  const address = m && normalizeEmail(m[2] ?? m[3] ?? '')
+  if (!m || !address) return null
+  const name = m[1]?.trim()
+  return name ? `${name} <${address}>` : address
+}
+
 const mailbox: SettingDef<string | null> = {
   secret: false,
   default: null,
   parse(v, key) {
     if (v === null || v === '') return null
-    if (typeof v !== 'string' || v.length > 320) throw invalid(`${key}: must be an email address, optionally "Name <address>"`)
-    const m = /^\s*(?:([^"<>\r\n\u0000-\u001f]*?)\s*<([^<>]+)>|([^<>\s]+))\s*$/.exec(v)
-    const address = m && normalizeEmail(m[2] ?? m[3] ?? '')
-    if (!m || !address) throw invalid(`${key}: must be an email address, optionally "Name <address>"`)
-    const name = m[1]?.trim()
-    return name ? `${name} <${address}>` : address
+    const parsed = typeof v === 'string' ? parseMailbox(v) : null
+    if (!parsed) throw invalid(`${key}: must be an email address, optionally "Name <address>"`)
+    return parsed
   },
 }
 
@@ -167,7 +177,10 @@ export const SETTINGS = {
   raw_click_retention_days: positiveInt(0, 36500),
   /** Where /c and /r send visitors of an unknown or paused campaign that has no fallback_url of its own; null = 404. */
   fallback_url: plainUrl,
-  /** The From of every message svc sends: `news@shop.example` or `Shop News <news@shop.example>`; null = nothing is sent. */
+  /**
+   * The From of every message svc sends: `news@shop.example` or `Shop News <news@shop.example>`. Null: SVC_EMAIL_FROM,
+   * else noreply@<host of SVC_PUBLIC_URL> (config.ts); with none of them mail waits in the outbox as unsent.
+   */
   email_from: mailbox,
   /** Bounce webhooks: the token in the URL of the generic and the Amazon SES (SNS) endpoints. */
   mail_webhook_token: secretString(16),

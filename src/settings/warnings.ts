@@ -7,7 +7,7 @@ import { WEBHOOK_SECRET_KEYS, WEBHOOK_SECRET_MIN } from './registry'
 export const WARNINGS_KEY = 'warnings'
 
 /** What the warnings need of the configuration (config.ts). */
-export interface WarningConfig { publicUrl: string | null; smtpUrl: string | null }
+export interface WarningConfig { publicUrl: string | null; smtpUrl: string | null; emailFrom: { mailbox: string } | null }
 
 export function settingsWarnings(settings: SettingsStore, config: WarningConfig): string[] {
   const out: string[] = []
@@ -15,6 +15,14 @@ export function settingsWarnings(settings: SettingsStore, config: WarningConfig)
     // Said once mail can leave (without a relay nothing is sent anyway). The request's Host header is the client's to choose: a link built from it could carry a customer's
     // sign-in token to a stranger's host.
     out.push('SVC_PUBLIC_URL is not set: customer magic links are not mailed (their address would come from the request\'s Host header, which a stranger chooses). Set SVC_PUBLIC_URL to the address customers reach svc at.')
+  }
+  if (config.smtpUrl !== null && config.emailFrom === null && !settings.get('email_from')) {
+    // Said only once mail can leave, like the warning above: without a relay every message waits anyway.
+    const host = config.publicUrl === null ? null : URL.parse(config.publicUrl)?.hostname || config.publicUrl
+    const none = host === null
+      ? 'the email_from setting, SVC_EMAIL_FROM and SVC_PUBLIC_URL are all unset'
+      : `the email_from setting and SVC_EMAIL_FROM are unset, and the host of SVC_PUBLIC_URL (${host}) is no mail domain to send from as noreply@`
+    out.push(`No From address for outgoing mail: ${none}. Messages wait in the outbox as unsent until the email_from setting is written (or SVC_EMAIL_FROM is set and svc restarted).`)
   }
   if (!settings.get('postback_secret')) {
     const guard = settings.get('postback_ip_allowlist').length > 0

@@ -453,13 +453,20 @@ describe('rate buckets', () => {
 describe('audit log', () => {
   test('every call is a row (newest first) with token, surface mcp, tool, arguments, outcome, error, duration, ip, time; filters narrow it', async () => {
     const t = await createToken(s, { name: 'audited bot', scopes: ['campaigns:read', 'users:write', 'users:read'] })
-    const started = Date.now()
+    // The wall-clock window of each call, measured around it (the server runs in this process: same clock).
+    const windows: Array<{ from: number; to: number }> = []
+    const timed = async <T>(f: () => Promise<T>): Promise<T> => {
+      const from = Date.now()
+      const out = await f()
+      windows.push({ from, to: Date.now() })
+      return out
+    }
     await withClient(s, t.token, async (client) => {
-      await call(client, 'list_campaigns', { limit: '3' })
-      await callError(client, 'get_campaign', { id: 987654 })
-      await callError(client, 'create_source', { name: 'x' })
-      const user = structured(await callConfirmed(client, 'create_user', { email: 'audited-user@example.com', password: 'super-secret-password-1' }))
-      await client.readResource({ uri: 'svc://token' })
+      await timed(() => call(client, 'list_campaigns', { limit: '3' }))
+      await timed(() => callError(client, 'get_campaign', { id: 987654 }))
+      await timed(() => callError(client, 'create_source', { name: 'x' }))
+      const user = structured(await timed(() => callConfirmed(client, 'create_user', { email: 'audited-user@example.com', password: 'super-secret-password-1' })))
+      await timed(() => client.readResource({ uri: 'svc://token' }))
       expect(user.email).toBe('audited-user@example.com')
     })
     const rows = await auditOf(s, { token_id: t.id })
@@ -471,21 +478,33 @@ describe('audit log', () => {
       ['get_campaign', 'error', 'not_found: campaign not found', { id: 987654 }],
       ['list_campaigns', 'ok', null, { limit: '3' }],
     ])
-    for (const r of rows) {
+    // Newest first: which call (index into windows) wrote each row; the confirmed create_user wrote two.
+    const callOf = [4, 3, 3, 2, 1, 0]
+    rows.forEach((r, i) => {
       expect(r).toEqual({
         id: expect.any(Number), token_id: t.id, token_name: 'audited bot', surface: 'mcp', tool: r.tool, arguments: r.arguments, outcome: r.outcome,
         error: r.error, duration_ms: expect.any(Number), ip: '127.0.0.1', created_at: expect.stringMatching(ISO),
       })
+      // The duration is whole milliseconds and fits inside the call that was timed around it: written when the
+      // call ended, it started no earlier than the call was sent.
+      const { from, to } = windows[callOf[i]!]!
+      const at = Date.parse(r.created_at)
+      expect(Number.isInteger(r.duration_ms)).toBe(true)
       expect(r.duration_ms).toBeGreaterThanOrEqual(0)
-      expect(Date.parse(r.created_at)).toBeGreaterThanOrEqual(started - 5)
-    }
+      expect(r.duration_ms).toBeLessThanOrEqual(to - from)
+      expect(at).toBeGreaterThanOrEqual(from)
+      expect(at).toBeLessThanOrEqual(to)
+      expect(at - r.duration_ms).toBeGreaterThanOrEqual(from)
+    })
     expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort((a, b) => b - a))
     const text = (await s.api('GET', `/admin/api/audit?token_id=${t.id}`)).text
     expect(text).not.toContain('super-secret-password-1')
 
     expect((await auditOf(s, { token_id: t.id, tool: 'get_campaign' })).map((r) => r.outcome)).toEqual(['error'])
     expect((await auditOf(s, { token_id: t.id, outcome: 'denied' })).map((r) => r.tool)).toEqual(['create_source'])
-    expect((await auditOf(s, { tool: 'create_user', outcome: 'ok' })).every((r) => r.tool === 'create_user' && r.outcome === 'ok')).toBe(true)
+    const createdUsers = await auditOf(s, { tool: 'create_user', outcome: 'ok' })
+    expect(createdUsers.map((r) => [r.token_id, r.tool, r.outcome])).toContainEqual([t.id, 'create_user', 'ok'])
+    expect(createdUsers.filter((r) => r.tool !== 'create_user' || r.outcome !== 'ok')).toEqual([])
     // Paging: newest first, next_cursor continues below.
     const first = await s.api('GET', `/admin/api/audit?token_id=${t.id}&limit=2`)
     expect(first.body.items.map((r: { tool: string }) => r.tool)).toEqual(['resources/read', 'create_user'])

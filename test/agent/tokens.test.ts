@@ -253,9 +253,22 @@ describe('audit of bearer requests to /admin/api', () => {
     const last = rows[3]
     expect([last.token_name, last.ip, typeof last.duration_ms]).toEqual(['rest-audited', '127.0.0.1', 'number'])
     expect(JSON.stringify(rows)).not.toContain('a-secret-that-never-shows')
-    // A session's requests are not agent calls: no rows.
+    // A session's requests are not agent calls: no rows. The token's request after it is the marker that the
+    // session's row, had there been one, was written by now (both written after their answers).
+    const restRows = async () => (await s.api('GET', '/admin/api/audit?surface=rest&limit=500')).body.items as any[]
+    const before = await restRows()
     await s.api('GET', '/admin/api/sources')
-    expect((await s.api('GET', '/admin/api/audit?surface=rest')).body.items.every((r: any) => r.token_id !== null)).toBe(true)
+    await bearer('/admin/api/sources?limit=1', t.token)
+    let after = await restRows()
+    for (let i = 0; i < 40 && after.length < before.length + 1; i++) {
+      await Bun.sleep(25)
+      after = await restRows()
+    }
+    await Bun.sleep(50)
+    after = await restRows()
+    expect(after.length).toBe(before.length + 1)
+    expect([after[0].token_id, after[0].tool, after[0].arguments]).toEqual([t.id, 'GET /admin/api/sources', { limit: '1' }])
+    expect(after.filter((r) => r.token_id === null)).toEqual([])
   })
 })
 

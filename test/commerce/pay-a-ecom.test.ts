@@ -81,6 +81,26 @@ describe('POST /webhook/pay-a-ecom', () => {
     expect(await conversions(failed)).toEqual([])
   })
 
+  test('order states are the spec\'s: payment_failed → failed (status filter too); a retry that succeeds → paid and counts; a late failure leaves paid', async () => {
+    const orderOf = async (clickId: string) => (await s.api('GET', `/admin/api/orders?click_id=${clickId}`)).body.items.map((o: Record<string, unknown>) => [o.external_id, o.status])
+    const retried = await newClick()
+    const pi = `pi_${++n}`
+    const failure = event('payment_intent.payment_failed', { ...intent(pi, retried), status: 'requires_payment_method', amount_received: 0 })
+    expect(await deliver(failure)).toEqual({ status: 200, body: { ok: true, outcome: 'recorded' } })
+    expect(await orderOf(retried)).toEqual([[pi, 'failed']])
+    const failedIds = (await s.api('GET', '/admin/api/orders?status=failed')).body.items.map((o: { external_id: string }) => o.external_id)
+    expect(failedIds).toContain(pi)
+    expect((await s.api('GET', '/admin/api/orders?status=payment_failed')).body.items).toEqual([])
+    // Another card: the same payment intent succeeds; the order is paid and counts once.
+    expect(await deliver(event('payment_intent.succeeded', intent(pi, retried)))).toEqual({ status: 200, body: { ok: true, outcome: 'attributed' } })
+    expect(await orderOf(retried)).toEqual([[pi, 'paid']])
+    expect(await conversions(retried)).toEqual([['sale', 20, 'EUR']])
+    // The first attempt's failure delivered again, late (another event id): the paid order stays paid.
+    expect((await deliver(event('payment_intent.payment_failed', { ...intent(pi, retried), status: 'requires_payment_method' }))).status).toBe(200)
+    expect(await orderOf(retried)).toEqual([[pi, 'paid']])
+    expect(await conversions(retried)).toEqual([['sale', 20, 'EUR']])
+  })
+
   test('charge.refunded: partial refunds add up, never past what was paid', async () => {
     const click = await newClick()
     const pi = `pi_${++n}`

@@ -72,6 +72,22 @@ describe('POST /webhook/ecom-a: signatures', () => {
     expect(await answer(await fetch(`${s.base}/webhook/ecom-a`, { method: 'POST', body }))).toEqual({ status: 401, body: { error: 'missing signature' } })
   })
 
+  test('the HMAC is accepted as base64 or lowercase hex (spec §5 leaves the encoding open), in either header; uppercase hex or a wrong hex is 401', async () => {
+    const click = await newClick()
+    const body = shopOrder(orderId(), { note_attributes: [{ name: '_svc_click', value: click }] })
+    const hex = createHmac('sha256', SECRET_A).update(body).digest('hex')
+    const send = (name: string, value: string, topic: string) =>
+      fetch(`${s.base}/webhook/ecom-a`, { method: 'POST', body, headers: { [name]: value, 'x-ecoma-topic': topic } }).then(answer)
+    expect(await send('x-ecoma-hmac-sha256', hex, 'orders/create')).toEqual({ status: 200, body: { ok: true, outcome: 'attributed' } })
+    expect(await send('x-shopify-hmac-sha256', hex, 'orders/paid')).toEqual({ status: 200, body: { ok: true, outcome: 'recorded' } })
+    expect(await send('x-ecoma-hmac-sha256', sign(SECRET_A, body), 'orders/fulfilled')).toEqual({ status: 200, body: { ok: true, outcome: 'recorded' } })
+    expect(await send('x-ecoma-hmac-sha256', hex.toUpperCase(), 'orders/updated')).toEqual({ status: 401, body: { error: 'invalid signature' } })
+    const wrong = createHmac('sha256', 'another-secret').update(body).digest('hex')
+    expect(await send('x-ecoma-hmac-sha256', wrong, 'orders/updated')).toEqual({ status: 401, body: { error: 'invalid signature' } })
+    expect(await send('x-shopify-hmac-sha256', hex.slice(0, 63) + (hex.endsWith('0') ? '1' : '0'), 'orders/updated')).toEqual({ status: 401, body: { error: 'invalid signature' } })
+    expect(await conversions(click)).toEqual([['sale', 598.94, 'USD', `ecom-a:${JSON.parse(body).id}`]])
+  })
+
   test('the legacy ?key= is compared to ecom_a_webhook_key, only while no HMAC secret is set', async () => {
     const body = shopOrder(orderId())
     // With ecom_a_webhook_secret set, even the right key is refused: deliveries must be signed.

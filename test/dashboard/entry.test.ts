@@ -1,5 +1,5 @@
-// How a person reaches the dashboard: /admin is the page; /admin/ with a slash and, for a browser, the bare
-// root redirect to it. Programs asking for / keep the JSON 404 of unknown paths.
+// How a person reaches the dashboard: /admin is the page; /admin/ with a slash and the bare root (whoever
+// asks: a browser, curl, an uptime check) redirect to it. Other unknown paths keep the JSON 404.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'
 
@@ -25,11 +25,19 @@ test('/admin/ (with or without a query) redirects to /admin with the admin heade
   }
 })
 
-test('the root sends a browser to /admin; a program gets the JSON 404', async () => {
-  const page = await fetch(`${s.base}/`, { headers: HTML, redirect: 'manual' })
-  expect({ status: page.status, location: page.headers.get('location') }).toEqual({ status: 302, location: '/admin' })
-  const api = await fetch(`${s.base}/`, { redirect: 'manual' })
-  expect({ status: api.status, body: await api.json() }).toEqual({ status: 404, body: { error: 'not found' } })
+test('the root (GET and HEAD, any Accept, with a query) redirects to /admin; other methods and /healthz are unchanged', async () => {
+  for (const [method, headers, path] of [
+    ['GET', HTML, '/'], ['GET', {}, '/'], ['GET', { accept: '*/*' }, '/'], ['GET', { accept: 'application/json' }, '/?utm_source=x'],
+    ['HEAD', {}, '/'], ['HEAD', HTML, '/'],
+  ] as const) {
+    const res = await fetch(`${s.base}${path}`, { method, headers, redirect: 'manual' })
+    expect({ method, headers, status: res.status, location: res.headers.get('location'), cache: res.headers.get('cache-control'), body: await res.text() })
+      .toEqual({ method, headers, status: 302, location: '/admin', cache: 'no-store', body: '' })
+  }
+  const post = await fetch(`${s.base}/`, { method: 'POST', redirect: 'manual' })
+  expect({ status: post.status, body: await post.json() }).toEqual({ status: 404, body: { error: 'not found' } })
+  const health = await fetch(`${s.base}/healthz`, { redirect: 'manual' })
+  expect({ status: health.status, ok: (await health.json()).ok }).toEqual({ status: 200, ok: true })
 })
 
 test('other paths under /admin/ stay JSON 404s', async () => {

@@ -1,21 +1,13 @@
 // Landing assets through HTTP on a real server (SQLite, or Postgres under SVC_TEST_ENGINE=postgres): the
 // admin API (upload raw and multipart, replace, list, download, delete; every check's 400; 401/403 before
 // any body is read; 413 on declared and on chunked bodies; the per-landing quota; the cascade from
-// landings) and the public answer of LandingAssets.respond (bytes, ETag/304, HEAD, SVG CSP, HTML 404).
-//
-// Wiring: the landings feature (src/landings/index.ts, not written yet when this file was) .use()s
-// assetRoutes() and mounts /lp/:slug/* onto LandingAssets.respond. Until it does, the real server answers
-// those paths with its generic 404; the test then serves the same plugin and respond() next to the real
-// server (same context: same database, sessions and users, so the owner's cookie works on both), and says
-// so in the test names. Once the wiring lands, everything runs against the real server unchanged.
+// landings) and the public answer of /lp/<slug>/<path> (bytes, ETag/304, HEAD, SVG CSP, HTML 404).
+// Every request goes to the real server (src/landings/index.ts mounts the asset routes and /lp/:slug/*):
+// unmounting either makes these tests fail.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
 import { createHash } from 'node:crypto'
-import { ASSET_BODY_BYTES, ASSET_MULTIPART_BODY_BYTES, BODY_HARD_CAP, bodyLimit, bodyLimitOf } from '../../src/http/body-limit'
-import { errorHandler } from '../../src/http/errors'
-import { securityHeaders } from '../../src/http/security-headers'
-import { assetRoutes } from '../../src/landings/asset-routes'
-import { assetVerbs, LandingAssets, MAX_ASSET_BYTES, MAX_LANDING_ASSET_BYTES } from '../../src/landings/assets'
+import { ASSET_BODY_BYTES, ASSET_MULTIPART_BODY_BYTES, BODY_HARD_CAP, bodyLimitOf } from '../../src/http/body-limit'
+import { MAX_ASSET_BYTES, MAX_LANDING_ASSET_BYTES } from '../../src/landings/assets'
 import { assetStore } from '../../src/landings/store/assets'
 import { startServer, type TestServer } from '../helpers/server'
 
@@ -37,13 +29,6 @@ function bigPng(size: number): Uint8Array<ArrayBuffer> {
 
 let s: TestServer
 let owner: string
-/** Where the admin asset routes answer: the real server, or the stand-in next to it. */
-let adminBase: string
-/** Where /lp/:slug/<path> answers. */
-let publicBase: string
-let wiredAdmin = false
-let wiredPublic = false
-const standIns: Array<{ stop(): unknown }> = []
 
 let landingId: number
 const SLUG = 'assets-lp'
@@ -59,20 +44,20 @@ function put(path: string, body: BodyInit | null, type: string | null, cookie: s
   const headers: Record<string, string> = { ...extra }
   if (type !== null) headers['content-type'] = type
   if (cookie) headers.cookie = cookie
-  return fetch(`${adminBase}${path}`, { method: 'PUT', headers, body, duplex: 'half' } as RequestInit)
+  return fetch(`${s.base}${path}`, { method: 'PUT', headers, body, duplex: 'half' } as RequestInit)
 }
 
 function post(path: string, form: FormData, cookie: string | null = owner, extra: Record<string, string> = {}) {
   const headers: Record<string, string> = { ...extra }
   if (cookie) headers.cookie = cookie
-  return fetch(`${adminBase}${path}`, { method: 'POST', headers, body: form })
+  return fetch(`${s.base}${path}`, { method: 'POST', headers, body: form })
 }
 
 /** A bodiless admin request; a write says it is JSON (the admin API's CSRF rule). */
 function call(method: string, path: string, cookie: string | null = owner) {
   const headers: Record<string, string> = cookie ? { cookie } : {}
   if (method !== 'GET' && method !== 'HEAD') headers['content-type'] = 'application/json'
-  return fetch(`${adminBase}${path}`, { method, headers })
+  return fetch(`${s.base}${path}`, { method, headers })
 }
 
 const assets = (id = landingId) => `/admin/api/landings/${id}/assets`
@@ -82,46 +67,11 @@ beforeAll(async () => {
   s = await startServer()
   owner = await s.login()
   landingId = await createLanding(SLUG)
-
-  const probe = await s.api('GET', assets())
-  wiredAdmin = !(probe.status === 404 && probe.body?.error === 'not found')
-  adminBase = s.base
-  if (!wiredAdmin) {
-    // The stand-in: the server's own plugins in the server's order, with the asset routes.
-    const app = new Elysia({ serve: { maxRequestBodySize: BODY_HARD_CAP } })
-      .use(errorHandler).use(securityHeaders).use(bodyLimit)
-      .use(assetRoutes(s.ctx, assetVerbs(assetStore(s.ctx.database))))
-      .listen({ port: 0, hostname: '127.0.0.1' })
-    standIns.push(app)
-    adminBase = `http://127.0.0.1:${app.server!.port}`
-  }
-
-  // /lp/<slug>/<path> of an asset that exists: 200 when the real server serves assets.
-  await put(`${assets()}/probe.txt`, 'probe', 'text/plain')
-  wiredPublic = (await fetch(`${s.base}/lp/${SLUG}/probe.txt`)).status === 200
-  publicBase = s.base
-  if (!wiredPublic) {
-    const lp = new LandingAssets(assetStore(s.ctx.database))
-    const server = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      fetch(request) {
-        const m = /^\/lp\/([^/]+)\/(.+)$/.exec(new URL(request.url).pathname)
-        return m ? lp.respond(m[1]!, m[2]!, request) : new Response('no route', { status: 404 })
-      },
-    })
-    standIns.push({ stop: () => server.stop(true) })
-    publicBase = `http://127.0.0.1:${server.port}`
-  }
-  expect((await call('DELETE', `${assets()}/probe.txt`)).status).toBe(200)
 }, 60_000)
 
 afterAll(async () => {
-  for (const x of standIns) await x.stop()
   await s?.destroy()
 })
-
-const where = () => (wiredAdmin ? 'real server' : 'assetRoutes() beside the real server: /admin/api/landings/:id/assets not mounted yet')
 
 describe('admin API: upload, replace, list, download, delete', () => {
   test('PUT a PNG: 201 with the record; again: 200, same id; the bytes come back', async () => {
@@ -178,7 +128,7 @@ describe('admin API: upload, replace, list, download, delete', () => {
     const none = new FormData()
     none.append('path', 'x.css')
     expect(await json(await post(assets(), none))).toEqual({ status: 400, body: { error: 'file: a file part named "file" is required' } })
-    const notForm = await json(await fetch(`${adminBase}${assets()}`, { method: 'POST', headers: { cookie: owner, 'content-type': 'application/json' }, body: '{}' }))
+    const notForm = await json(await fetch(`${s.base}${assets()}`, { method: 'POST', headers: { cookie: owner, 'content-type': 'application/json' }, body: '{}' }))
     expect(notForm.status).toBe(400)
     expect(notForm.body.error).toStartWith('request body must be multipart/form-data')
   })
@@ -267,9 +217,9 @@ describe('admin API: what an upload must be (400 naming the problem, nothing sto
 
     // A client sends "../" and "%2e%2e/" in a URL as they are only over a raw socket (fetch resolves them);
     // the server resolves them too, so they never reach the route: nothing is stored, wherever it would land.
-    const raw = await rawRequest(new URL(adminBase), `PUT ${assets()}/%2e%2e/x.png HTTP/1.1`, PNG, { 'content-type': 'image/png', cookie: owner })
+    const raw = await rawRequest(new URL(s.base), `PUT ${assets()}/%2e%2e/x.png HTTP/1.1`, PNG, { 'content-type': 'image/png', cookie: owner })
     expect(raw.status).toBeGreaterThanOrEqual(400)
-    const raw2 = await rawRequest(new URL(adminBase), `PUT ${assets()}/img/../../x.png HTTP/1.1`, PNG, { 'content-type': 'image/png', cookie: owner })
+    const raw2 = await rawRequest(new URL(s.base), `PUT ${assets()}/img/../../x.png HTTP/1.1`, PNG, { 'content-type': 'image/png', cookie: owner })
     expect(raw2.status).toBeGreaterThanOrEqual(400)
 
     // A path given in a form field reaches the check as written.
@@ -386,7 +336,7 @@ describe('admin API: who may', () => {
     form.append('file', new File([PNG], 'r.png', { type: 'image/png' }))
     expect(await json(await post(assets(), form, reader))).toEqual(NO_WRITE)
     // The not-multipart 400 comes after the permission: a reader learns nothing about the route's body.
-    expect(await json(await fetch(`${adminBase}${assets()}`, { method: 'POST', headers: { cookie: reader, 'content-type': 'application/json' }, body: '{}' }))).toEqual(NO_WRITE)
+    expect(await json(await fetch(`${s.base}${assets()}`, { method: 'POST', headers: { cookie: reader, 'content-type': 'application/json' }, body: '{}' }))).toEqual(NO_WRITE)
     expect(await json(await call('DELETE', `${assets()}/img/hero.png`, reader))).toEqual(NO_WRITE)
 
     const NO_READ = { status: 403, body: { error: 'missing permission landings:read' } }
@@ -408,7 +358,7 @@ describe('admin API: who may', () => {
 })
 
 describe('public answer: /lp/<slug>/<path>', () => {
-  const lp = (path: string, init: RequestInit = {}) => fetch(`${publicBase}/lp/${SLUG}/${path}`, init)
+  const lp = (path: string, init: RequestInit = {}) => fetch(`${s.base}/lp/${SLUG}/${path}`, init)
 
   test('the bytes with their type, a strong ETag, a week of caching, nosniff', async () => {
     const res = await lp('img/hero.png')
@@ -459,7 +409,7 @@ describe('public answer: /lp/<slug>/<path>', () => {
   })
 
   test('unknown slug or path, or a path that is no asset path: an HTML 404', async () => {
-    for (const url of [`${publicBase}/lp/no-such-landing/img/hero.png`, `${publicBase}/lp/${SLUG}/img/none.png`, `${publicBase}/lp/${SLUG}/img//hero.png`]) {
+    for (const url of [`${s.base}/lp/no-such-landing/img/hero.png`, `${s.base}/lp/${SLUG}/img/none.png`, `${s.base}/lp/${SLUG}/img//hero.png`]) {
       const res = await fetch(url)
       expect(res.status).toBe(404)
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
@@ -472,17 +422,25 @@ describe('public answer: /lp/<slug>/<path>', () => {
   test('deleting the landing deletes its assets (cascade)', async () => {
     const id = await createLanding('doomed-lp')
     expect((await put(`${assets(id)}/img/hero.png`, PNG, 'image/png')).status).toBe(201)
-    expect((await fetch(`${publicBase}/lp/doomed-lp/img/hero.png`)).status).toBe(200)
+    expect((await fetch(`${s.base}/lp/doomed-lp/img/hero.png`)).status).toBe(200)
     expect((await s.api('DELETE', `/admin/api/landings/${id}`)).status).toBe(200)
     expect(await json(await call('GET', assets(id)))).toEqual({ status: 404, body: { error: 'landing not found' } })
-    expect((await fetch(`${publicBase}/lp/doomed-lp/img/hero.png`)).status).toBe(404)
+    expect((await fetch(`${s.base}/lp/doomed-lp/img/hero.png`)).status).toBe(404)
     expect(await assetStore(s.ctx.database).totalSize(id)).toBe(0)
   })
 
-  test('where these ran (real server or stand-in)', () => {
-    // Not an assertion on the code: a record, in the test output, of whether the wiring existed.
-    console.log(`landing assets: admin routes on the ${where()}; /lp/:slug/* ${wiredPublic ? 'on the real server' : 'through LandingAssets.respond in a Bun.serve beside it (route not mounted yet)'}`)
-    expect(true).toBe(true)
+  test('the page and its assets share one address: /lp/<slug> is the page, /lp/<slug>/<path> an asset', async () => {
+    const page = await fetch(`${s.base}/lp/${SLUG}`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(await page.text()).toContain('<h1>Hi</h1>')
+    expect((await put(`${assets()}/probe.txt`, 'probe', 'text/plain')).status).toBe(201)
+    const asset = await fetch(`${s.base}/lp/${SLUG}/probe.txt`)
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(await asset.text()).toBe('probe')
+    expect(await json(await call('DELETE', `${assets()}/probe.txt`))).toEqual({ status: 200, body: { ok: true } })
+    expect((await fetch(`${s.base}/lp/${SLUG}/probe.txt`)).status).toBe(404)
   })
 })
 

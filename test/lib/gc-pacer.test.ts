@@ -18,9 +18,10 @@ describe('GC pacer', () => {
     expect(counts.idle).toBe(0) // 300 ms idle: every tick found less than 10 % CPU
     // 400 ms busy is ~20 ticks of 20 ms; timers run late on a loaded machine, so only a floor is pinned.
     expect(counts.busy).toBeGreaterThanOrEqual(5)
-    // Idle again for 30 ticks: at most a couple of stragglers (JSC's compiler and collector threads finish
-    // their work late on some machines and count as this process's CPU), never a collection per tick.
-    expect(counts.idleAgain - counts.settled).toBeLessThanOrEqual(3)
+    // Idle again for 30 ticks: a few stragglers at most (JSC's compiler threads finish the busy spell's
+    // compilations late, the more so on a loaded machine, and their CPU is this process's: 0-2 seen alone,
+    // up to 7 inside the full suite), never a collection per tick as while busy.
+    expect(counts.idleAgain - counts.settled).toBeLessThanOrEqual(10)
     expect(counts.stopped).toBe(counts.idleAgain) // stopped, busy: nothing more
   })
 

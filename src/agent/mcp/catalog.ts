@@ -102,7 +102,8 @@ export function toolName(verbName: string): string {
 const HINTS: Record<string, string> = {
   'reports.run': 'Use for any performance question (clicks, conversions, revenue, cost, profit, ROI, EPC, CR) grouped by one or two dimensions over a date range; filters narrow to a campaign, source, offer or landing. For single conversions use list_conversions instead.',
   'conversions.record': 'Use only when you hold real conversion data for a click (e.g. from an advertiser report): it books money, fires the forward postback to the traffic source and email triggers exactly as GET /postback would. It does not change an existing conversion.',
-  'conversions.list': 'Use to inspect individual conversions (filters click_id, campaign_id, type, from, to). For totals use get_report.',
+  'conversions.list': 'Use to inspect individual conversions (filters click_id, campaign_id, type, from, to). For totals use get_report. revenue is the payout as received: a conversion of a negative type (chargeback) counts as minus its amount, whatever its sign.',
+  'commerce.orders.list': 'Order status: paid, failed (the payment failed; it becomes paid if a retry succeeds), pending, partially_refunded, refunded, cancelled, fulfilled, or the status the store platform sent.',
   'clicks.get': 'Use to inspect one click by its click_id (UUID): campaign, source, offer, landing, device, sub ids, bot flag.',
   'catalog.campaigns.create': 'A campaign joins a traffic source to offers (and optionally landings) in weighted rotation; its tracking link is /c/<slug>.',
   'catalog.campaigns.update': 'Pass only the fields to change; a given offers or landings rotation replaces the old one. To pause a campaign set active=false rather than deleting it.',

@@ -3,10 +3,13 @@ import { Type as t } from '@sinclair/typebox'
 import type { SourceRow } from '../store/types'
 import { iso } from '../../lib/time'
 import { Int } from '../../lib/fields'
+import { postbackUrlWarnings } from './postback-macros'
 
 const postbackUrl = t.String({
   maxLength: 4096,
-  description: 'absolute http(s) URL template; macros {click_id} {payout} {external_id} {status}',
+  description: 'absolute http(s) URL template, macros in the path, query and fragment only: {click_id} {payout} {status} {type} {tid} ' +
+    '{currency} {external_id} {campaign_id} {offer_id} {source_id} {landing_id} {sub1}…{sub10}, and any other parameter ' +
+    "stored with the click by its name ({zoneid} for a tracking link's zoneid=…); each value URL-encoded",
 })
 
 export const SourceCreate = t.Object({
@@ -20,14 +23,22 @@ export const SourceRecord = t.Object({
   id: Int(),
   name: t.String(),
   postback_url: t.Union([t.String(), t.Null()]),
+  postback_url_warnings: t.Optional(t.Array(t.String(), {
+    description: 'only when there is one: placeholders of postback_url that svc does not fill ({foo} unless the click carries a parameter foo, a network\'s [IMPRESSIONID]): ' +
+      'the forward is still sent, with them as written',
+  })),
   created_at: t.String({ format: 'date-time' }),
   updated_at: t.String({ format: 'date-time' }),
 })
 
-export const renderSource = (r: SourceRow): typeof SourceRecord.static => ({
-  id: r.id,
-  name: r.name,
-  postback_url: r.postbackUrl,
-  created_at: iso(r.createdAt),
-  updated_at: iso(r.updatedAt),
-})
+export function renderSource(r: SourceRow): typeof SourceRecord.static {
+  const warnings = postbackUrlWarnings(r.postbackUrl)
+  return {
+    id: r.id,
+    name: r.name,
+    postback_url: r.postbackUrl,
+    ...(warnings.length ? { postback_url_warnings: warnings } : {}),
+    created_at: iso(r.createdAt),
+    updated_at: iso(r.updatedAt),
+  }
+}

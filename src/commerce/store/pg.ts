@@ -68,7 +68,8 @@ class PgCommerceQueries implements CommerceQueries {
       VALUES (${o.source}, ${o.externalId}, ${o.status}, ${o.currency}, coalesce(${o.total}::float8, 0), ${o.email}, ${o.clickId},
         ${o.productId ?? null}::int4, ${o.paymentAccountId ?? null}::int4, ${o.now}::int8, ${o.now}::int8)
       ON CONFLICT (source, external_id) DO UPDATE SET
-        status = CASE WHEN orders.status IN ('cancelled', 'refunded', 'failed') THEN orders.status ELSE excluded.status END,
+        status = CASE WHEN orders.status IN ('cancelled', 'refunded') OR (orders.status = 'failed' AND excluded.status <> 'paid')
+          OR (excluded.status = 'failed' AND orders.status IN ('paid', 'partially_refunded')) THEN orders.status ELSE excluded.status END,
         currency = CASE WHEN orders.conversion_id IS NOT NULL OR orders.refunded > 0 THEN coalesce(orders.currency, excluded.currency)
           ELSE coalesce(excluded.currency, orders.currency) END,
         total = coalesce(${o.total}::float8, orders.total),

@@ -64,9 +64,12 @@ class SqliteCommerceQueries implements CommerceQueries {
     this.upsert = raw.prepare(
       'INSERT INTO orders (source, external_id, status, currency, total, email, click_id, product_id, payment_account_id, created_at, updated_at) ' +
         'VALUES ($source, $externalId, $status, $currency, coalesce($total, 0), $email, $clickId, $productId, $paymentAccountId, $now, $now) ' +
-        // A cancelled, refunded or failed order stays so: a late or replayed event must not revive it.
-        "ON CONFLICT (source, external_id) DO UPDATE SET status = CASE WHEN orders.status IN ('cancelled', 'refunded', 'failed') " +
-        'THEN orders.status ELSE excluded.status END, ' +
+        // A cancelled, refunded or failed order stays so: a late or replayed event must not revive it; only a
+        // payment that succeeds after failing (another card) moves failed to paid. A failure reported after the
+        // payment succeeded (an earlier attempt, delivered late) leaves the paid order as it is.
+        'ON CONFLICT (source, external_id) DO UPDATE SET status = CASE ' +
+        "WHEN orders.status IN ('cancelled', 'refunded') OR (orders.status = 'failed' AND excluded.status <> 'paid') " +
+        "OR (excluded.status = 'failed' AND orders.status IN ('paid', 'partially_refunded')) THEN orders.status ELSE excluded.status END, " +
         // Once money moved (counted, or refunded early) the order keeps its currency: a later event in another one
         // cannot make its reversals count in that other currency.
         'currency = CASE WHEN orders.conversion_id IS NOT NULL OR orders.refunded > 0 THEN coalesce(orders.currency, excluded.currency) ' +

@@ -38,6 +38,8 @@ export const conversions = pgTable('conversions', {
   email: text('email'),
   date: ms('date').notNull(),
   createdAt: ms('created_at').notNull(),
+  /** Set by the forward job when the request to the source went out with placeholders svc could not fill. */
+  forwardWarning: text('forward_warning'),
 }, (t) => [
   index('conversions_click_tid_idx').on(t.clickRowId, t.transactionId),
   index('conversions_click_id_idx').on(t.clickId),

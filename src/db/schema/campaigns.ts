@@ -3,7 +3,7 @@ import { sqliteTable, integer, text, real, primaryKey, index } from 'drizzle-orm
 export const sources = sqliteTable('sources', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull(),
-  /** Template with {click_id} {payout} {external_id} {status}; null = never forward. */
+  /** Template with the macros of catalog/sources/postback-macros.ts ({click_id} {payout} {sub1}…); null = never forward. */
   postbackUrl: text('postback_url'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),

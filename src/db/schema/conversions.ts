@@ -38,6 +38,8 @@ export const conversions = sqliteTable('conversions', {
   /** Conversion time (from the postback, default: received time), epoch ms. */
   date: integer('date').notNull(),
   createdAt: integer('created_at').notNull(),
+  /** Set by the forward job when the request to the source went out with placeholders svc could not fill. */
+  forwardWarning: text('forward_warning'),
 }, (t) => [
   index('conversions_click_tid_idx').on(t.clickRowId, t.transactionId),
   // No index on click_id: a random UUID key dirtied one more page per postback, anywhere in the tree (dropped

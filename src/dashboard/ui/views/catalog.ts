@@ -4,6 +4,7 @@
 import { all, api, ApiError, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, copy, showErrors, upsert } from '../forms'
+import { postbackUrlWarnings } from '../../../catalog/sources/postback-macros'
 
 interface Field {
   name: string
@@ -18,6 +19,8 @@ interface Field {
   createOnly?: boolean
   /** password: the record's flag that says the secret is set (default has_<name>). */
   setFlag?: string
+  /** What to warn about in the value as it is typed (saved anyway): shown beside the field. */
+  warn?: (value: string) => string[]
 }
 export interface CatalogSpec {
   path: string
@@ -38,6 +41,17 @@ type Row = Record<string, unknown> & { id: number }
 
 const rowLinkOf = (l: { href: string; label: string; newTab?: boolean }) =>
   h('a', { href: l.href, target: l.newTab ? '_blank' : null, rel: l.newTab ? 'noopener' : null }, l.label)
+
+/** The field's warnings below it, kept up to date as the value changes. */
+function withWarnings(wrap: HTMLElement, f: Field, input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement): HTMLElement {
+  if (!f.warn) return wrap
+  const list = h('ul', { class: 'field-warning', 'data-warning-for': f.name, role: 'status' })
+  const update = () => mount(list, f.warn!(input.value).map((w) => h('li', {}, w)))
+  input.addEventListener('input', update)
+  update()
+  wrap.append(list)
+  return wrap
+}
 
 const text = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v))
 
@@ -115,7 +129,7 @@ export function catalogView(spec: CatalogSpec) {
         h('h2', { id: 'editor-title' }, existing ? `Edit ${spec.singular} "${text(existing.name)}"` : `New ${spec.singular}`),
         fields.map((f, i) => f.type === 'checkbox'
           ? h('div', { class: 'field' }, h('label', {}, inputs[i]!, ` ${f.label}`))
-          : field(f.label, inputs[i]!, f.hint)),
+          : withWarnings(field(f.label, inputs[i]!, f.hint), f, inputs[i]!)),
         h('p', { class: 'form-error', role: 'alert' }),
         h('button', { type: 'submit' }, existing ? 'Save' : `Create ${spec.singular}`), ' ',
         h('button', { type: 'button', class: 'small', onclick: () => editor.replaceChildren() }, 'Cancel'),
@@ -177,7 +191,13 @@ export const SOURCES: CatalogSpec = {
   copyable: { field: 'postback_url', label: 'Copy postback URL' },
   fields: [
     { name: 'name', label: 'Name', required: true },
-    { name: 'postback_url', label: 'Postback URL', type: 'url', hint: 'Called on each conversion. Macros: {click_id}, {payout}, {status}, {external_id}, {sub1}…{sub10}' },
+    {
+      name: 'postback_url', label: 'Postback URL', type: 'url',
+      hint: 'Called on each conversion. Macros: {click_id}, {payout}, {status}, {tid}, {currency}, {external_id}, {campaign_id}, {offer_id}, ' +
+        "{sub1}…{sub10} (put the network's click id in a sub on the tracking link), or any other parameter of the tracking link by its name",
+      // The same check as the API's postback_url_warnings: a placeholder svc does not fill is sent as written.
+      warn: postbackUrlWarnings,
+    },
   ],
 }
 

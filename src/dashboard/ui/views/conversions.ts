@@ -3,27 +3,32 @@
 // where an affiliate debugs an integration.
 import { api, ApiError } from '../api'
 import { field, h, mount } from '../dom'
+import { countedRevenue, money } from '../format'
 
-interface Conversion { id: number; click_id: string; revenue: number; currency: string | null; type: string; status: string | null; transaction_id: string | null; date: string }
+interface Conversion { id: number; click_id: string; revenue: number; currency: string | null; type: string; status: string | null; transaction_id: string | null; date: string; forward_warning?: string }
 interface Job { id: number; status: string; attempts: number; last_error: string | null; next_run_at: string | null; payload: { url?: string } }
 interface PostbackError { id: number; reason: string; click_id: string | null; query: string | null; ip: string | null; conversion_id: number | null; created_at: string }
 
 const when = (iso: string) => new Date(iso).toLocaleString()
 
-function conversionsTable(items: Conversion[]): HTMLElement {
+/** Revenue as it counts: a chargeback (any type flagged negative) shows its minus sign. */
+function conversionsTable(items: Conversion[], negative: ReadonlySet<string>): HTMLElement {
   return h('div', { class: 'table-wrap' }, h('table', {},
     h('thead', {}, h('tr', {}, ['Date', 'Click', 'Type', 'Status', 'Revenue', 'Transaction'].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, items.length === 0 ? h('tr', {}, h('td', { colspan: 6 }, 'No conversions.')) : items.map((c) => h('tr', { 'data-conversion': c.id },
       h('td', {}, when(c.date)), h('td', {}, h('code', {}, c.click_id)), h('td', {}, c.type), h('td', {}, c.status ?? '—'),
-      h('td', { class: 'num' }, `${c.revenue.toFixed(2)} ${c.currency ?? ''}`), h('td', {}, c.transaction_id ?? '—')))),
+      h('td', { class: 'num' }, money(countedRevenue(c, negative), c.currency)), h('td', {}, c.transaction_id ?? '—')))),
   ))
 }
 
 export async function conversionsView(): Promise<HTMLElement> {
-  const [recent, errors] = await Promise.all([
+  const [recent, errors, types] = await Promise.all([
     api<{ items: Conversion[] }>('GET', '/conversions?limit=50'),
     api<{ items: PostbackError[] }>('GET', '/postback-errors?limit=50'),
+    // Which types count negative (the same permission as the conversions; chargeback when unreadable).
+    api<{ items: Array<{ slug: string; negative: boolean }> }>('GET', '/conversion-types').then((t) => t.items, () => [{ slug: 'chargeback', negative: true }]),
   ])
+  const negative: ReadonlySet<string> = new Set(types.filter((t) => t.negative).map((t) => t.slug))
   const clickId = h('input', { name: 'click_id', placeholder: '6f1c2d3e-…', autocomplete: 'off' })
   const found = h('div', { 'aria-live': 'polite' })
   const lookup = h('form', { class: 'card filters', role: 'search' }, field('Click id', clickId), h('button', { type: 'submit' }, 'Look up'))
@@ -48,8 +53,10 @@ export async function conversionsView(): Promise<HTMLElement> {
       mount(found, h('section', { class: 'card', 'data-click': id },
         h('h2', {}, 'Click'),
         h('dl', { class: 'pairs' }, shown.filter((k) => click[k] !== undefined).flatMap((k) => [h('dt', {}, k), h('dd', {}, click[k] === null ? '—' : String(click[k]))])),
-        h('h3', {}, 'Its conversions'), conversionsTable(conversions.items),
+        h('h3', {}, 'Its conversions'), conversionsTable(conversions.items, negative),
         h('h3', {}, 'Postbacks forwarded to the source'),
+        // Sent with placeholders svc could not fill (issue 26): the source may not attribute the conversion.
+        conversions.items.filter((c) => c.forward_warning).map((c) => h('p', { role: 'status', 'data-forward-warning': c.id }, `⚠ Conversion ${c.id}: ${c.forward_warning}`)),
         h('div', { class: 'table-wrap' }, h('table', { 'data-forwards': '' }, h('thead', {}, h('tr', {}, ['Status', 'Attempts', 'Last error', 'URL', ''].map((c) => h('th', { scope: 'col' }, c)))), jobRows))))
     } catch (err) {
       mount(found, h('p', { role: 'alert', class: 'form-error' }, err instanceof ApiError && err.status === 404 ? 'No click with this id.' : (err as Error).message))
@@ -58,7 +65,7 @@ export async function conversionsView(): Promise<HTMLElement> {
   return h('section', { 'aria-labelledby': 'conv-title' },
     h('h1', { id: 'conv-title' }, 'Conversions'),
     lookup, found,
-    h('h2', {}, 'Recent conversions'), conversionsTable(recent.items),
+    h('h2', {}, 'Recent conversions'), conversionsTable(recent.items, negative),
     h('h2', {}, 'Postback problems'),
     h('p', {}, 'Postbacks that recorded nothing (unknown click, bad signature, address not allowed…) or recorded with a warning, newest first.'),
     h('div', { class: 'table-wrap' }, h('table', { 'data-postback-errors': '' },

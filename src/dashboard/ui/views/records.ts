@@ -2,6 +2,7 @@
 // columns, the API's filters, "Load more" through next_cursor, an optional CSV export and a row action.
 import { api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
+import { money, refundAmount } from '../format'
 
 type Row = Record<string, unknown> & { id: number }
 
@@ -11,6 +12,8 @@ export interface RecordsSpec {
   /** The collection path under /admin/api, without the query. */
   path: string
   columns: string[]
+  /** Columns shown otherwise than as their value (money: its currency, a refund's minus sign). */
+  render?: Record<string, (row: Row) => string>
   /** Filters the API takes, as text inputs. */
   filters?: string[]
   /** A CSV export path under /admin/api that takes the same filters. */
@@ -43,7 +46,7 @@ export function recordsView(spec: RecordsSpec) {
       try {
         const page = await api<{ items: Row[]; next_cursor: string | null }>('GET', `${spec.path}?${q}`)
         const rows = page.items.map((r) => h('tr', { 'data-id': r.id },
-          spec.columns.map((c) => h('td', {}, cell(r[c]))),
+          spec.columns.map((c) => h('td', spec.render?.[c] ? { class: 'num' } : {}, spec.render?.[c] ? spec.render[c]!(r) : cell(r[c]))),
           spec.action && can(me, spec.section, 'write') ? h('td', {}, h('button', { type: 'button', class: 'small', onclick: async () => {
             if (!confirm(spec.action!.confirm(r))) return
             try { await spec.action!.run(r); await load(false) } catch (err) { status.textContent = (err as Error).message }
@@ -76,7 +79,12 @@ export const LEADS: RecordsSpec = {
 }
 
 export const ORDERS: RecordsSpec = {
-  title: 'Orders', section: 'commerce', path: '/orders', columns: ['created_at', 'source', 'status', 'total', 'refunded', 'currency', 'email', 'click_id'],
+  title: 'Orders', section: 'commerce', path: '/orders', columns: ['created_at', 'source', 'status', 'total', 'refunded', 'email', 'click_id'],
+  // The API keeps refunded as a positive amount (what was refunded); here it reads as money going back.
+  render: {
+    total: (o) => money(Number(o.total), o.currency as string | null),
+    refunded: (o) => refundAmount(Number(o.refunded), o.currency as string | null),
+  },
   filters: ['source', 'status', 'click_id'],
   action: {
     label: 'Refund',

@@ -1,0 +1,24 @@
+// Money as the dashboard shows it, everywhere an amount appears: two decimals, the currency after, and money
+// that goes back (a chargeback, a refund) with its minus sign: "-2.50 USD". The sign is the ASCII
+// hyphen-minus, as the report table, the CSV export and the API write it (copied into a spreadsheet it
+// stays a number).
+
+/** "12.30 EUR", "-2.50 USD"; no currency: the amount alone. Never "-0.00". */
+export function money(amount: number, currency?: string | null): string {
+  const fixed = (Math.round(amount * 100) / 100 || 0).toFixed(2)
+  return currency ? `${fixed} ${currency}` : fixed
+}
+
+/**
+ * What a conversion counts: the API keeps revenue as the payout was received (spec: revenue = payout), and a
+ * type flagged negative (chargeback) counts as minus its amount whatever sign it arrived with (reports do the
+ * same); commerce reversals are stored negative already.
+ */
+export function countedRevenue(c: { revenue: number; type: string }, negativeTypes: ReadonlySet<string>): number {
+  return negativeTypes.has(c.type) ? -Math.abs(c.revenue) : c.revenue
+}
+
+/** A refund (money back to the buyer): shown as a negative amount; none: "—". */
+export function refundAmount(amount: number, currency?: string | null): string {
+  return amount > 0 ? money(-amount, currency) : '—'
+}
