@@ -108,36 +108,36 @@ class DeliveryThrottle {
 
 export function commerceWebhookRoutes(ctx: AppContext, receiver: WebhookReceiver) {
   const throttle = new DeliveryThrottle(ctx.config.trustProxy)
+  /** The raw body (a 413 past 2 MB), tagged with its address for the throttle. */
+  const take = async (request: Request, server: Parameters<DeliveryThrottle['tag']>[1]): Promise<Delivery | Response> => {
+    const raw = await delivery(request)
+    return raw instanceof Response ? raw : throttle.tag(request, server, raw)
+  }
   return new Elysia({ name: 'commerce-webhooks' })
     .post('/webhook/ecom-a', async ({ request, server }) => {
-      const raw = await delivery(request)
-      if (raw instanceof Response) return raw
-      const d = throttle.tag(request, server, raw)
+      const d = await take(request, server)
+      if (d instanceof Response) return d
       return throttle.answer(d, await receiver.ecomA(d))
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform A orders (X-EcomA-Hmac-SHA256 or X-Shopify-Hmac-Sha256: HMAC-SHA256 of the raw body, base64 or lowercase hex; legacy ?key= only while no HMAC secret is set)' } })
     .post('/webhook/ecom-b', async ({ request, server }) => {
-      const raw = await delivery(request)
-      if (raw instanceof Response) return raw
-      const d = throttle.tag(request, server, raw)
+      const d = await take(request, server)
+      if (d instanceof Response) return d
       return throttle.answer(d, await receiver.ecomB(d))
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'E-commerce platform B orders (X-EcomB-Webhook-Signature or X-WC-Webhook-Signature); its save-time ping gets 200' } })
     .post('/webhook/pay-a-ecom', async ({ request, server }) => {
-      const raw = await delivery(request)
-      if (raw instanceof Response) return raw
-      const d = throttle.tag(request, server, raw)
+      const d = await take(request, server)
+      if (d instanceof Response) return d
       return throttle.answer(d, await receiver.payAEcom(d))
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: 'Payment processor A, legacy global endpoint (PayA-Signature with pay_a_ecom_webhook_secret)' } })
     .post('/webhook/pay-a/:account_id', async ({ request, params, server }) => {
-      const raw = await delivery(request)
-      if (raw instanceof Response) return raw
-      const d = throttle.tag(request, server, raw)
+      const d = await take(request, server)
+      if (d instanceof Response) return d
       const a = await receiver.payAAccount(params.account_id, d)
       return a === 'not-found' ? errorResponse(404, 'payment account not found') : throttle.answer(d, a)
     }, { parse: 'none', detail: { tags: ['webhooks'], summary: "Payment processor A, per payment account (PayA-Signature with the account's signing secret)" } })
     .post('/webhook/pay-b/:account_id', async ({ request, params, server }) => {
-      const raw = await delivery(request)
-      if (raw instanceof Response) return raw
-      const d = throttle.tag(request, server, raw)
+      const d = await take(request, server)
+      if (d instanceof Response) return d
       const early = throttle.refusedUpfront(d)
       if (early) return early
       const a = await receiver.payBAccount(params.account_id, d)

@@ -5,7 +5,7 @@ import { escapeHtml } from '../lib/html'
 import type { LandingRow } from '../catalog/store/types'
 import type { Click, ContinuableClick } from '../tracking/store/click'
 import type { CampaignRoute } from '../tracking/routing'
-import { encodeMacroValue } from '../tracking/template'
+import { clickParams, encodeMacroValue } from '../tracking/template'
 import { analyzeMacros, fillSlot, type LANDING_MACROS, type MacroSlot } from '../catalog/landings/macro-context'
 
 type Known = (typeof LANDING_MACROS)[number]
@@ -42,16 +42,6 @@ export interface PageContext {
   offerUrl: string
 }
 
-function storedParams(c: { params: string | null } | null): Record<string, string> | null {
-  if (!c?.params) return null
-  try {
-    const p = JSON.parse(c.params) as unknown
-    return p && typeof p === 'object' ? (p as Record<string, string>) : null
-  } catch {
-    return null
-  }
-}
-
 function knownValue(name: Known, x: PageContext): string | number | null {
   const c = x.click
   switch (name) {
@@ -68,7 +58,7 @@ function knownValue(name: Known, x: PageContext): string | number | null {
 
 /** The page's html for one visitor: every substituted value escaped for its place. */
 export function renderPage(page: LandingPage, x: PageContext): string {
-  const stored = storedParams(x.click)
+  const stored = clickParams(x.click?.params)
   let out = ''
   for (const p of page.parts ?? []) {
     if (typeof p === 'string') {
@@ -80,7 +70,7 @@ export function renderPage(page: LandingPage, x: PageContext): string {
       out += fillSlot(p, v === null ? '' : String(v))
       continue
     }
-    const q = x.query?.[p.macro] ?? stored?.[p.macro]
+    const q = x.query?.[p.macro] ?? (stored && Object.hasOwn(stored, p.macro) ? stored[p.macro] : undefined)
     // Not a parameter of this visit: the braces were the page's own (CSS, a script), left as written.
     out += typeof q === 'string' ? fillSlot(p, q) : `{${p.macro}}`
   }

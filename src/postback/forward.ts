@@ -9,7 +9,7 @@ import { JobError, type JobHandler, type JobQueue } from '../jobs/types'
 import { VERSION } from '../version'
 import type { RecordedConversion } from './record'
 import type { ContinuableClick } from '../tracking/store/click'
-import { encodeMacroValue } from '../tracking/template'
+import { clickParams, encodeMacroValue } from '../tracking/template'
 import {
   authorityEnd, CONVERSION_MACROS, fillMacros, forwardWarning, SUB_MACROS, unreplacedPlaceholders,
 } from '../catalog/sources/postback-macros'
@@ -63,22 +63,12 @@ export function buildForwardUrl(template: string, v: ForwardValues): string {
   return fillMacros(template, (name) => (Object.hasOwn(map, name) ? encodeMacroValue(map[name as keyof typeof map]) : undefined))
 }
 
-function storedParams(c: ForwardClick): Record<string, unknown> | null {
-  if (!c.params) return null
-  try {
-    const p = JSON.parse(c.params) as unknown
-    return p && typeof p === 'object' ? (p as Record<string, unknown>) : null
-  } catch {
-    return null
-  }
-}
-
 /**
  * The click's side: {sub1}…{sub10} (empty when the tracking link did not carry it), then any other parameter
  * stored with the click under the macro's name (exact case). What neither knows stays as written.
  */
 export function fillClickMacros(url: string, click: ForwardClick): string {
-  const params = storedParams(click)
+  const params = clickParams(click.params)
   return fillMacros(url, (name) => {
     if ((SUB_MACROS as readonly string[]).includes(name)) return encodeMacroValue(click[name as (typeof SUB_MACROS)[number]])
     const p = params && Object.hasOwn(params, name) ? params[name] : undefined

@@ -80,3 +80,17 @@ export function render(t: Template, values: ReadonlyArray<string | number | null
   }
   return out
 }
+
+/**
+ * The extra query parameters a click stored at /c (its `params` column, a JSON object), or null when it has
+ * none or they cannot be read. Values are the visitor's: callers use only the strings.
+ */
+export function clickParams(params: string | null | undefined): Record<string, unknown> | null {
+  if (!params) return null
+  try {
+    const p = JSON.parse(params) as unknown
+    return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
