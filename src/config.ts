@@ -64,6 +64,60 @@ export interface Config {
 
 export type Env = Record<string, string | undefined>
 
+/** SVC_JOBS_LEASE_MS defaults to the attempt timeout plus this much. */
+const LEASE_MARGIN_MS = 30_000
+
+/** One variable: its default (null: none; false: a flag that is off) and what `svc --help` says about it. */
+interface Variable {
+  fallback: number | string | boolean | null
+  /** What --help shows as the default when that is not the value itself. */
+  shown?: string
+  meaning: string
+}
+
+/**
+ * Every variable loadConfig reads, each default written only here: the parser below takes its defaults from
+ * this table and `svc --help` prints it (the binary ships without README). A variable loadConfig reads gets its
+ * row here; test/core/cli.test.ts checks that none is missing.
+ */
+const VARIABLES = {
+  PORT: { fallback: 3000, meaning: 'listen port (0: any free port)' },
+  HOST: { fallback: '0.0.0.0', meaning: 'listen address' },
+  SVC_DATA_DIR: { fallback: './data', meaning: 'directory of svc.db and secret.key, resolved against the working directory; one server per directory' },
+  SVC_DATABASE_URL: { fallback: null, meaning: 'postgres://user:password@host:5432/db: PostgreSQL instead of the embedded SQLite file (several instances, SVC_SECRET required)' },
+  // Unset, the secret is generated into (and read from) this file of the data directory.
+  SVC_SECRET: { fallback: 'secret.key', meaning: 'master secret, at least 16 characters (signs cookies, encrypts stored secrets); unset: generated into SVC_DATA_DIR/secret.key' },
+  SVC_ADMIN_EMAIL: { fallback: null, meaning: 'with SVC_ADMIN_PASSWORD: the first owner, created at start only while no user exists' },
+  SVC_ADMIN_PASSWORD: { fallback: null, meaning: 'see SVC_ADMIN_EMAIL; it never changes an existing password (use `svc user passwd`)' },
+  SVC_PUBLIC_URL: { fallback: null, meaning: 'public base address, e.g. https://track.example.com (https: cookies get Secure)' },
+  SVC_LANDING_ORIGIN: { fallback: null, meaning: 'e.g. https://go.example.com: a separate hostname (pointed at this server) for hosted landings; /lp on other hosts redirects there' },
+  SVC_TRUST_PROXY: { fallback: false, meaning: '1: client IP from the right-most X-Forwarded-For entry, https from X-Forwarded-Proto' },
+  SVC_SESSION_TTL: { fallback: 604800, meaning: 'admin session lifetime in seconds' },
+  SVC_PAY_A_API: { fallback: 'https://api.stripe.com', meaning: "payment processor A's API base (checkout, webhook registration)" },
+  SVC_PAY_B_API: { fallback: 'https://api-m.paypal.com', meaning: "payment processor B's API base (webhook verification, OAuth); the sandbox is https://api-m.sandbox.paypal.com" },
+  SVC_SMTP_URL: { fallback: null, meaning: 'smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465: the relay svc sends mail through; unset: mail waits in the outbox' },
+  SVC_EMAIL_FROM: { fallback: null, meaning: 'From of outgoing mail, an address or "Name <address>"; the email_from setting wins; unset: noreply@<host of SVC_PUBLIC_URL>' },
+  SVC_OUTBOUND_ALLOW_PRIVATE: { fallback: false, meaning: '1: forwarded postbacks may target loopback and private addresses' },
+  SVC_JOBS_POLL_MS: { fallback: 1000, meaning: 'how often the job loop looks for due work' },
+  SVC_JOBS_TIMEOUT_MS: { fallback: 10000, meaning: 'timeout of one outbound attempt' },
+  SVC_JOBS_MAX_ATTEMPTS: { fallback: 8, meaning: 'attempts before a job is marked failed' },
+  SVC_JOBS_BACKOFF_MS: { fallback: 30000, meaning: 'first retry delay, doubled per attempt' },
+  SVC_JOBS_BACKOFF_MAX_MS: { fallback: 3600000, meaning: 'longest retry delay' },
+  SVC_JOBS_CONCURRENCY: { fallback: 16, meaning: 'outbound attempts in flight at once' },
+  SVC_JOBS_LEASE_MS: { fallback: null, shown: `timeout + ${LEASE_MARGIN_MS}`, meaning: 'Postgres: a job claimed by an instance that died is claimed again after this long' },
+  SVC_LOG_FORMAT: { fallback: 'text', meaning: 'text: one line per event; json: one JSON object per line (for log shippers)' },
+  SVC_LOG_REQUESTS: { fallback: false, meaning: '1: access log, one line per request (method, path without query, status, ms, client IP)' },
+  SVC_GC_PACE_MS: { fallback: 50, meaning: 'while the server is busy, a young-generation garbage collection this often (keeps RSS near the live size); 0: off' },
+} as const satisfies Record<string, Variable>
+
+type Name = keyof typeof VARIABLES
+type NameOf<T> = { [K in Name]: (typeof VARIABLES)[K]['fallback'] extends T ? K : never }[Name]
+
+/** The table as `svc --help` prints it: [name, default ('' for none, 0 for a flag that is off), meaning]. */
+export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string, meaning: string]> = Object.entries(VARIABLES).map(
+  ([name, v]: [string, Variable]) => [name, v.shown ?? (v.fallback === null ? '' : v.fallback === false ? '0' : String(v.fallback)), v.meaning] as const,
+)
+
 /** Flags of `svc serve` (--port, --host, --data-dir) win over the environment. */
 export interface ConfigFlags {
   port?: string
@@ -87,7 +141,12 @@ export interface LoadOptions {
   create?: boolean
 }
 
-function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+/** A whole number from the environment, or the table's default. */
+function int(env: Env, name: NameOf<number>, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  return intOr(env, name, VARIABLES[name].fallback, min, max)
+}
+
+function intOr(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
@@ -96,28 +155,29 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
   return n
 }
 
-function flag(env: Env, name: string): boolean {
+function flag(env: Env, name: NameOf<boolean>): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase()
+  if (raw === '') return VARIABLES[name].fallback
   return raw === '1' || raw === 'true' || raw === 'yes'
 }
 
 function logFormat(env: Env): LogFormat {
   const raw = (env.SVC_LOG_FORMAT ?? '').trim().toLowerCase()
-  if (raw === '' || raw === 'text') return 'text'
-  if (raw === 'json') return 'json'
+  if (raw === '') return VARIABLES.SVC_LOG_FORMAT.fallback
+  if (raw === 'text' || raw === 'json') return raw
   throw new ConfigError(`SVC_LOG_FORMAT must be text or json, got "${env.SVC_LOG_FORMAT}"`)
 }
 
-/** smtp:// or smtps:// with a host, or a ConfigError that never echoes the password. */
 /** An http(s) API base without its trailing slash. */
-function apiBase(env: Env, name: string, fallback: string): string {
+function apiBase(env: Env, name: 'SVC_PAY_A_API' | 'SVC_PAY_B_API'): string {
   const raw = nonEmpty(env[name])
-  if (raw === null) return fallback
+  if (raw === null) return VARIABLES[name].fallback
   const u = URL.parse(raw)
   if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`)
   return raw.replace(/\/+$/, '')
 }
 
+/** smtp:// or smtps:// with a host, or a ConfigError that never echoes the password. */
 function smtpUrlOf(env: Env): string | null {
   const raw = nonEmpty(env.SVC_SMTP_URL)
   if (raw === null) return null
@@ -168,7 +228,7 @@ function loadSecret(env: Env, dataDir: string, create: boolean): string {
     if (fromEnv.length < 16) throw new ConfigError('SVC_SECRET must be at least 16 characters')
     return fromEnv
   }
-  const file = join(dataDir, 'secret.key')
+  const file = join(dataDir, VARIABLES.SVC_SECRET.fallback)
   if (existsSync(file)) {
     const s = readFileSync(file, 'utf8').trim()
     if (s.length >= 16) return s
@@ -191,7 +251,7 @@ function loadSecret(env: Env, dataDir: string, create: boolean): string {
  * without a database, so a wrong directory is visible at once. A service should set SVC_DATA_DIR.
  */
 export function dataPaths(env: Env = process.env, flags: ConfigFlags = {}): { dataDir: string; dbPath: string } {
-  const dataDir = resolve(flags.dataDir ?? nonEmpty(env.SVC_DATA_DIR) ?? './data')
+  const dataDir = resolve(flags.dataDir ?? nonEmpty(env.SVC_DATA_DIR) ?? VARIABLES.SVC_DATA_DIR.fallback)
   return { dataDir, dbPath: join(dataDir, 'svc.db') }
 }
 
@@ -221,9 +281,9 @@ function makeDataDir(dataDir: string): void {
 }
 
 function portOf(env: Env, flags: ConfigFlags): number {
-  if (flags.port === undefined) return int(env, 'PORT', 3000, 0, 65535)
+  if (flags.port === undefined) return int(env, 'PORT', 0, 65535)
   try {
-    return int({ '--port': flags.port }, '--port', 3000, 0, 65535)
+    return intOr({ '--port': flags.port }, '--port', VARIABLES.PORT.fallback, 0, 65535)
   } catch (err) {
     throw new ConfigError((err as Error).message, true)
   }
@@ -256,7 +316,7 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
   const publicUrl = nonEmpty(env.SVC_PUBLIC_URL)?.replace(/\/+$/, '') ?? null
   const cfg: Config = {
     port,
-    host: flags.host ?? nonEmpty(env.HOST) ?? '0.0.0.0',
+    host: flags.host ?? nonEmpty(env.HOST) ?? VARIABLES.HOST.fallback,
     dataDir,
     dbPath,
     databaseUrl,
@@ -266,26 +326,26 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     publicUrl,
     landingOrigin: landingOriginOf(env),
     trustProxy: flag(env, 'SVC_TRUST_PROXY'),
-    sessionTtlSeconds: int(env, 'SVC_SESSION_TTL', 604800, 60),
+    sessionTtlSeconds: int(env, 'SVC_SESSION_TTL', 60),
     smtpUrl: smtpUrlOf(env),
     emailFrom: emailFromOf(env, publicUrl),
-    payAApi: apiBase(env, 'SVC_PAY_A_API', 'https://api.stripe.com'),
-    payBApi: apiBase(env, 'SVC_PAY_B_API', 'https://api-m.paypal.com'),
+    payAApi: apiBase(env, 'SVC_PAY_A_API'),
+    payBApi: apiBase(env, 'SVC_PAY_B_API'),
     outboundAllowPrivate: flag(env, 'SVC_OUTBOUND_ALLOW_PRIVATE'),
     jobs: {
-      pollMs: int(env, 'SVC_JOBS_POLL_MS', 1000, 10),
-      timeoutMs: int(env, 'SVC_JOBS_TIMEOUT_MS', 10000, 100),
-      maxAttempts: int(env, 'SVC_JOBS_MAX_ATTEMPTS', 8, 1, 100),
-      backoffBaseMs: int(env, 'SVC_JOBS_BACKOFF_MS', 30000, 1),
-      backoffMaxMs: int(env, 'SVC_JOBS_BACKOFF_MAX_MS', 3600000, 1),
-      concurrency: int(env, 'SVC_JOBS_CONCURRENCY', 16, 1, 64),
+      pollMs: int(env, 'SVC_JOBS_POLL_MS', 10),
+      timeoutMs: int(env, 'SVC_JOBS_TIMEOUT_MS', 100),
+      maxAttempts: int(env, 'SVC_JOBS_MAX_ATTEMPTS', 1, 100),
+      backoffBaseMs: int(env, 'SVC_JOBS_BACKOFF_MS', 1),
+      backoffMaxMs: int(env, 'SVC_JOBS_BACKOFF_MAX_MS', 1),
+      concurrency: int(env, 'SVC_JOBS_CONCURRENCY', 1, 64),
       leaseMs: 0, // below: its default follows the timeout
     },
     logFormat: logFormat(env),
     logRequests: flag(env, 'SVC_LOG_REQUESTS'),
-    gcPaceMs: int(env, 'SVC_GC_PACE_MS', 50, 0, 60_000),
+    gcPaceMs: int(env, 'SVC_GC_PACE_MS', 0, 60_000),
   }
-  cfg.jobs.leaseMs = int(env, 'SVC_JOBS_LEASE_MS', cfg.jobs.timeoutMs + 30_000, 100)
+  cfg.jobs.leaseMs = intOr(env, 'SVC_JOBS_LEASE_MS', cfg.jobs.timeoutMs + LEASE_MARGIN_MS, 100)
   if (cfg.jobs.leaseMs <= cfg.jobs.timeoutMs) {
     throw new ConfigError(`SVC_JOBS_LEASE_MS (${cfg.jobs.leaseMs}) must be longer than SVC_JOBS_TIMEOUT_MS (${cfg.jobs.timeoutMs}): an attempt must end before its lease`)
   }
@@ -303,36 +363,3 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
   cfg.secret = loadSecret(env, dataDir, create)
   return Object.freeze(cfg)
 }
-
-/**
- * Every variable loadConfig reads, for `svc --help` (the binary ships without README). A variable added
- * above gets its row here; test/core/cli.test.ts checks that none is missing.
- */
-export const ENVIRONMENT: ReadonlyArray<readonly [name: string, fallback: string, meaning: string]> = [
-  ['PORT', '3000', 'listen port (0: any free port)'],
-  ['HOST', '0.0.0.0', 'listen address'],
-  ['SVC_DATA_DIR', './data', 'directory of svc.db and secret.key, resolved against the working directory; one server per directory'],
-  ['SVC_DATABASE_URL', '', 'postgres://user:password@host:5432/db: PostgreSQL instead of the embedded SQLite file (several instances, SVC_SECRET required)'],
-  ['SVC_SECRET', 'secret.key', 'master secret, at least 16 characters (signs cookies, encrypts stored secrets); unset: generated into SVC_DATA_DIR/secret.key'],
-  ['SVC_ADMIN_EMAIL', '', 'with SVC_ADMIN_PASSWORD: the first owner, created at start only while no user exists'],
-  ['SVC_ADMIN_PASSWORD', '', 'see SVC_ADMIN_EMAIL; it never changes an existing password (use `svc user passwd`)'],
-  ['SVC_PUBLIC_URL', '', 'public base address, e.g. https://track.example.com (https: cookies get Secure)'],
-  ['SVC_LANDING_ORIGIN', '', 'e.g. https://go.example.com: a separate hostname (pointed at this server) for hosted landings; /lp on other hosts redirects there'],
-  ['SVC_TRUST_PROXY', '0', '1: client IP from the right-most X-Forwarded-For entry, https from X-Forwarded-Proto'],
-  ['SVC_SESSION_TTL', '604800', 'admin session lifetime in seconds'],
-  ['SVC_PAY_A_API', 'https://api.stripe.com', "payment processor A's API base (checkout, webhook registration)"],
-  ['SVC_PAY_B_API', 'https://api-m.paypal.com', "payment processor B's API base (webhook verification, OAuth); the sandbox is https://api-m.sandbox.paypal.com"],
-  ['SVC_SMTP_URL', '', 'smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465: the relay svc sends mail through; unset: mail waits in the outbox'],
-  ['SVC_EMAIL_FROM', '', 'From of outgoing mail, an address or "Name <address>"; the email_from setting wins; unset: noreply@<host of SVC_PUBLIC_URL>'],
-  ['SVC_OUTBOUND_ALLOW_PRIVATE', '0', '1: forwarded postbacks may target loopback and private addresses'],
-  ['SVC_JOBS_POLL_MS', '1000', 'how often the job loop looks for due work'],
-  ['SVC_JOBS_TIMEOUT_MS', '10000', 'timeout of one outbound attempt'],
-  ['SVC_JOBS_MAX_ATTEMPTS', '8', 'attempts before a job is marked failed'],
-  ['SVC_JOBS_BACKOFF_MS', '30000', 'first retry delay, doubled per attempt'],
-  ['SVC_JOBS_BACKOFF_MAX_MS', '3600000', 'longest retry delay'],
-  ['SVC_JOBS_CONCURRENCY', '16', 'outbound attempts in flight at once'],
-  ['SVC_JOBS_LEASE_MS', 'timeout + 30000', 'Postgres: a job claimed by an instance that died is claimed again after this long'],
-  ['SVC_LOG_FORMAT', 'text', 'text: one line per event; json: one JSON object per line (for log shippers)'],
-  ['SVC_LOG_REQUESTS', '0', '1: access log, one line per request (method, path without query, status, ms, client IP)'],
-  ['SVC_GC_PACE_MS', '50', 'while the server is busy, a young-generation garbage collection this often (keeps RSS near the live size); 0: off'],
-]

@@ -1,8 +1,6 @@
 // The one list of domain events. Features announce what happened here; side effects (rollups, forwarding,
 // cache invalidation, later email triggers, webhooks and landing views) subscribe instead of being called.
 // docs/architecture.md has the table of who emits and who subscribes, and in which phase.
-import type { RecordedConversion } from './postback/record'
-import type { CommittedClicks } from './tracking/store/click'
 
 export interface DomainEvents {
   /**
@@ -12,6 +10,12 @@ export interface DomainEvents {
   'click.committed': CommittedClicks
   /** A conversion row was written (postback today; webhooks and commerce later). */
   'conversion.recorded': RecordedConversion
+  /**
+   * A conversion moved to another status or type (the opt-in `postback_status_updates` mode: a postback for
+   * a click and tid that already has a conversion), in-transaction with the row's update. `before` is the row
+   * as it was counted, `after` as it is now: the rollups take `before` out and put `after` in.
+   */
+  'conversion.updated': ConversionUpdated
   /** A source, offer, landing or campaign was created, changed or deleted. */
   'catalog.changed': { entity: 'source' | 'offer' | 'landing' | 'campaign'; id: number; action: 'created' | 'updated' | 'deleted' }
   /** Settings keys were written (PUT /admin/api/settings, postback aliases). */
@@ -31,6 +35,11 @@ export interface DomainEvents {
   'order.paid': OrderPaid
   /** A lead form was submitted (POST /api/lead); in-transaction with the lead row. */
   'lead.captured': LeadCaptured
+}
+
+export interface ConversionUpdated {
+  before: RecordedConversion
+  after: RecordedConversion
 }
 
 export interface OrderPaid {
@@ -58,3 +67,92 @@ export interface LeadCaptured {
 }
 
 export type EventName = keyof DomainEvents
+
+// The payload types below are the features' own vocabulary (the tracker's click, a recorded conversion);
+// they live here so that the core imports no feature (test/core/layers.test.ts). The features re-export them.
+
+/** One tracked visit. Flags are booleans here; the store writes them as 0/1. */
+export interface Click {
+  clickId: string
+  campaignId: number
+  sourceId: number | null
+  offerId: number | null
+  landingId: number | null
+  ip: string | null
+  userAgent: string | null
+  referrer: string | null
+  sub1: string | null; sub2: string | null; sub3: string | null; sub4: string | null; sub5: string | null
+  sub6: string | null; sub7: string | null; sub8: string | null; sub9: string | null; sub10: string | null
+  /** Every other visitor query parameter (utm_* …), as JSON text; null when there were none. */
+  params: string | null
+  /** Why traffic quality flagged the click as a bot; null for a person. */
+  botReason: string | null
+  /** The operator's own traffic: redirected, but left out of every report. */
+  excluded: boolean
+  /** The visitor's first click in the campaign within the unique window. */
+  isUnique: boolean
+  cost: number
+  deviceType: string | null
+  os: string | null
+  browser: string | null
+  referrerDomain: string | null
+  /** First page view of the click's landing (pixel.js), epoch ms; null until then. */
+  landingViewedAt: number | null
+  /** First click-through from the landing to the offer (/r), epoch ms; null until then. */
+  landingClickedAt: number | null
+  /** Epoch milliseconds. */
+  createdAt: number
+}
+
+/** One commit's clicks and their row ids (rows[i] is the row of clicks[i]): the click.committed payload. */
+export interface CommittedClicks {
+  clicks: readonly Click[]
+  rows: readonly number[]
+}
+
+/** What a conversion states, whoever reported it (a postback today, a webhook later). */
+export interface ConversionFacts {
+  /** The status as received (already cropped), null when none was sent. */
+  status: string | null
+  revenue: number
+  currency: string | null
+  transactionId: string | null
+  email: string | null
+  /** Conversion time, epoch ms. */
+  date: number
+}
+
+/** The click a conversion is attributed to, as the conversion row copies it. */
+export interface Attribution {
+  clickRowId: number
+  clickId: string
+  campaignId: number
+  sourceId: number | null
+  offerId: number | null
+  landingId: number | null
+}
+
+/** A conversion type as /postback resolves it and reports read it. */
+export interface ConversionType {
+  slug: string
+  name: string
+  include_in_conversions: boolean
+  include_in_revenue: boolean
+  send_postback: boolean
+  negative: boolean
+  builtin: boolean
+  created_at: string
+  updated_at: string
+}
+
+/** The payload of `conversion.recorded`: the row as written, plus what its subscribers need of the click. */
+export interface RecordedConversion extends Attribution, ConversionFacts {
+  id: number
+  type: ConversionType
+  /** The click came from one of the operator's own IPs: reports leave the conversion out. */
+  excluded: boolean
+  /** The source's postback URL template (forwarding), null when the source has none. */
+  sourcePostbackUrl: string | null
+  /** The campaign's id on the source side ({external_id} of the forward URL). */
+  campaignExternalId: string | null
+}

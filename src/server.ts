@@ -13,7 +13,7 @@ import { EventBus } from './lib/event-bus'
 import { createSettingsStore } from './settings/create-store'
 import { createJobLoop } from './jobs/loop'
 import { SessionSigner } from './auth/session'
-import { createUserStore } from './users/create-store'
+import { UserStore } from './users/store'
 import { errorHandler } from './http/errors'
 import { accessLogPlugin, loggedNativeRoutes } from './http/access-log'
 import { log, setLogFormat } from './lib/log'
@@ -83,7 +83,7 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
     settings: await createSettingsStore(database, box),
     jobs: createJobLoop(database, config.jobs),
     sessions: new SessionSigner(config.secret, config.sessionTtlSeconds),
-    users: createUserStore(database),
+    users: new UserStore(database),
     agents: new AgentGate(agentStore(database)),
   }
   if ((await ctx.users.count()) === 0) {

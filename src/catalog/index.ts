@@ -9,8 +9,7 @@ import { landingVerbs } from './landings/verbs'
 import { offerVerbs } from './offers/verbs'
 import { sourceVerbs } from './sources/verbs'
 import type { AnyDatabase } from '../db/engine'
-import { PgCatalogStore } from './store/pg'
-import { SqliteCatalogStore } from './store/sqlite'
+import { CatalogDbStore } from './store/store'
 import { collectionRoutes } from '../http/collection'
 import { CampaignCreate, CampaignPatch, CampaignRecord, renderCampaign } from './campaigns/model'
 import { LandingCreate, LandingPatch, LandingRecord, renderLanding } from './landings/model'
@@ -26,9 +25,9 @@ export interface CatalogFeature extends Feature {
   routingSource: RoutingSource
 }
 
-/** The catalog store of the engine in use. */
+/** The catalog store over the database in use (one module for both engines). */
 export function catalogStore(database: AnyDatabase): CatalogStore & RoutingSource {
-  return database.engine === 'postgres' ? new PgCatalogStore(database) : new SqliteCatalogStore(database)
+  return new CatalogDbStore(database)
 }
 
 export function catalogFeature(ctx: AppContext): CatalogFeature {

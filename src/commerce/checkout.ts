@@ -8,8 +8,8 @@ import { errorFields, log } from '../lib/log'
 import { deadline } from '../lib/abortable'
 import type { SettingsStore } from '../settings/store'
 import type { CommerceStore } from './store/types'
-import { NATIVE_PENDING } from './webhooks'
-import { toMinorUnits } from './money'
+import { NATIVE_PENDING } from './senders/pay-a'
+import { toMinorUnits } from './parse'
 
 /** What svc's registered endpoint listens to. */
 export const PAY_A_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded',

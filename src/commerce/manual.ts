@@ -8,7 +8,7 @@ import { defineVerb } from '../lib/verb'
 import type { ConversionInput, ConversionRecorder, RecordResult } from '../postback/record'
 import type { ConversionTypes } from '../postback/conversion-types'
 import type { RecordingQueries } from '../postback/store'
-import type { Steps } from '../postback/steps'
+import type { Steps } from '../lib/steps'
 import { round } from './orders'
 import type { CommerceQueries, CommerceStore, OrderRow, WebhookSource } from './store/types'
 

@@ -1,4 +1,4 @@
-// What an order event does, once for both engines (a step body, see postback/steps.ts): inside one
+// What an order event does, once for both engines (a step body, see lib/steps.ts): inside one
 // transaction, the delivery is recorded (a redelivery stops there), the order row follows the event, and
 // the order counts as a conversion once, or is reversed once.
 //
@@ -19,7 +19,7 @@
 import type { ConversionInput, RecordResult } from '../postback/record'
 import type { ConversionType } from '../postback/conversion-types'
 import type { RecordingQueries } from '../postback/store'
-import type { Steps } from '../postback/steps'
+import type { Steps } from '../lib/steps'
 import type { Unit } from '../lib/event-bus'
 import type { CommerceQueries, EventResult, NewWebhookEvent, OrderRow, SubscriptionUpsert } from './store/types'
 

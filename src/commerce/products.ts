@@ -11,6 +11,7 @@ import { iso } from '../lib/time'
 import { defineVerb } from '../lib/verb'
 import { readVerbs } from './read-verbs'
 import { ORDER_SOURCES } from './admin-verbs'
+import { CURRENCY_HINT, currencyCode } from '../lib/currency'
 import type {
   CommerceCatalogStore, ProductRow, ProductValues, RefundFilter, RefundRow, SubscriptionFilter, SubscriptionRow,
 } from './store/catalog'
@@ -72,8 +73,9 @@ export function price(value: unknown): number {
 }
 
 function currency(value: unknown): string {
-  if (typeof value !== 'string' || !/^[A-Za-z]{3}$/.test(value)) throw invalid('currency: must be a 3-letter currency code such as USD')
-  return value.toUpperCase()
+  const code = currencyCode(value)
+  if (code === null) throw invalid(`currency: ${CURRENCY_HINT}`)
+  return code
 }
 
 function referenceId(value: unknown, field: string): number | null {

@@ -10,6 +10,8 @@ import { errorFields, log } from '../lib/log'
 import type { TriggerStore } from './store/triggers'
 import { subscriberOf } from './verbs'
 import type { NewSubscriber } from './store/types'
+import type { RecordedConversion } from '../postback'
+import type { Tx } from '../db/engine'
 
 export const ENROL_JOB = 'email_enroll'
 
@@ -55,8 +57,10 @@ export function subscribeTriggers(deps: {
 }): void {
   const { events, jobs, table } = deps
   const enqueued = new WeakSet<object>()
-  events.on('conversion.recorded', 'in-transaction', 'email.trigger-enrol', (c, tx) => {
-    if (c.offerId === null || !c.type.include_in_conversions || c.type.negative || c.excluded) return
+  /** Whether a conversion enrols its buyer: counted, not negative, not the operator's own click. */
+  const fires = (c: RecordedConversion) => c.offerId !== null && c.type.include_in_conversions && !c.type.negative && !c.excluded
+  const enrol = (c: RecordedConversion, tx: Tx) => {
+    if (!fires(c)) return
     // No address and nowhere to look one up: nothing to enrol, so no job either.
     if (!c.email && !deps.leadEmailOf) return
     const enqueue = (lists: readonly number[]) => {
@@ -67,11 +71,20 @@ export function subscribeTriggers(deps: {
       const pending = ids.filter((id): id is Promise<number> => id instanceof Promise)
       if (pending.length) return Promise.all(pending).then(() => {})
     }
-    const lists = table.listsFor(c.offerId)
+    const lists = table.listsFor(c.offerId!)
     return lists instanceof Promise ? lists.then(enqueue) : enqueue(lists)
-  })
+  }
+  events.on('conversion.recorded', 'in-transaction', 'email.trigger-enrol', enrol)
   events.on('conversion.recorded', 'after-commit', 'email.wake-job-loop', (c) => {
     if (enqueued.delete(c)) jobs.kick()
+  })
+  // postback_status_updates: a conversion that moves to a type that fires (reject → sale) fires as a new one
+  // would; one that already fired (lead → sale) does not enrol the buyer twice.
+  events.on('conversion.updated', 'in-transaction', 'email.trigger-enrol-update', (u, tx) => {
+    if (u.after.type.slug !== u.before.type.slug && !fires(u.before)) return enrol(u.after, tx)
+  })
+  events.on('conversion.updated', 'after-commit', 'email.wake-job-loop-update', (u) => {
+    if (enqueued.delete(u.after)) jobs.kick()
   })
   events.on('email-triggers.changed', 'after-commit', 'email.triggers-cache', () => {
     void table.reload()

@@ -3,7 +3,7 @@
 // in-memory cache that /postback reads (src/postback/conversion-types.ts): synchronous here, so the SQLite
 // cache is loaded before the constructor returns; async on Postgres. The admin writes return Promises.
 import type { RawDb, RawStatement } from '../db/client'
-import type { MaybeAsync } from './steps'
+import type { MaybeAsync } from '../lib/steps'
 
 export interface ConversionTypeRecord {
   slug: string

@@ -7,17 +7,8 @@ import { FALLBACK_TYPE } from './builtin-types'
 import type { ConversionTypeRecord, ConversionTypesStore, StatusMapRow } from './conversion-types-store'
 import { errorFields, log } from '../lib/log'
 
-export interface ConversionType {
-  slug: string
-  name: string
-  include_in_conversions: boolean
-  include_in_revenue: boolean
-  send_postback: boolean
-  negative: boolean
-  builtin: boolean
-  created_at: string
-  updated_at: string
-}
+import type { ConversionType } from '../events'
+export type { ConversionType } from '../events'
 
 function toApi(r: ConversionTypeRecord): ConversionType {
   return {

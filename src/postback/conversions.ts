@@ -2,7 +2,7 @@
 import { invalid } from '../lib/errors'
 import { iso } from '../lib/time'
 import { momentFilter } from '../lib/time'
-import type { ConversionRecord, PostbackErrorRecord } from './store'
+import type { ConversionRecord, PostbackErrorRecord, StatusHistoryRecord } from './store'
 
 export type Query = Record<string, string | undefined>
 
@@ -25,6 +25,21 @@ export function conversionToApi(r: ConversionRecord) {
     // Only on a conversion whose forward to the source went out with placeholders as written.
     ...(r.forward_warning ? { forward_warning: r.forward_warning } : {}),
   }
+}
+
+/**
+ * A conversion's statuses, oldest first, ending with its current state (postback_status_updates): each entry
+ * is a state and `at` when it began (the first: when the conversion was recorded). A history row holds the
+ * state before a change; the entry after a reversal row carries its `reversal_id` (the state itself stayed:
+ * the negative conversion was recorded on its own). A conversion never updated has one entry.
+ */
+export function statusHistoryToApi(r: ConversionRecord, rows: readonly StatusHistoryRecord[]) {
+  const states = [...rows.map((h) => ({ type: h.type, status: h.status, revenue: h.revenue })), { type: r.type, status: r.status, revenue: r.revenue }]
+  return states.map((s, i) => ({
+    ...s,
+    at: iso(i === 0 ? r.created_at : rows[i - 1]!.changed_at),
+    reversal_id: i === 0 ? null : rows[i - 1]!.reversal_id,
+  }))
 }
 
 export function errorToApi(r: PostbackErrorRecord) {

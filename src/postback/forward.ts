@@ -1,13 +1,14 @@
 // Forwarding a conversion to its traffic source (spec §4 rule 5): the conversion's macros are filled at enqueue
 // time, the click's ({sub1}…, its stored parameters) when the job runs (a read the /postback path does not pay
 // for); the request is a durable job (kind source_postback) so a slow or dead source never touches the response.
-// It subscribes to `conversion.recorded`: the job is enqueued in the conversion's transaction, and the
+// It subscribes to `conversion.recorded` (and `conversion.updated`, for a change of type): the job is enqueued in the conversion's transaction, and the
 // job loop is woken after the commit, only when a job was enqueued (a claim query per postback otherwise).
 import type { EventBus } from '../lib/event-bus'
 import { expectSuccess, outboundFetch } from '../lib/outbound'
 import { JobError, type JobHandler, type JobQueue } from '../jobs/types'
 import { VERSION } from '../version'
 import type { RecordedConversion } from './record'
+import type { Tx } from '../db/engine'
 import type { ContinuableClick } from '../tracking/store/click'
 import { clickParams, encodeMacroValue } from '../tracking/template'
 import {
@@ -131,9 +132,9 @@ export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; al
   jobs.register(FORWARD_JOB, forwardHandler(deps.allowPrivate, deps.lookup), { target: forwardTarget, section: 'conversions' })
   // Conversions whose forward job is in their (not yet committed) transaction. A rolled-back one is never
   // committed, so it is never looked up again and simply collected.
-  const enqueued = new WeakSet<RecordedConversion>()
-  // On Postgres the insert goes through the unit's transaction and is a Promise: returned, the bus awaits it.
-  events.on('conversion.recorded', 'in-transaction', 'postback.forward', (c, tx) => {
+  const enqueued = new WeakSet<object>()
+  /** Enqueues the forward of `c` in its transaction (`key` marks it for the wake-up); undefined when there is none to send. */
+  const enqueue = (key: object, c: RecordedConversion, tx: Tx) => {
     // The type's send_postback is never set for negative types (checked when types are written).
     if (!c.type.send_postback || !c.sourcePostbackUrl) return
     const payload: ForwardPayload = {
@@ -143,9 +144,19 @@ export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; al
         currency: c.currency, campaignId: c.campaignId, offerId: c.offerId, sourceId: c.sourceId, landingId: c.landingId,
       }),
     }
-    enqueued.add(c)
+    enqueued.add(key)
     const id = jobs.enqueue(FORWARD_JOB, payload, { tx })
     if (id instanceof Promise) return id.then(() => {})
+  }
+  // On Postgres the insert goes through the unit's transaction and is a Promise: returned, the bus awaits it.
+  events.on('conversion.recorded', 'in-transaction', 'postback.forward', (c, tx) => enqueue(c, c, tx))
+  // A status update (postback_status_updates) forwards only a change of type: lead → sale sends the sale, a
+  // pending sale that becomes an approved sale sends no second sale. The URL carries the new type and revenue.
+  events.on('conversion.updated', 'in-transaction', 'postback.forward-update', (u, tx) => {
+    if (u.after.type.slug !== u.before.type.slug) return enqueue(u, u.after, tx)
+  })
+  events.on('conversion.updated', 'after-commit', 'postback.wake-job-loop-update', (u) => {
+    if (enqueued.delete(u)) jobs.kick()
   })
   events.on('conversion.recorded', 'after-commit', 'postback.wake-job-loop', (c) => {
     if (enqueued.delete(c)) jobs.kick()

@@ -1,6 +1,7 @@
 // Reading the payout of a postback as advertisers really write it: `12.50`, `12,50`, `$5`, `5 USD`,
 // `1.234,56`, ` 5 `. Money is never guessed: a form that could mean two amounts (`1,234`: 1234 or 1.234?)
 // is not read, and the receiver then records the offer's payout with a visible warning row instead.
+import { currencyCode } from '../lib/currency'
 
 export const MAX_ABS_PAYOUT = 1e12
 const MAX_PAYOUT_CHARS = 64
@@ -11,8 +12,6 @@ export interface Payout {
   currency: string | null
 }
 
-/** Every ISO 4217 code the runtime knows (current and historic), so `5 USD` reads and `5 ABC` does not. */
-const CURRENCY_CODES = new Set(Intl.supportedValuesOf('currency'))
 
 /** Symbols that name one currency; any other currency symbol (`$`, `¥`, `kr`…) is accepted as unnamed. */
 const SYMBOL_CODES: Record<string, string> = {
@@ -74,7 +73,7 @@ export function readPayout(value: string): Payout | null {
   if (marker !== undefined) {
     if (/^[A-Za-z]{3}$/.test(marker)) {
       currency = marker.toUpperCase()
-      if (!CURRENCY_CODES.has(currency)) return null // `5 abc` is not money
+      if (currencyCode(currency) === null) return null // `5 abc` is not money
     } else {
       currency = SYMBOL_CODES[marker.toUpperCase()] ?? SYMBOL_CODES[marker] ?? null
     }

@@ -7,7 +7,7 @@ import type { TransactionSQL } from 'bun'
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { PgPostbackStore } from './pg-store'
 import type { PostbackOutcome, PostbackReceiver } from './receive'
-import { runAsync } from './steps'
+import { runAsync } from '../lib/steps'
 import { kept, settle, type Pending, type Settled } from './batch'
 
 

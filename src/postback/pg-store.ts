@@ -4,7 +4,7 @@
 import type { SQL, TransactionSQL } from 'bun'
 import type { PgDatabase } from '../db/pg/client'
 import { num, numCols } from '../db/pg/client'
-import { runAsync, type Steps } from './steps'
+import { runAsync, type Steps } from '../lib/steps'
 import {
   POSTBACK_ERRORS_KEEP,
   type ClickForConversion,
@@ -12,6 +12,9 @@ import {
   type ConversionRecord,
   type ErrorFilter,
   type NewConversion,
+  type NewHistory,
+  type StatusHistoryRecord,
+  TRANSACTION_ROWS,
   type PostbackErrorRecord,
   type PostbackStore,
   type RecordingQueries,
@@ -50,6 +53,29 @@ class PgRecording implements RecordingQueries {
     const rows = await this.sql`
       SELECT 1 AS hit FROM conversions WHERE click_row_id = ${clickRowId} AND transaction_id = ${transactionId} LIMIT 1`
     return rows.length > 0
+  }
+
+  /**
+   * The status-update mode's read of a click's conversions with this tid, under the dedup path's advisory
+   * lock: two instances updating the same conversion at once take turns (the second reads what the first
+   * committed), as the single SQLite writer does.
+   */
+  async byTransaction(clickRowId: number, transactionId: string): Promise<ConversionRecord[]> {
+    await this.sql`SELECT pg_advisory_xact_lock(${DEDUP_LOCK}::int, (${clickRowId}::bigint % 2147483647)::int)`
+    const rows = await this.sql`
+      SELECT * FROM conversions WHERE click_row_id = ${clickRowId} AND transaction_id = ${transactionId}
+      ORDER BY id DESC LIMIT ${TRANSACTION_ROWS}`
+    return conversionRows(rows)
+  }
+
+  async updateStatus(id: number, type: string, status: string | null, revenue: number): Promise<void> {
+    await this.sql`UPDATE conversions SET type = ${type}, status = ${status}, revenue = ${revenue} WHERE id = ${id}`
+  }
+
+  async insertHistory(h: NewHistory): Promise<void> {
+    await this.sql`
+      INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, changed_at)
+      VALUES (${h.conversionId}, ${h.type}, ${h.status}, ${h.revenue}, ${h.reversalId}, ${h.now})`
   }
 
   async insert(c: NewConversion): Promise<number> {
@@ -114,6 +140,11 @@ export class PgPostbackStore extends PgRecording implements PostbackStore {
         AND ${f.before !== undefined ? sql`id < ${f.before}` : sql`TRUE`}
       ORDER BY id DESC LIMIT ${f.limit}`
     return conversionRows(rows)
+  }
+
+  async statusHistory(conversionId: number): Promise<StatusHistoryRecord[]> {
+    const rows = await this.pool`SELECT * FROM conversion_status_history WHERE conversion_id = ${conversionId} ORDER BY id`
+    return numCols(rows as Record<string, unknown>[], 'id', 'conversion_id', 'reversal_id', 'changed_at') as unknown as StatusHistoryRecord[]
   }
 
   async listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]> {

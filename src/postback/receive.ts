@@ -9,8 +9,9 @@ import { normalizeClickId } from '../lib/click-id'
 import type { Unit } from '../lib/event-bus'
 import type { ClickForConversion, RecordingQueries } from './store'
 import { recordSteps, type RecordResult } from './record'
-import { runSync, type Steps } from './steps'
+import { runSync, type Steps } from '../lib/steps'
 import { PostbackIpAllowlist } from './ip-allowlist'
+import { statusUpdateSteps, type StatusUpdateResult } from './status-update'
 
 /** Why a postback recorded nothing; each one is a postback_errors row without a conversion_id. */
 export const IGNORED_REASONS = ['missing_click_id', 'unreplaced_macro', 'unknown_click', 'duplicate', 'ip_not_allowed'] as const
@@ -64,7 +65,7 @@ export class PostbackReceiver {
     return runSync(this.steps(rawQuery, ip, unit, this.q!))
   }
 
-  /** The rules of a postback, for both engines (see steps.ts); `q` and `unit` belong to the caller's savepoint. */
+  /** The rules of a postback, for both engines (see lib/steps.ts); `q` and `unit` belong to the caller's savepoint. */
   *steps(rawQuery: string, ip: string, unit: Unit, q: RecordingQueries): Steps<PostbackOutcome> {
     const receivedAt = Date.now()
     // postback_ip_allowlist: a postback from elsewhere records nothing but stays visible as an error row.
@@ -104,13 +105,14 @@ export class PostbackReceiver {
     // a warning row, and a tid too long to store is cut, also with a warning row.
     // Allocated only when there is something to say: most postbacks have nothing.
     let warnings: PostbackWarningReason[] | null = null
-    let revenue = click.offer_payout ?? 0
+    // The amount the postback sent, when readable: a status update keeps the conversion's revenue without one.
+    let sent: number | null = null
     const rawPayout = p.payout?.trim()
     if (rawPayout) { // a blank payout is an absent one, like an empty one
       const payout = readPayout(rawPayout)
       if (payout === null) (warnings ??= []).push('payout_unreadable')
       else {
-        revenue = payout.amount
+        sent = payout.amount
         // No conversion (spec rule 8): the offer's currency is stored, the operator is told they differ.
         if (payout.currency !== null && click.offer_currency !== null && payout.currency !== click.offer_currency.toUpperCase()) {
           ;(warnings ??= []).push('payout_currency_mismatch')
@@ -124,24 +126,33 @@ export class PostbackReceiver {
     }
 
     const email = p.email?.trim().slice(0, MAX_EMAIL) || null
-    const result: RecordResult = yield* recordSteps(q, unit, {
-      click,
-      type: this.types.resolve(p.status),
-      status: p.status === undefined ? null : p.status.slice(0, MAX_STATUS),
-      revenue,
-      currency: click.offer_currency,
-      transactionId: tid,
-      email,
-      date: conversionDate(p.date, receivedAt),
-      dedupByTransactionId: this.settings.get('postback_dedup'),
-    })
-    if (!result.recorded) {
-      yield ignore(result.reason, click.click_id)
-      return { kind: 'ignored', reason: result.reason }
+    const type = this.types.resolve(p.status)
+    const status = p.status === undefined ? null : p.status.slice(0, MAX_STATUS)
+    const date = conversionDate(p.date, receivedAt)
+    let conversionId: number
+    // Opt-in (postback_status_updates): a conversion of this click and tid moves instead of a second one.
+    const update: StatusUpdateResult = tid && this.settings.get('postback_status_updates')
+      ? yield* statusUpdateSteps(q, unit, this.types, { click, transactionId: tid, type, status, payout: sent, email, date })
+      : null
+    if (update?.kind === 'duplicate') {
+      yield ignore('duplicate', click.click_id)
+      return { kind: 'ignored', reason: 'duplicate' }
+    }
+    if (update) conversionId = update.conversionId
+    else {
+      const result: RecordResult = yield* recordSteps(q, unit, {
+        click, type, status, revenue: sent ?? click.offer_payout ?? 0, currency: click.offer_currency, transactionId: tid, email, date,
+        dedupByTransactionId: this.settings.get('postback_dedup'),
+      })
+      if (!result.recorded) {
+        yield ignore(result.reason, click.click_id)
+        return { kind: 'ignored', reason: result.reason }
+      }
+      conversionId = result.conversion.id
     }
     if (warnings) for (const reason of warnings) {
-      yield q.recordError(reason, click.click_id, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt, result.conversion.id)
+      yield q.recordError(reason, click.click_id, rawQuery.slice(0, MAX_QUERY_STORED), ip, receivedAt, conversionId)
     }
-    return { kind: 'recorded', conversionId: result.conversion.id }
+    return { kind: 'recorded', conversionId }
   }
 }

@@ -6,7 +6,7 @@ import { kept, settle, type Settled } from './batch'
 import type { ConversionType } from './conversion-types'
 import type { Attribution, ClickForConversion, ConversionFacts, PostbackStore, RecordingQueries } from './store'
 import type { Tx } from '../db/engine'
-import type { MaybeAsync, Steps } from './steps'
+import type { MaybeAsync, Steps } from '../lib/steps'
 
 export interface ConversionInput extends ConversionFacts {
   click: ClickForConversion
@@ -15,22 +15,13 @@ export interface ConversionInput extends ConversionFacts {
   dedupByTransactionId: boolean
 }
 
-/** The payload of `conversion.recorded`: the row as written, plus what its subscribers need of the click. */
-export interface RecordedConversion extends Attribution, ConversionFacts {
-  id: number
-  type: ConversionType
-  /** The click came from one of the operator's own IPs: reports leave the conversion out. */
-  excluded: boolean
-  /** The source's postback URL template (forwarding), null when the source has none. */
-  sourcePostbackUrl: string | null
-  /** The campaign's id on the source side ({external_id} of the forward URL). */
-  campaignExternalId: string | null
-}
+import type { RecordedConversion } from '../events'
+export type { RecordedConversion } from '../events'
 
 export type RecordResult = { recorded: true; conversion: RecordedConversion } | { recorded: false; reason: 'duplicate' }
 
 /**
- * The rules of recording, once for both engines (see steps.ts): the duplicate check, the row, the event.
+ * The rules of recording, once for both engines (see lib/steps.ts): the duplicate check, the row, the event.
  * Runs inside the caller's transaction or savepoint (`q` is bound to it, `unit` opened on it); the caller
  * commits the unit after its own commit.
  */

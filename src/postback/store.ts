@@ -6,7 +6,7 @@ import type { RawDb, RawStatement } from '../db/client'
 import type { Tx } from '../db/engine'
 import { where } from '../db/where'
 import { normalizeClickId } from '../lib/click-id'
-import { runSync, type MaybeAsync, type Steps } from './steps'
+import { runSync, type MaybeAsync, type Steps } from '../lib/steps'
 
 /** A click with everything attribution and forwarding need, read in one indexed lookup. */
 export interface ClickForConversion {
@@ -55,33 +55,39 @@ export interface PostbackErrorRecord {
   created_at: number
 }
 
-/** What a conversion states, whoever reported it (a postback today, a webhook later). */
-export interface ConversionFacts {
-  /** The status as received (already cropped), null when none was sent. */
-  status: string | null
-  revenue: number
-  currency: string | null
-  transactionId: string | null
-  email: string | null
-  /** Conversion time, epoch ms. */
-  date: number
-}
-
-/** The click a conversion is attributed to, as the conversion row copies it. */
-export interface Attribution {
-  clickRowId: number
-  clickId: string
-  campaignId: number
-  sourceId: number | null
-  offerId: number | null
-  landingId: number | null
-}
+// The conversion's facts and attribution are part of the conversion events' payload (events.ts).
+export type { Attribution, ConversionFacts } from '../events'
+import type { Attribution, ConversionFacts } from '../events'
 
 export interface NewConversion extends Attribution, ConversionFacts {
   /** The conversion type's slug. */
   type: string
   now: number
 }
+
+/** A conversion's state before a status update changed it, or when a negative postback reversed it. */
+export interface NewHistory {
+  conversionId: number
+  type: string
+  status: string | null
+  revenue: number
+  /** The negative conversion recorded against this one; null for an in-place change. */
+  reversalId: number | null
+  now: number
+}
+
+export interface StatusHistoryRecord {
+  id: number
+  conversion_id: number
+  type: string
+  status: string | null
+  revenue: number
+  reversal_id: number | null
+  changed_at: number
+}
+
+/** Conversions of one click and tid looked at by a status update: the newest ones, never an unbounded list. */
+export const TRANSACTION_ROWS = 50
 
 /** Keeps the newest rows only: strangers can send unknown click ids at 600/min per address. */
 export const POSTBACK_ERRORS_KEEP = 100_000
@@ -109,12 +115,18 @@ export interface RecordingQueries {
   /** Returns the new conversion's id. */
   insert(c: NewConversion): MaybeAsync<number>
   recordError(reason: string, clickId: string | null, query: string, ip: string, now: number, conversionId?: number | null): MaybeAsync<void>
+  // The postback_status_updates mode only (postback/status-update.ts): never called when it is off.
+  /** The click's conversions with this transaction id, newest first (at most TRANSACTION_ROWS). */
+  byTransaction(clickRowId: number, transactionId: string): MaybeAsync<ConversionRecord[]>
+  /** Moves a conversion to another type, status and revenue (its date, currency and attribution stay). */
+  updateStatus(id: number, type: string, status: string | null, revenue: number): MaybeAsync<void>
+  insertHistory(h: NewHistory): MaybeAsync<void>
 }
 
 /** Conversions and postback errors, whatever the engine. Its own RecordingQueries run outside any transaction. */
 export interface PostbackStore extends RecordingQueries {
   /**
-   * Runs `body` (a recording-path generator, see steps.ts) atomically: one transaction, or a savepoint when
+   * Runs `body` (a recording-path generator, see lib/steps.ts) atomically: one transaction, or a savepoint when
    * one is already open on SQLite. `tx` is the Postgres transaction handle (the event unit's), null on SQLite.
    * Synchronous on SQLite, a Promise on Postgres.
    */
@@ -123,6 +135,8 @@ export interface PostbackStore extends RecordingQueries {
   /** Newest received first. */
   listConversions(f: ConversionFilter): Promise<ConversionRecord[]>
   listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]>
+  /** The conversion's history rows, oldest first. */
+  statusHistory(conversionId: number): Promise<StatusHistoryRecord[]>
 }
 
 export interface ErrorFilter {
@@ -138,6 +152,10 @@ export class SqlitePostbackStore implements PostbackStore {
   private readonly insertError: RawStatement
   private readonly pruneErrors: RawStatement
   private readonly byId: RawStatement
+  private readonly transactionRows: RawStatement
+  private readonly setStatus: RawStatement
+  private readonly addHistory: RawStatement
+  private readonly historyOf: RawStatement
 
   /** `findClickRow` resolves a click id to its row through the tracking feature's click index. */
   constructor(private readonly raw: RawDb, private readonly findClickRow: (clickId: string) => number | undefined) {
@@ -165,6 +183,15 @@ export class SqlitePostbackStore implements PostbackStore {
     )
     this.pruneErrors = raw.prepare('DELETE FROM postback_errors WHERE id <= $below')
     this.byId = raw.prepare('SELECT * FROM conversions WHERE id = $id')
+    this.transactionRows = raw.prepare(
+      `SELECT * FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId ORDER BY id DESC LIMIT ${TRANSACTION_ROWS}`,
+    )
+    this.setStatus = raw.prepare('UPDATE conversions SET type = $type, status = $status, revenue = $revenue WHERE id = $id')
+    this.addHistory = raw.prepare(
+      'INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, changed_at) ' +
+        'VALUES ($conversionId, $type, $status, $revenue, $reversalId, $now)',
+    )
+    this.historyOf = raw.prepare('SELECT * FROM conversion_status_history WHERE conversion_id = $conversionId ORDER BY id')
   }
 
   /**
@@ -201,6 +228,22 @@ export class SqlitePostbackStore implements PostbackStore {
   recordError(reason: string, clickId: string | null, query: string, ip: string, now: number, conversionId: number | null = null): void {
     const id = Number(this.insertError.run({ reason, clickId, query, ip, conversionId, now }).lastInsertRowid)
     if (id % 1000 === 0) this.pruneErrors.run({ below: id - POSTBACK_ERRORS_KEEP })
+  }
+
+  byTransaction(clickRowId: number, transactionId: string): ConversionRecord[] {
+    return this.transactionRows.all({ clickRowId, transactionId }) as ConversionRecord[]
+  }
+
+  updateStatus(id: number, type: string, status: string | null, revenue: number): void {
+    this.setStatus.run({ id, type, status, revenue })
+  }
+
+  insertHistory(h: NewHistory): void {
+    this.addHistory.run({ ...h })
+  }
+
+  async statusHistory(conversionId: number): Promise<StatusHistoryRecord[]> {
+    return this.historyOf.all({ conversionId }) as StatusHistoryRecord[]
   }
 
   async conversionById(id: number): Promise<ConversionRecord | null> {

@@ -10,7 +10,7 @@ import { defineVerb, type VerbSet } from '../lib/verb'
 import type { SettingsStore } from '../settings/store'
 import { SETTINGS_KEY as ALIASES_KEY, type Aliases } from './aliases'
 import type { ConversionTypes } from './conversion-types'
-import { conversionToApi, errorToApi, idFilter, timeFilter } from './conversions'
+import { conversionToApi, errorToApi, idFilter, statusHistoryToApi, timeFilter } from './conversions'
 import { conversionDate } from './parse'
 import { MAX_ABS_PAYOUT } from './payout'
 import { ERROR_REASONS, MAX_EMAIL, MAX_STATUS, MAX_TID } from './receive'
@@ -88,13 +88,13 @@ export function conversionVerbs(deps: ConversionVerbDeps) {
     }),
     get: defineVerb({
       name: 'conversions.get',
-      summary: 'Get a conversion',
+      summary: 'Get a conversion, with its status history (oldest first, ending with its current state)',
       permission: 'conversions:read',
       input: Type.Object({ id: Int() }),
       async run(_actor, { id }) {
         const row = await store.conversionById(id)
         if (!row) throw notFound('conversion not found')
-        return conversionToApi(row)
+        return { ...conversionToApi(row), status_history: statusHistoryToApi(row, await store.statusHistory(id)) }
       },
     }),
     listErrors: defineVerb({

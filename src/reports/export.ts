@@ -1,7 +1,7 @@
 // The CSV forms of a report and the conversions export.
 import { csvLine, csvStream, type Cell } from '../lib/csv'
 import { isIdDimension, type Dimension } from './dimensions'
-import { METRIC_NAMES } from './metrics'
+import { METRIC_NAMES, MONEY_METRICS, type MoneyMetric } from './metrics'
 import type { ExportRequest } from './params'
 import type { ExportedConversion, ReportQueries } from './queries'
 import type { ReportResult, ReportRow } from './service'
@@ -12,12 +12,39 @@ const CONVERSIONS_PER_CHUNK = 1000
 const dimColumns = (d: Dimension) => (isIdDimension(d) ? [`${d}_id`, `${d}_name`] : [d])
 const dimCells = (d: Dimension, r: ReportRow): Cell[] => (isIdDimension(d) ? [r.key, r.label] : [r.key])
 
+/**
+ * The metric columns and cells. Several currencies: revenue, profit, epc and roi become one column per
+ * currency (`revenue_EUR`, `revenue_USD`, …) and cost is headed with its currency (`cost_USD`).
+ */
+function metricColumns(result: ReportResult): { header: string[]; cells: (r: ReportRow) => Cell[] } {
+  const { list, cost } = result.currencies
+  if (list.length <= 1) return { header: [...METRIC_NAMES], cells: (r) => METRIC_NAMES.map((m) => r[m]) }
+  const header: string[] = []
+  const picks: Array<(r: ReportRow) => Cell> = []
+  for (const m of METRIC_NAMES) {
+    if (m === 'cost') {
+      header.push(`cost_${cost}`)
+      picks.push((r) => r.cost)
+    } else if ((MONEY_METRICS as readonly string[]).includes(m)) {
+      for (const [i, c] of list.entries()) {
+        header.push(`${m}_${c}`)
+        picks.push((r) => r.money?.[i]?.[m as MoneyMetric] ?? null)
+      }
+    } else {
+      header.push(m)
+      picks.push((r) => r[m])
+    }
+  }
+  return { header, cells: (r) => picks.map((p) => p(r)) }
+}
+
 /** One CSV line per row (per second-level row for two levels, with both keys), in the report's order. */
 export function reportCsv(result: ReportResult): ReadableStream<Uint8Array> {
   const slugs = Object.keys(result.total.types)
-  const metricCells = (r: ReportRow): Cell[] => [...METRIC_NAMES.map((m) => r[m]), ...slugs.map((s) => r.types[s] ?? 0)]
+  const metrics = metricColumns(result)
+  const metricCells = (r: ReportRow): Cell[] => [...metrics.cells(r), ...slugs.map((s) => r.types[s] ?? 0)]
   const [d1, d2] = result.dims as [Dimension, Dimension | undefined]
-  const header = csvLine([...dimColumns(d1), ...(d2 ? dimColumns(d2) : []), ...METRIC_NAMES, ...slugs.map((s) => `type_${s}`)])
+  const header = csvLine([...dimColumns(d1), ...(d2 ? dimColumns(d2) : []), ...metrics.header, ...slugs.map((s) => `type_${s}`)])
   const lines = function* (): Generator<string> {
     yield header
     for (const r of result.rows) {

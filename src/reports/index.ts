@@ -6,10 +6,14 @@ import type { AnyDatabase } from '../db/engine'
 import { PgReportQueries } from './pg-queries'
 import { PgConversionRollup } from './pg-rollup-store'
 import { SqliteReportQueries, type ReportQueries } from './queries'
-import { ConversionRollup } from './rollup-store'
+import { ConversionRollup, type RollupConversion } from './rollup-store'
+import type { ConversionUpdated } from '../events'
 import { reportRoutes } from './routes'
 import { ReportService } from './service'
 import { reportsVerbs } from './verbs'
+
+/** A status update moves a conversion between rollup rows exactly: its old row out, its new one in. */
+const moved = (us: readonly ConversionUpdated[]): RollupConversion[] => us.flatMap((u) => [{ ...u.before, sign: -1 as const }, u.after])
 
 export function reportsFeature(ctx: AppContext): Feature {
   // Widened until AppContext.database is AnyDatabase (the integrator's change).
@@ -17,12 +21,16 @@ export function reportsFeature(ctx: AppContext): Feature {
   let queries: ReportQueries
   if (database.engine === 'postgres') {
     // Async subscriber writing through the conversions' transaction (the emitter awaits bus.beforeCommit()).
-    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', new PgConversionRollup().addAll)
+    const rollup = new PgConversionRollup()
+    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', rollup.addAll)
+    ctx.events.on('conversion.updated', 'before-commit', 'reports.conversion-rollup-move', (us, tx) => rollup.addAll(moved(us), tx))
     queries = new PgReportQueries(database.sql)
   } else {
-    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', new ConversionRollup(database.raw).addAll)
+    const rollup = new ConversionRollup(database.raw)
+    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', rollup.addAll)
+    ctx.events.on('conversion.updated', 'before-commit', 'reports.conversion-rollup-move', (us) => rollup.addAll(moved(us)))
     queries = new SqliteReportQueries(database.raw)
   }
-  const verbs = reportsVerbs({ service: new ReportService(queries), queries })
+  const verbs = reportsVerbs({ service: new ReportService(queries, () => ctx.settings.get('cost_currency')), queries })
   return { name: 'reports', routes: reportRoutes(ctx, verbs), verbs }
 }

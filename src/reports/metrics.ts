@@ -10,9 +10,18 @@
 //   landing_ctr = landing_clicks / landing_views × 100 (null when landing_views = 0)
 //
 // Money and ratios are rounded to 6 decimals in the output (float noise); counts stay integers.
+//
+// Currencies are never added together (spec rule 8: svc does not convert). Conversion sums are kept per type
+// and currency; cost is in the cost_currency setting. A report whose range holds money in one currency reads
+// as above. With more than one, revenue, profit, epc and roi are null and `money` gives them per currency:
+//   revenue_C = the revenue formula over C's conversions      cost_C = cost when C is the cost currency, else 0
+//   profit_C = revenue_C − cost_C   epc_C = revenue_C / clicks   roi_C = profit_C / cost_C × 100 (only where cost_C > 0)
 
-/** Raw sums of one type in one group. */
+/** Raw sums of one type in one currency in one group. */
 export interface TypeSums {
+  type: string
+  /** Upper-case code; a conversion without one was counted in the cost currency before it got here. */
+  currency: string
   n: number
   revenue: number
   abs: number
@@ -25,6 +34,7 @@ export class Sums {
   cost = 0
   views = 0
   throughs = 0
+  /** Keyed by currency and type. */
   readonly types = new Map<string, TypeSums>()
 
   /** `sign` -1 takes rows back out (a daily row's hours that belong to another local day). */
@@ -37,14 +47,15 @@ export class Sums {
     this.throughs += sign * r.landing_clicks
   }
 
-  addConversions(type: string, n: number, revenue: number, abs: number): void {
-    const t = this.types.get(type)
+  addConversions(type: string, currency: string, n: number, revenue: number, abs: number): void {
+    const key = `${currency} ${type}`
+    const t = this.types.get(key)
     if (t) {
       t.n += n
       t.revenue += revenue
       t.abs += abs
     } else {
-      this.types.set(type, { n, revenue, abs })
+      this.types.set(key, { type, currency, n, revenue, abs })
     }
   }
 
@@ -55,7 +66,7 @@ export class Sums {
     this.cost += o.cost
     this.views += o.views
     this.throughs += o.throughs
-    for (const [type, t] of o.types) this.addConversions(type, t.n, t.revenue, t.abs)
+    for (const t of o.types.values()) this.addConversions(t.type, t.currency, t.n, t.revenue, t.abs)
   }
 
   /**
@@ -77,6 +88,16 @@ export interface TypeFlags {
   negative: boolean
 }
 
+/** Revenue, profit, epc and roi of one currency (a report with money in more than one). */
+export interface Money {
+  currency: string
+  revenue: number
+  cost: number
+  profit: number
+  epc: number | null
+  roi: number | null
+}
+
 export interface Metrics {
   clicks: number
   unique_clicks: number
@@ -85,14 +106,27 @@ export interface Metrics {
   landing_clicks: number
   landing_ctr: number | null
   conversions: number
-  revenue: number
+  /** null when the report holds more than one currency: see `money`. */
+  revenue: number | null
   cost: number
-  profit: number
+  profit: number | null
   roi: number | null
   cr: number | null
   epc: number | null
   types: Record<string, number>
+  /** Only in a report with money in more than one currency: one entry per currency of the report, sorted. */
+  money?: Money[]
 }
+
+/** The currencies of a report: `list` holds money in the range (sorted); `cost` is the cost_currency setting. */
+export interface Currencies {
+  cost: string
+  list: string[]
+}
+
+/** MONEY_METRICS are split per currency when a report holds more than one. */
+export const MONEY_METRICS = ['revenue', 'profit', 'epc', 'roi'] as const
+export type MoneyMetric = (typeof MONEY_METRICS)[number]
 
 export const METRIC_NAMES = [
   'clicks', 'unique_clicks', 'bot_clicks', 'landing_views', 'landing_clicks', 'landing_ctr', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc',
@@ -107,21 +141,40 @@ export function round6(x: number): number {
 
 const ratio = (num: number, den: number, scale: number): number | null => (den === 0 ? null : round6((num / den) * scale))
 
-export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, slugs: readonly string[]): Metrics {
+/** Revenue per currency: the formula of the header, over the types that count in revenue. */
+function revenueByCurrency(s: Sums, types: ReadonlyMap<string, TypeFlags>): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const t of s.types.values()) {
+    const f = types.get(t.type)
+    // A type that no longer exists counts in its own column only.
+    if (!f || !f.include_in_revenue) continue
+    out.set(t.currency, (out.get(t.currency) ?? 0) + (f.negative ? -t.abs : t.revenue))
+  }
+  return out
+}
+
+/**
+ * The currencies that hold money in these sums: every currency of a conversion that counts in revenue with
+ * an amount, plus the cost currency when there is cost. Sorted.
+ */
+export function moneyCurrencies(s: Sums, types: ReadonlyMap<string, TypeFlags>, cost: string): string[] {
+  const out = new Set<string>()
+  for (const t of s.types.values()) if (types.get(t.type)?.include_in_revenue && Math.abs(t.abs) > 1e-9) out.add(t.currency)
+  if (Math.abs(s.cost) > 1e-9) out.add(cost)
+  return [...out].sort()
+}
+
+export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, slugs: readonly string[], cur?: Currencies): Metrics {
   let conversions = 0
-  let revenue = 0
   const perType: Record<string, number> = {}
   for (const slug of slugs) perType[slug] = 0
-  for (const [slug, t] of s.types) {
-    perType[slug] = (perType[slug] ?? 0) + t.n
-    const f = types.get(slug)
-    // A type that no longer exists counts in its own column only.
-    if (!f) continue
-    if (f.include_in_conversions) conversions += f.negative ? -t.n : t.n
-    if (f.include_in_revenue) revenue += f.negative ? -t.abs : t.revenue
+  for (const t of s.types.values()) {
+    perType[t.type] = (perType[t.type] ?? 0) + t.n
+    const f = types.get(t.type)
+    if (f?.include_in_conversions) conversions += f.negative ? -t.n : t.n
   }
-  const profit = revenue - s.cost
-  return {
+  const byCurrency = revenueByCurrency(s, types)
+  const counts = {
     clicks: s.clicks,
     unique_clicks: s.unique,
     bot_clicks: s.bots,
@@ -129,6 +182,27 @@ export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, s
     landing_clicks: s.throughs,
     landing_ctr: ratio(s.throughs, s.views, 100),
     conversions,
+  }
+  if (cur && cur.list.length > 1) {
+    // Never a sum of two currencies: the money columns are per currency.
+    const money = cur.list.map((currency): Money => {
+      const revenue = byCurrency.get(currency) ?? 0
+      const cost = currency === cur.cost ? s.cost : 0
+      return {
+        currency, revenue: round6(revenue), cost: round6(cost), profit: round6(revenue - cost), epc: ratio(revenue, s.clicks, 1),
+        roi: cost > 0 ? ratio(revenue - cost, cost, 100) : null,
+      }
+    })
+    return {
+      ...counts, revenue: null, cost: round6(s.cost), profit: null, roi: null, cr: ratio(conversions, s.clicks, 100), epc: null, types: perType, money,
+    }
+  }
+  // One currency (or none): the sum below adds amounts of that one currency only.
+  let revenue = 0
+  for (const r of byCurrency.values()) revenue += r
+  const profit = revenue - s.cost
+  return {
+    ...counts,
     revenue: round6(revenue),
     cost: round6(s.cost),
     profit: round6(profit),

@@ -1,12 +1,14 @@
 // Query parameters of the reports: parsed and validated here, so a bad one is a 400 that names it.
 import { invalid } from '../lib/errors'
 import { DIMENSIONS, isDimension, isTimeDimension, type Dimension } from './dimensions'
-import { METRIC_NAMES, type MetricName } from './metrics'
+import { currencyCode } from '../lib/currency'
+import { METRIC_NAMES, MONEY_METRICS, type MetricName, type MoneyMetric } from './metrics'
 import type { Filters } from './queries'
 import { Zone } from './tz'
 
 export type Query = Record<string, string | undefined>
-export type SortKey = MetricName | 'key' | 'label'
+/** `revenue.EUR`: a money metric in one currency (a code, upper-case). */
+export type SortKey = MetricName | 'key' | 'label' | `${MoneyMetric}.${string}`
 export type Format = 'json' | 'csv'
 
 export interface Range {
@@ -140,12 +142,8 @@ export function parseReportRequest(q: Query, now = Date.now()): ReportRequest {
   const filters = parseFilters(q)
 
   let sort: SortKey
-  if (present(q.sort)) {
-    if (q.sort !== 'key' && q.sort !== 'label' && !(METRIC_NAMES as readonly string[]).includes(q.sort)) {
-      throw invalid(`sort: must be key, label or one of ${METRIC_NAMES.join(', ')}`)
-    }
-    sort = q.sort as SortKey
-  } else {
+  if (present(q.sort)) sort = parseSort(q.sort)
+  else {
     sort = isTimeDimension(dims[0]!) ? 'key' : 'clicks'
   }
   let order: 'asc' | 'desc'
@@ -160,6 +158,15 @@ export function parseReportRequest(q: Query, now = Date.now()): ReportRequest {
   // `cursor` is the next_cursor of the previous page (an offset), for clients that page like other collections.
   const offset = present(q.cursor) ? wholeNumber(q, 'cursor', 0, 0, 1e9) : wholeNumber(q, 'offset', 0, 0, 1e9)
   return { ...range, dims, filters, sort, order, limit, offset, format: parseFormat(q) }
+}
+
+/** key, label, a metric, or a money metric in one currency: `revenue.EUR` (profit, epc, roi; any case). */
+export function parseSort(raw: string): SortKey {
+  if (raw === 'key' || raw === 'label' || (METRIC_NAMES as readonly string[]).includes(raw)) return raw as SortKey
+  const m = /^([a-z]+)\.([A-Za-z]{3})$/.exec(raw)
+  const code = m && (MONEY_METRICS as readonly string[]).includes(m[1]!) ? currencyCode(m[2]) : null
+  if (m && code) return `${m[1] as MoneyMetric}.${code}`
+  throw invalid(`sort: must be key, label, one of ${METRIC_NAMES.join(', ')}, or ${MONEY_METRICS.join(', ')} in one currency (revenue.EUR)`)
 }
 
 export function parseFormat(q: Query): Format {

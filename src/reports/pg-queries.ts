@@ -57,11 +57,12 @@ export class PgReportQueries implements ReportQueries {
   async rawConversions(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ConversionSumsRow[]> {
     const sql = this.sql
     const q = sql`
-      SELECT ${keys(sql, g, (d) => rawExpr(sql, d, g, 'v', 'v.date'))}, v.type AS type, count(*)::float8 AS conversions,
+      SELECT ${keys(sql, g, (d) => rawExpr(sql, d, g, 'v', 'v.date'))}, v.type AS type, ${conversionCurrency(sql)} AS currency,
+        count(*)::float8 AS conversions,
         coalesce(sum(v.revenue), 0)::float8 AS revenue, coalesce(sum(abs(v.revenue)), 0)::float8 AS revenue_abs
       FROM conversions v JOIN clicks c ON c.id = v.click_row_id
       WHERE v.date >= ${from}::bigint AND v.date < ${to}::bigint AND c.excluded = 0 ${rawFilters(sql, f, 'v')}
-      GROUP BY ${groupBy(sql, g)}, v.type LIMIT ${limit}`
+      GROUP BY ${groupBy(sql, g)}, v.type, ${conversionCurrency(sql)} LIMIT ${limit}`
     return this.rows(q, g)
   }
 
@@ -128,21 +129,21 @@ export function rollupClicksQuery(sql: SQL, g: Grouping, f: Filters, seg: Segmen
 export function rollupConversionsQuery(sql: SQL, g: Grouping, f: Filters, seg: Segment): Fragment {
   const r = rollupRead(sql, 'conversion', g, seg)
   return sql`
-    SELECT ${r.keys}, type, sum(conversions)::float8 AS conversions, sum(revenue)::float8 AS revenue,
+    SELECT ${r.keys}, type, currency, sum(conversions)::float8 AS conversions, sum(revenue)::float8 AS revenue,
       sum(revenue_abs)::float8 AS revenue_abs
-    FROM ${r.table} WHERE ${r.where} ${rollupFilters(sql, f)} GROUP BY ${r.groupBy}, type`
+    FROM ${r.table} WHERE ${r.where} ${rollupFilters(sql, f)} GROUP BY ${r.groupBy}, type, currency`
 }
 
 /** Table, key expressions, WHERE and GROUP BY of one rollup segment (as in queries.ts). */
 function rollupRead(sql: SQL, kind: 'click' | 'conversion', g: Grouping, seg: Segment) {
   if (seg.table === 'daily') {
     return {
-      table: sql(`${kind}_stats_daily`), keys: keys(sql, g, (d) => rollupExpr(sql, d, g, 'day')), groupBy: groupBy(sql, g),
+      table: sql(`${kind}_stats_daily`), keys: keys(sql, g, (d) => rollupExpr(sql, d, g, 'day', `${kind}_stats_daily`)), groupBy: groupBy(sql, g),
       where: sql`day >= ${seg.from}::bigint AND day < ${seg.to}::bigint`,
     }
   }
   const table = sql(`${kind}_stats_hourly`)
-  const k = keys(sql, g, (d) => rollupExpr(sql, d, g, 'hour'))
+  const k = keys(sql, g, (d) => rollupExpr(sql, d, g, 'hour', `${kind}_stats_hourly`))
   if (seg.table !== 'hours') {
     return { table, keys: k, groupBy: groupBy(sql, g), where: sql`hour >= ${seg.from}::bigint AND hour < ${seg.to}::bigint` }
   }
@@ -166,8 +167,9 @@ function join(sql: SQL, parts: Fragment[]): Fragment {
   return parts.slice(1).reduce((acc, p) => sql`${acc}, ${p}`, parts[0]!)
 }
 
-function rollupExpr(sql: SQL, d: Dimension, g: Grouping, time: 'hour' | 'day'): Fragment {
+function rollupExpr(sql: SQL, d: Dimension, g: Grouping, time: 'hour' | 'day', table: string): Fragment {
   if (isIdDimension(d)) return sql(idColumn(d))
+  if (d === 'currency') return table.startsWith('conversion') ? sql('currency') : offerCurrency(sql, `${table}.offer_id`)
   if (d === 'day') return time === 'day' ? sql('day') : localTime(sql, g.zone, sql(time), g.from, g.to, DAY_MS)
   if (d === 'hour') return localTime(sql, g.zone, sql(time), g.from, g.to, HOUR_MS)
   throw new Error(`rollups cannot group by ${d}`)
@@ -175,10 +177,15 @@ function rollupExpr(sql: SQL, d: Dimension, g: Grouping, time: 'hour' | 'day'): 
 
 function rawExpr(sql: SQL, d: Dimension, g: Grouping, idAlias: 'c' | 'v', time: 'c.created_at' | 'v.date'): Fragment {
   if (isIdDimension(d)) return sql(`${idAlias}.${idColumn(d)}`)
+  if (d === 'currency') return idAlias === 'v' ? conversionCurrency(sql) : offerCurrency(sql, 'c.offer_id')
   if (d === 'day') return localTime(sql, g.zone, sql(time), g.from, g.to, DAY_MS)
   if (d === 'hour') return localTime(sql, g.zone, sql(time), g.from, g.to, HOUR_MS)
   return sql(`c.${clickColumn(d)}`)
 }
+
+/** As CONVERSION_CURRENCY and offerCurrencySql in queries.ts. */
+const conversionCurrency = (sql: SQL): Fragment => sql`upper(coalesce(v.currency, ''))`
+const offerCurrency = (sql: SQL, offerId: string): Fragment => sql`coalesce((SELECT upper(o.currency) FROM offers o WHERE o.id = ${sql(offerId)}), '')`
 
 function rollupFilters(sql: SQL, f: Filters): Fragment {
   return concat(sql, FILTER_NAMES.filter((n) => f[n] !== undefined).map((n) => sql`AND ${sql(n)} = ${f[n]!}`))

@@ -7,13 +7,13 @@ import type { Tx } from '../db/engine'
 import { rollupSums, type RollupConversion } from './rollup-store'
 
 // Rows bound as one array per column (one prepared statement whatever the count); ORDER BY WITH
-// ORDINALITY keeps rollupSums()'s lock order through the insert. $10: the transaction's shard.
+// ORDINALITY keeps rollupSums()'s lock order through the insert. $11: the transaction's shard.
 const UPSERT_SQL =
-  'INSERT INTO conversion_stats_hourly AS s (hour, campaign_id, source_id, offer_id, landing_id, type, shard, conversions, revenue, revenue_abs) ' +
-  'SELECT d.hour, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.type, $10::int2, d.conversions, d.revenue, d.revenue_abs ' +
-  'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::text[], $7::int4[], $8::float8[], $9::float8[]) ' +
-  'WITH ORDINALITY AS d(hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs, n) ORDER BY d.n ' +
-  'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type, shard) DO UPDATE SET ' +
+  'INSERT INTO conversion_stats_hourly AS s (hour, campaign_id, source_id, offer_id, landing_id, type, currency, shard, conversions, revenue, revenue_abs) ' +
+  'SELECT d.hour, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.type, d.currency, $11::int2, d.conversions, d.revenue, d.revenue_abs ' +
+  'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::text[], $7::text[], $8::int4[], $9::float8[], $10::float8[]) ' +
+  'WITH ORDINALITY AS d(hour, campaign_id, source_id, offer_id, landing_id, type, currency, conversions, revenue, revenue_abs, n) ORDER BY d.n ' +
+  'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type, currency, shard) DO UPDATE SET ' +
   'conversions = s.conversions + excluded.conversions, revenue = s.revenue + excluded.revenue, revenue_abs = s.revenue_abs + excluded.revenue_abs'
 
 /**
@@ -32,10 +32,10 @@ export class PgConversionRollup {
     if (rows.length === 0) return
     // Writing outside the conversions' transaction would count conversions that may yet roll back.
     if (!tx) throw new Error('reports: the Postgres conversion rollup needs the conversions\' transaction (events.unit(tx))')
-    const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
+    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], []]
     for (const r of rows) {
-      const row = [r.hour, r.campaign, r.source, r.offer, r.landing, r.type, r.conversions, r.revenue, r.abs]
-      for (let j = 0; j < 9; j++) cols[j]!.push(row[j])
+      const row = [r.hour, r.campaign, r.source, r.offer, r.landing, r.type, r.currency, r.conversions, r.revenue, r.abs]
+      for (let j = 0; j < 10; j++) cols[j]!.push(row[j])
     }
     // One shard per transaction, round-robin: the transactions in flight at once get different ones.
     const shard = this.next

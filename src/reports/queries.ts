@@ -33,6 +33,8 @@ export interface ConversionSumsRow {
   k2?: unknown
   u?: number
   type: string
+  /** Upper-case code; '' for a conversion without one (the service reads it as the cost currency). */
+  currency: string
   conversions: number
   revenue: number
   revenue_abs: number
@@ -147,8 +149,8 @@ export class SqliteReportQueries implements ReportQueries {
   async rollupConversions(g: Grouping, f: Filters, seg: Segment): Promise<ConversionSumsRow[]> {
     const r = rollupRead('conversion', g, seg)
     const sql =
-      `SELECT ${r.keys}, type, sum(conversions) AS conversions, total(revenue) AS revenue, ` +
-      `total(revenue_abs) AS revenue_abs FROM ${r.table} WHERE ${r.where}${rollupFilters(f)} GROUP BY ${r.groupBy}, type`
+      `SELECT ${r.keys}, type, currency, sum(conversions) AS conversions, total(revenue) AS revenue, ` +
+      `total(revenue_abs) AS revenue_abs FROM ${r.table} WHERE ${r.where}${rollupFilters(f)} GROUP BY ${r.groupBy}, type, currency`
     return this.stmt(sql).all({ ...r.params, ...filterParams(f, false) }) as ConversionSumsRow[]
   }
 
@@ -166,11 +168,11 @@ export class SqliteReportQueries implements ReportQueries {
   async rawConversions(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ConversionSumsRow[]> {
     // CROSS JOIN keeps conversions (date index) as the outer loop: one click lookup per conversion.
     const sql =
-      `SELECT ${keys(g, (d) => rawExpr(d, g, 'v', 'v.date'))}, v.type AS type, count(*) AS conversions, ` +
+      `SELECT ${keys(g, (d) => rawExpr(d, g, 'v', 'v.date'))}, v.type AS type, ${CONVERSION_CURRENCY} AS currency, count(*) AS conversions, ` +
       `total(v.revenue) AS revenue, total(abs(v.revenue)) AS revenue_abs ` +
       `FROM conversions v CROSS JOIN clicks c ON c.id = v.click_row_id ` +
       `WHERE v.date >= $from AND v.date < $to AND c.excluded = 0${rawFilters(f, 'v')} ` +
-      `GROUP BY ${groupBy(g)}, v.type LIMIT $limit`
+      `GROUP BY ${groupBy(g)}, v.type, ${CONVERSION_CURRENCY} LIMIT $limit`
     return this.stmt(sql).all({ from, to, limit, ...filterParams(f, true) }) as ConversionSumsRow[]
   }
 
@@ -220,13 +222,14 @@ export class SqliteReportQueries implements ReportQueries {
 /** Table, key expressions, WHERE and parameters of one rollup segment. */
 function rollupRead(kind: 'click' | 'conversion', g: Grouping, seg: Segment) {
   if (seg.table === 'daily') {
+    const table = `${kind}_stats_daily`
     return {
-      table: `${kind}_stats_daily`, keys: keys(g, (d) => rollupExpr(d, g, 'day')), groupBy: groupBy(g),
+      table, keys: keys(g, (d) => rollupExpr(d, g, 'day', table)), groupBy: groupBy(g),
       where: 'day >= $from AND day < $to', params: { from: seg.from, to: seg.to } as Record<string, unknown>,
     }
   }
   const table = `${kind}_stats_hourly`
-  const k = keys(g, (d) => rollupExpr(d, g, 'hour'))
+  const k = keys(g, (d) => rollupExpr(d, g, 'hour', table))
   if (seg.table !== 'hours') return { table, keys: k, groupBy: groupBy(g), where: 'hour >= $from AND hour < $to', params: { from: seg.from, to: seg.to } }
   return {
     table, keys: `${k}, hour / ${DAY_MS} * ${DAY_MS} AS u`, groupBy: `${groupBy(g)}, u`,
@@ -241,8 +244,9 @@ const groupBy = (g: Grouping) => g.dims.map((_, i) => `k${i + 1}`).join(', ')
  * Rollup rows carry ids (0 = none) and a UTC hour or day; local days/hours of hourly rows come from the
  * zone's offsets. A daily row stands for its UTC day (the service corrects the hours that belong elsewhere).
  */
-function rollupExpr(d: Dimension, g: Grouping, time: 'hour' | 'day'): string {
+function rollupExpr(d: Dimension, g: Grouping, time: 'hour' | 'day', table: string): string {
   if (isIdDimension(d)) return idColumn(d)
+  if (d === 'currency') return table.startsWith('conversion') ? 'currency' : offerCurrencySql(`${table}.offer_id`)
   if (d === 'day') return time === 'day' ? 'day' : localDaySql(g.zone, time, g.from, g.to)
   if (d === 'hour') return localHourSql(g.zone, time, g.from, g.to)
   throw new Error(`rollups cannot group by ${d}`)
@@ -251,10 +255,17 @@ function rollupExpr(d: Dimension, g: Grouping, time: 'hour' | 'day'): string {
 /** Raw rows: ids and time from `idAlias` (the conversion's own attribution and date), the rest from the click. */
 function rawExpr(d: Dimension, g: Grouping, idAlias: 'c' | 'v', time: string): string {
   if (isIdDimension(d)) return `${idAlias}.${idColumn(d)}`
+  if (d === 'currency') return idAlias === 'v' ? CONVERSION_CURRENCY : offerCurrencySql('c.offer_id')
   if (d === 'day') return localDaySql(g.zone, time, g.from, g.to)
   if (d === 'hour') return localHourSql(g.zone, time, g.from, g.to)
   return `c.${clickColumn(d)}`
 }
+
+/** A raw conversion's currency as the rollups key it (same SQL on both engines). */
+export const CONVERSION_CURRENCY = "upper(coalesce(v.currency, ''))"
+
+/** The currency of clicks: their offer's ('' without one, read as the cost currency). Same SQL on both engines. */
+export const offerCurrencySql = (offerId: string) => `coalesce((SELECT upper(o.currency) FROM offers o WHERE o.id = ${offerId}), '')`
 
 function rollupFilters(f: Filters): string {
   return FILTER_NAMES.filter((n) => f[n] !== undefined).map((n) => ` AND ${n} = $${n}`).join('')

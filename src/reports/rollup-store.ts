@@ -13,6 +13,10 @@ const HOUR_MS = 3_600_000
 /** What a rollup row needs of a conversion. */
 export type RollupConversion = Pick<RecordedConversion, 'campaignId' | 'sourceId' | 'offerId' | 'landingId' | 'revenue' | 'date' | 'excluded'> & {
   type: { slug: string }
+  /** The conversion's currency; null or absent: none ('' in the rollup key, read as the cost currency). */
+  currency?: string | null
+  /** -1 takes a conversion back out (its row as it was counted, before a status update moved it); default 1. */
+  sign?: 1 | -1
 }
 
 /** The key and increments of the hourly row a conversion adds to; "none" is 0 (NULLs never conflict). */
@@ -23,13 +27,18 @@ export type RollupDelta = {
   offer: number
   landing: number
   type: string
+  /** Upper-case code, '' for none (reports read it as the cost currency). */
+  currency: string
   revenue: number
   abs: number
+  /** 1, or -1 for a conversion taken back out. */
+  count: 1 | -1
 }
 
 /** null: the conversion stays out of every report (the operator's own clicks are, and so are their conversions). */
 export function rollupDelta(c: RollupConversion): RollupDelta | null {
   if (c.excluded) return null
+  const sign = c.sign ?? 1
   return {
     hour: c.date - (c.date % HOUR_MS),
     campaign: c.campaignId,
@@ -37,19 +46,21 @@ export function rollupDelta(c: RollupConversion): RollupDelta | null {
     offer: c.offerId ?? 0,
     landing: c.landingId ?? 0,
     type: c.type.slug,
-    revenue: c.revenue,
-    abs: Math.abs(c.revenue),
+    currency: (c.currency ?? '').toUpperCase(),
+    revenue: sign * c.revenue,
+    abs: sign * Math.abs(c.revenue),
+    count: sign,
   }
 }
 
 /** The increments of one hourly row, summed over the conversions of a transaction. */
-export type RollupSum = RollupDelta & { conversions: number }
+export type RollupSum = Omit<RollupDelta, 'count'> & { conversions: number }
 
 const DAY_MS = 86_400_000
 
 /**
  * The conversions of one transaction summed per hourly row, in lock order: day, campaign, source, offer,
- * landing, hour, type. Day first, so that the daily rows the trigger then updates are locked in order too
+ * landing, hour, type, currency. Day first, so that the daily rows the trigger then updates are locked in order too
  * (the click rollup's order, tracking/store/pg-commit.ts): two transactions never wait on each other in a cycle.
  */
 export function rollupSums(cs: readonly RollupConversion[]): RollupSum[] {
@@ -57,13 +68,16 @@ export function rollupSums(cs: readonly RollupConversion[]): RollupSum[] {
   for (const c of cs) {
     const d = rollupDelta(c)
     if (!d) continue
-    const key = `${d.hour}|${d.campaign}|${d.source}|${d.offer}|${d.landing}|${d.type}`
+    const key = `${d.hour}|${d.campaign}|${d.source}|${d.offer}|${d.landing}|${d.type}|${d.currency}`
     const row = rows.get(key)
     if (row) {
-      row.conversions++
+      row.conversions += d.count
       row.revenue += d.revenue
       row.abs += d.abs
-    } else rows.set(key, { ...d, conversions: 1 })
+    } else {
+      const { count, ...rest } = d
+      rows.set(key, { ...rest, conversions: count })
+    }
   }
   const sums = [...rows.values()]
   if (sums.length > 1) sums.sort(lockOrder)
@@ -72,7 +86,8 @@ export function rollupSums(cs: readonly RollupConversion[]): RollupSum[] {
 
 function lockOrder(a: RollupSum, b: RollupSum): number {
   return (a.hour - (a.hour % DAY_MS)) - (b.hour - (b.hour % DAY_MS)) || a.campaign - b.campaign || a.source - b.source ||
-    a.offer - b.offer || a.landing - b.landing || a.hour - b.hour || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)
+    a.offer - b.offer || a.landing - b.landing || a.hour - b.hour || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) ||
+    (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)
 }
 
 export class ConversionRollup {
@@ -80,9 +95,9 @@ export class ConversionRollup {
 
   constructor(raw: RawDb) {
     this.upsert = raw.prepare(
-      'INSERT INTO conversion_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, type, conversions, revenue, revenue_abs) ' +
-        'VALUES ($hour, $campaign, $source, $offer, $landing, $type, $conversions, $revenue, $abs) ' +
-        'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type) DO UPDATE SET ' +
+      'INSERT INTO conversion_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, type, currency, conversions, revenue, revenue_abs) ' +
+        'VALUES ($hour, $campaign, $source, $offer, $landing, $type, $currency, $conversions, $revenue, $abs) ' +
+        'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type, currency) DO UPDATE SET ' +
         'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
     )
   }

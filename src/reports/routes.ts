@@ -29,7 +29,8 @@ const reportQuery = docQuery({
   ...range,
   ...filters,
   format: 'json (default) or csv',
-  sort: `key, label or a metric: ${METRIC_NAMES.join(', ')} (default key for time groupings, else clicks)`,
+  sort: `key, label or a metric: ${METRIC_NAMES.join(', ')} (default key for time groupings, else clicks); ` +
+    'with several currencies revenue.EUR (profit, epc, roi) sorts by one currency, plain revenue by the cost currency',
   order: 'asc or desc (default asc for key and label, else desc)',
   limit: `rows per page, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})`,
   offset: 'rows to skip (default 0)',

@@ -2,7 +2,7 @@
 // metrics, sorting, paging and labels.
 import { invalid } from '../lib/errors'
 import { fromRollups, isIdDimension, toKey, type Dimension, type Key } from './dimensions'
-import { computeMetrics, Sums, type Metrics, type TypeFlags } from './metrics'
+import { computeMetrics, moneyCurrencies, MONEY_METRICS, Sums, type Currencies, type Metrics, type MoneyMetric, type TypeFlags } from './metrics'
 import type { ReportRequest, SortKey } from './params'
 import type { ClickSumsRow, ConversionSumsRow, Grouping, ReportQueries, Segment } from './queries'
 import { hoursOffTheirUtcDay } from './tz'
@@ -32,6 +32,14 @@ export interface ReportResult {
   rows: ReportRow[]
   total: Metrics
   totalRows: number
+  /** The currencies that hold money in the range (sorted) and the cost currency; more than one: see Metrics.money. */
+  currencies: Currencies
+}
+
+/** How a report's SQL values become row keys: its groupings, and the currency a conversion without one is in. */
+interface Keying {
+  dims: Dimension[]
+  cost: string
 }
 
 interface Group {
@@ -66,7 +74,8 @@ export function segmentsOf(a: number, b: number, daily: boolean): Segment[] {
 }
 
 export class ReportService {
-  constructor(private readonly q: ReportQueries) {}
+  /** `costCurrency`: the cost_currency setting, read per report. */
+  constructor(private readonly q: ReportQueries, private readonly costCurrency: () => string = () => 'USD') {}
 
   /**
    * `all`: every top-level row (CSV), otherwise the requested page. `raw`: scan raw clicks even where the
@@ -78,15 +87,16 @@ export class ReportService {
     let from = req.from
     let to = req.to
     const groups = new Map<string, Group>()
+    const k: Keying = { dims: req.dims, cost: this.costCurrency() }
     if (rollups) {
       // An hour bucket counts when its start lies in [from, to).
       from = ceilTo(req.from, HOUR_MS)
       to = ceilTo(req.to, HOUR_MS)
-      await this.q.snapshot((q) => this.readRollups(q, groups, req, from, to))
+      await this.q.snapshot((q) => this.readRollups(q, groups, k, req, from, to))
     } else {
-      await this.scanRaw(groups, req)
+      await this.scanRaw(groups, k, req)
     }
-    return await this.shape(req, groups, types, opts.all === true, rollups ? 'rollups' : 'raw', from, to)
+    return await this.shape(req, k, groups, types, opts.all === true, rollups ? 'rollups' : 'raw', from, to)
   }
 
   /**
@@ -95,29 +105,30 @@ export class ReportService {
    * local day (23:00 UTC in Berlin, 00:00-04:00 UTC in New York…) are read hourly and moved over. The
    * result equals grouping every hourly row by its local day, from ~24x fewer rows.
    */
-  private async readRollups(q: ReportQueries, groups: Map<string, Group>, req: ReportRequest, from: number, to: number): Promise<void> {
+  private async readRollups(q: ReportQueries, groups: Map<string, Group>, k: Keying, req: ReportRequest, from: number, to: number): Promise<void> {
     const g: Grouping = { dims: req.dims, zone: req.zone, from, to }
     const dayAt = req.dims.indexOf('day')
     for (const seg of segmentsOf(from, to, !req.dims.includes('hour'))) {
-      this.addClicks(groups, req.dims, await q.rollupClicks(g, req.filters, seg))
-      this.addConversions(groups, req.dims, await q.rollupConversions(g, req.filters, seg))
+      this.addClicks(groups, k, await q.rollupClicks(g, req.filters, seg))
+      this.addConversions(groups, k, await q.rollupConversions(g, req.filters, seg))
       if (seg.table !== 'daily' || dayAt < 0) continue
       const at = hoursOffTheirUtcDay(req.zone, seg.from, seg.to)
       if (at.length === 0) continue
       const utcKey = dayAt === 0 ? 'k1' : 'k2'
       const hours: Segment = { table: 'hours', at }
       for (const r of await q.rollupClicks(g, req.filters, hours)) {
-        this.group(groups, req.dims, r).sums.addClicks(r)
-        this.group(groups, req.dims, { ...r, [utcKey]: r.u }).sums.addClicks(r, -1)
+        this.group(groups, k, r).sums.addClicks(r)
+        this.group(groups, k, { ...r, [utcKey]: r.u }).sums.addClicks(r, -1)
       }
       for (const r of await q.rollupConversions(g, req.filters, hours)) {
-        this.group(groups, req.dims, r).sums.addConversions(r.type, r.conversions, r.revenue, r.revenue_abs)
-        this.group(groups, req.dims, { ...r, [utcKey]: r.u }).sums.addConversions(r.type, -r.conversions, -r.revenue, -r.revenue_abs)
+        const cur = r.currency || k.cost
+        this.group(groups, k, r).sums.addConversions(r.type, cur, r.conversions, r.revenue, r.revenue_abs)
+        this.group(groups, k, { ...r, [utcKey]: r.u }).sums.addConversions(r.type, cur, -r.conversions, -r.revenue, -r.revenue_abs)
       }
     }
   }
 
-  private async scanRaw(groups: Map<string, Group>, req: ReportRequest): Promise<void> {
+  private async scanRaw(groups: Map<string, Group>, k: Keying, req: ReportRequest): Promise<void> {
     const g: Grouping = { dims: req.dims, zone: req.zone, from: req.from, to: req.to }
     const tooMany = () => {
       if (groups.size > MAX_RAW_GROUPS) {
@@ -126,39 +137,40 @@ export class ReportService {
     }
     for (let t = req.from; t < req.to; ) {
       const end = await this.q.sliceEnd('clicks', t, req.to, RAW_SLICE_ROWS)
-      this.addClicks(groups, req.dims, await this.q.rawClicks(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
+      this.addClicks(groups, k, await this.q.rawClicks(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
       tooMany()
       t = end
       if (t < req.to) await yieldToEventLoop()
     }
     for (let t = req.from; t < req.to; ) {
       const end = await this.q.sliceEnd('conversions', t, req.to, RAW_SLICE_ROWS)
-      this.addConversions(groups, req.dims, await this.q.rawConversions(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
+      this.addConversions(groups, k, await this.q.rawConversions(g, req.filters, t, end, MAX_RAW_GROUPS + 1))
       tooMany()
       t = end
       if (t < req.to) await yieldToEventLoop()
     }
   }
 
-  private group(groups: Map<string, Group>, dims: Dimension[], r: { k1: unknown; k2?: unknown }): Group {
-    const k1 = toKey(dims[0]!, r.k1)
-    const k2 = dims[1] ? toKey(dims[1], r.k2) : null
+  private group(groups: Map<string, Group>, k: Keying, r: { k1: unknown; k2?: unknown }): Group {
+    const k1 = toKey(k.dims[0]!, r.k1, k.cost)
+    const k2 = k.dims[1] ? toKey(k.dims[1], r.k2, k.cost) : null
     const id = JSON.stringify([k1, k2])
     let g = groups.get(id)
     if (!g) groups.set(id, (g = { k1, k2, sums: new Sums() }))
     return g
   }
 
-  private addClicks(groups: Map<string, Group>, dims: Dimension[], rows: ClickSumsRow[]): void {
-    for (const r of rows) this.group(groups, dims, r).sums.addClicks(r)
+  private addClicks(groups: Map<string, Group>, k: Keying, rows: ClickSumsRow[]): void {
+    for (const r of rows) this.group(groups, k, r).sums.addClicks(r)
   }
 
-  private addConversions(groups: Map<string, Group>, dims: Dimension[], rows: ConversionSumsRow[]): void {
-    for (const r of rows) this.group(groups, dims, r).sums.addConversions(r.type, r.conversions, r.revenue, r.revenue_abs)
+  /** A conversion without a currency ('') is in the cost currency. */
+  private addConversions(groups: Map<string, Group>, k: Keying, rows: ConversionSumsRow[]): void {
+    for (const r of rows) this.group(groups, k, r).sums.addConversions(r.type, r.currency || k.cost, r.conversions, r.revenue, r.revenue_abs)
   }
 
   private async shape(
-    req: ReportRequest, groups: Map<string, Group>, typeList: TypeFlags[], all: boolean, source: 'rollups' | 'raw', from: number, to: number,
+    req: ReportRequest, k: Keying, groups: Map<string, Group>, typeList: TypeFlags[], all: boolean, source: 'rollups' | 'raw', from: number, to: number,
   ): Promise<ReportResult> {
     const types = new Map(typeList.map((t) => [t.slug, t]))
     const slugs = typeList.map((t) => t.slug)
@@ -175,22 +187,25 @@ export class ReportService {
         node.children.push({ key: g.k2, sums: g.sums, children: [] })
       }
     }
-    for (const s of total.types.keys()) if (!types.has(s)) slugs.push(s)
+    for (const t of total.types.values()) if (!types.has(t.type) && !slugs.includes(t.type)) slugs.push(t.type)
+    const currencies: Currencies = { cost: k.cost, list: moneyCurrencies(total, types, k.cost) }
 
     const labels = await this.labelsFor(req.dims[0]!, [...top.values()].map((n) => n.key))
-    const rows = [...top.values()].map((n) => toRow(n, labels, types, slugs))
-    sortRows(rows, req.sort, req.order)
+    const rows = [...top.values()].map((n) => toRow(n, labels, types, slugs, currencies))
+    sortRows(rows, req.sort, req.order, currencies)
     const page = all ? rows : rows.slice(req.offset, req.offset + req.limit)
     if (req.dims.length === 2) {
       const pageNodes = new Map([...top.values()].map((n) => [JSON.stringify(n.key), n]))
       const childLabels = await this.labelsFor(req.dims[1]!, page.flatMap((r) => pageNodes.get(JSON.stringify(r.key))!.children.map((c) => c.key)))
       for (const r of page) {
         const node = pageNodes.get(JSON.stringify(r.key))!
-        r.children = node.children.map((c) => toRow(c, childLabels, types, slugs))
-        sortRows(r.children, req.sort, req.order)
+        r.children = node.children.map((c) => toRow(c, childLabels, types, slugs, currencies))
+        sortRows(r.children, req.sort, req.order, currencies)
       }
     }
-    return { dims: req.dims, source, from, to, rows: page, total: computeMetrics(total, types, slugs), totalRows: rows.length }
+    return {
+      dims: req.dims, source, from, to, rows: page, total: computeMetrics(total, types, slugs, currencies), totalRows: rows.length, currencies,
+    }
   }
 
   private async labelsFor(d: Dimension, keys: Key[]): Promise<Map<number, string>> {
@@ -200,8 +215,8 @@ export class ReportService {
   }
 }
 
-function toRow(n: Node, labels: Map<number, string>, types: Map<string, TypeFlags>, slugs: string[]): ReportRow {
-  return { key: n.key, label: typeof n.key === 'number' ? (labels.get(n.key) ?? null) : null, ...computeMetrics(n.sums, types, slugs) }
+function toRow(n: Node, labels: Map<number, string>, types: Map<string, TypeFlags>, slugs: string[], cur: Currencies): ReportRow {
+  return { key: n.key, label: typeof n.key === 'number' ? (labels.get(n.key) ?? null) : null, ...computeMetrics(n.sums, types, slugs, cur) }
 }
 
 function compareValues(a: number | string | null, b: number | string | null): number {
@@ -209,10 +224,29 @@ function compareValues(a: number | string | null, b: number | string | null): nu
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0
 }
 
+/**
+ * The value a row sorts by. `revenue.EUR` (profit, epc, roi): that currency's amount (null where the report
+ * has none in it). Plain `revenue` in a report of several currencies: the cost currency's entry, or the first
+ * currency's when the cost currency holds no money in the range.
+ */
+function sortValue(sort: SortKey, cur?: Currencies): (r: ReportRow) => number | string | null {
+  if (sort === 'key') return (r) => r.key
+  if (sort === 'label') return (r) => r.label
+  const dot = sort.indexOf('.')
+  const metric = (dot < 0 ? sort : sort.slice(0, dot)) as Exclude<SortKey, 'key' | 'label'>
+  if (!(MONEY_METRICS as readonly string[]).includes(metric)) return (r) => r[metric as keyof Metrics] as number | null
+  const m = metric as MoneyMetric
+  const multi = cur !== undefined && cur.list.length > 1
+  const currency = dot >= 0 ? sort.slice(dot + 1) : multi ? (cur.list.includes(cur.cost) ? cur.cost : cur.list[0]!) : null
+  // One currency: the row's own amount when it is in the currency asked for.
+  if (!multi) return (r) => (currency === null || currency === (cur?.list[0] ?? cur?.cost) ? r[m] : null)
+  return (r) => r.money?.find((e) => e.currency === currency)?.[m] ?? null
+}
+
 /** Sorts in place by a metric, the key or the label; nulls last in either order; ties by key ascending. */
-export function sortRows(rows: ReportRow[], sort: SortKey, order: 'asc' | 'desc'): void {
+export function sortRows(rows: ReportRow[], sort: SortKey, order: 'asc' | 'desc', cur?: Currencies): void {
   const dir = order === 'asc' ? 1 : -1
-  const value = (r: ReportRow): number | string | null => (sort === 'key' ? r.key : sort === 'label' ? r.label : r[sort])
+  const value = sortValue(sort, cur)
   rows.sort((x, y) => {
     const a = value(x)
     const b = value(y)

@@ -35,6 +35,9 @@ function toJson(req: ReportRequest, r: ReportResult) {
     from: iso(r.from),
     to: iso(r.to),
     source: r.source,
+    // One currency (or none): the money fields are in it. Several: they are null and each row's `money` splits them.
+    currency: r.currencies.list.length > 1 ? null : (r.currencies.list[0] ?? r.currencies.cost),
+    ...(r.currencies.list.length > 1 ? { currencies: r.currencies.list } : {}),
     rows: r.rows,
     total: r.total,
     total_rows: r.totalRows,

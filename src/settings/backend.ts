@@ -1,7 +1,7 @@
-// Where settings rows live: the SQL half of SettingsStore, one implementation per engine (this file: the
-// boundary and SQLite; pg-store.ts: Postgres). Backends store strings; encryption, parsing and the cache
-// stay in SettingsStore.
-import type { RawDb, RawStatement } from '../db/client'
+// Where settings rows live: the SQL half of SettingsStore, one module for both engines (db/store-db.ts).
+// Backends store strings; encryption, parsing and the cache stay in SettingsStore.
+import { sql } from '../db/sql'
+import type { StoreDb } from '../db/store-db'
 
 /** A settings row as stored: the JSON text of the value, encrypted when `encrypted` is 1. */
 export interface StoredSetting {
@@ -17,49 +17,29 @@ export interface SettingWrite {
   encrypted: 0 | 1
 }
 
-/** SQLite answers synchronously (so a SQLite store is filled in its constructor, and hot paths never wait). */
-export interface SyncSettingsBackend {
-  sync: true
-  loadAll(): StoredSetting[]
-  /** Every write in one transaction: all or nothing. */
-  write(writes: SettingWrite[], now: number): void
-}
-
-/** A network database (Postgres): every call is async. */
-export interface AsyncSettingsBackend {
-  sync: false
+export interface SettingsBackend {
   loadAll(): Promise<StoredSetting[]>
   /** Every write in one transaction: all or nothing. */
   write(writes: SettingWrite[], now: number): Promise<void>
 }
 
-export type SettingsBackend = SyncSettingsBackend | AsyncSettingsBackend
+/** The settings table on either engine (no int8 column is read: `encrypted` is an integer on both). */
+export class SettingsRows implements SettingsBackend {
+  constructor(private readonly db: StoreDb) {}
 
-export class SqliteSettingsBackend implements SyncSettingsBackend {
-  readonly sync = true
-  private readonly selectAll: RawStatement
-  private readonly upsert: RawStatement
-  private readonly remove: RawStatement
-
-  constructor(private readonly raw: RawDb) {
-    this.selectAll = raw.prepare('SELECT key, value, encrypted FROM settings')
-    this.upsert = raw.prepare(
-      'INSERT INTO settings (key, value, encrypted, updated_at) VALUES ($key, $value, $encrypted, $now) ' +
-        'ON CONFLICT(key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted, updated_at = excluded.updated_at',
-    )
-    this.remove = raw.prepare('DELETE FROM settings WHERE key = $key')
+  loadAll(): Promise<StoredSetting[]> {
+    return this.db.all<StoredSetting>(sql`SELECT key, value, encrypted FROM settings`)
   }
 
-  loadAll(): StoredSetting[] {
-    return this.selectAll.all() as StoredSetting[]
-  }
-
-  write(writes: SettingWrite[], now: number): void {
-    this.raw.transaction(() => {
+  async write(writes: SettingWrite[], now: number): Promise<void> {
+    await this.db.atomically(function* (q) {
       for (const w of writes) {
-        if (w.value === null) this.remove.run({ key: w.key })
-        else this.upsert.run({ key: w.key, value: w.value, encrypted: w.encrypted, now })
+        if (w.value === null) yield q.run(sql`DELETE FROM settings WHERE key = ${w.key}`)
+        else {
+          yield q.run(sql`INSERT INTO settings (key, value, encrypted, updated_at) VALUES (${w.key}, ${w.value}, ${w.encrypted}, ${now})
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted, updated_at = excluded.updated_at`)
+        }
       }
-    })()
+    })
   }
 }

@@ -1,13 +1,12 @@
-// Picks the settings backend of the engine and loads the cache before the store is handed out.
+// Builds the settings store on the database's rows and loads its cache before it is handed out.
 import type { AnyDatabase } from '../db/engine'
+import { storeDb } from '../db/store-db'
 import type { SecretBox } from '../lib/crypto'
-import { SqliteSettingsBackend } from './backend'
-import { PgSettingsBackend } from './pg-store'
+import { SettingsRows } from './backend'
 import { SettingsStore } from './store'
 
 export async function createSettingsStore(db: AnyDatabase, box: SecretBox): Promise<SettingsStore> {
-  const backend = db.engine === 'postgres' ? new PgSettingsBackend(db) : new SqliteSettingsBackend(db.raw)
-  const store = new SettingsStore(backend, box)
-  if (!backend.sync) await store.reload() // a SQLite store is filled by its constructor
+  const store = new SettingsStore(new SettingsRows(storeDb(db)), box)
+  await store.reload()
   return store
 }

@@ -4,6 +4,7 @@ import { invalid } from '../lib/errors'
 import { optionalPlainUrl } from '../lib/fields'
 import { CidrError, parseCidr } from '../lib/cidr'
 import { normalizeEmail } from '../email/address'
+import { CURRENCY_HINT, currencyCode } from '../lib/currency'
 
 export interface SettingDef<T> {
   secret: boolean
@@ -27,6 +28,16 @@ const secretString = (minLength = 1): SettingDef<string | null> => ({
     if (v.trim() === '') throw invalid(`${key}: must not be only whitespace`)
     if (v.length < minLength) throw invalid(`${key}: must be at least ${minLength} characters (a short secret can be guessed)`)
     return v
+  },
+})
+
+const currency = (def: string): SettingDef<string> => ({
+  secret: false,
+  default: def,
+  parse(v, key) {
+    const code = currencyCode(v)
+    if (code === null) throw invalid(`${key}: ${CURRENCY_HINT}`)
+    return code
   },
 })
 
@@ -163,6 +174,13 @@ export const SETTINGS = {
   cors_allowlist: origins,
   /** Opt-in: a second postback with the same click and the same tid records no second conversion. */
   postback_dedup: bool(false),
+  /**
+   * Opt-in: a postback for a click and tid that already has a conversion moves that conversion to the new
+   * status and type (lead → sale, sale → rejected) instead of recording a second one (postback/receive.ts).
+   */
+  postback_status_updates: bool(false),
+  /** The currency of costs (cpc, cost parameters): reports subtract cost only from revenue in this currency. */
+  cost_currency: currency('USD'),
   /** Days a visitor's `_svc_click` cookie lives. */
   click_cookie_days: positiveInt(30, 3650),
   /** Clicks from these addresses/ranges are bot clicks (reason blocked_ip). */

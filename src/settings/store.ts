@@ -2,16 +2,16 @@ import { invalid } from '../lib/errors'
 import type { SecretBox } from '../lib/crypto'
 import { SETTINGS, isSettingKey, type SettingKey, type SettingValue } from './registry'
 import { log } from '../lib/log'
-import { type SettingsBackend, type SettingWrite, type StoredSetting } from './backend'
+import type { SettingsBackend, SettingWrite, StoredSetting } from './backend'
 
 /** What a masked secret reads as; writing it back leaves the stored secret unchanged. */
 export const MASK = '********'
 
 /**
  * Settings with an in-memory cache (hot paths such as /postback read them on every request, so get() is
- * synchronous). The SQL is the engine's SettingsBackend (backend.ts, pg-store.ts); build one with
- * createSettingsStore (create-store.ts). Writes change the cache only once the database write succeeded;
- * with SQLite they complete, cache included, before the call returns. Writes announce nothing themselves:
+ * synchronous). The SQL is a SettingsBackend (backend.ts, one for both engines); build one with
+ * createSettingsStore (create-store.ts), which loads the cache first. Writes change the cache only once the
+ * database write succeeded, before their Promise resolves. Writes announce nothing themselves:
  * the settings verbs emit `settings.changed` (src/settings/verbs.ts, src/postback/alias-verbs.ts), and
  * with several instances on one database, integration calls reload() when another one announces it.
  * Rows whose key is not in the registry (e.g. postback_aliases) are reached with getJson/setJson.
@@ -19,24 +19,17 @@ export const MASK = '********'
 export class SettingsStore {
   private cache = new Map<string, unknown>()
   /**
-   * Async backends: reloads and writes run one at a time, so the cache ends up as the database was last
-   * seen by this instance (a reload that read before a write committed cannot overwrite that write).
+   * Reloads and writes run one at a time, so the cache ends up as the database was last seen by this
+   * instance (a reload that read before a write committed cannot overwrite that write).
    */
   private queue: Promise<unknown> = Promise.resolve()
 
-  /** A SQLite backend is read here at once; an async one starts empty until reload() (createSettingsStore awaits it). */
-  constructor(private readonly backend: SettingsBackend, private readonly box: SecretBox) {
-    if (backend.sync) this.cache = this.decode(backend.loadAll())
-  }
+  /** Starts empty (defaults) until reload(); createSettingsStore awaits it. */
+  constructor(private readonly backend: SettingsBackend, private readonly box: SecretBox) {}
 
-  /** Re-reads every row (another instance changed settings). SQLite completes before returning. */
+  /** Re-reads every row (start-up; another instance changed settings). */
   reload(): Promise<void> {
-    const backend = this.backend
-    if (backend.sync) {
-      this.cache = this.decode(backend.loadAll())
-      return Promise.resolve()
-    }
-    return this.serial(async () => { this.cache = this.decode(await backend.loadAll()) })
+    return this.serial(async () => { this.cache = this.decode(await this.backend.loadAll()) })
   }
 
   get<K extends SettingKey>(key: K): SettingValue<K> {
@@ -88,14 +81,8 @@ export class SettingsStore {
         else this.cache.set(key, value)
       }
     }
-    const backend = this.backend
-    if (backend.sync) {
-      backend.write(writes, Date.now())
-      apply()
-      return Promise.resolve()
-    }
     return this.serial(async () => {
-      await backend.write(writes, Date.now())
+      await this.backend.write(writes, Date.now())
       apply()
     })
   }

@@ -5,12 +5,12 @@ import type { EventBus } from '../lib/event-bus'
 import { invalid } from '../lib/errors'
 import { defineVerb, type VerbSet } from '../lib/verb'
 import type { SettingsStore } from './store'
-import { settingsWarnings, WARNINGS_KEY, type WarningConfig } from './warnings'
+import { settingsWarnings, WARNINGS_KEY, type MoneyFacts, type WarningConfig } from './warnings'
 
-export function settingsVerbs(deps: { settings: SettingsStore; events: EventBus; config: WarningConfig }) {
-  const { settings, events, config } = deps
+export function settingsVerbs(deps: { settings: SettingsStore; events: EventBus; config: WarningConfig; money?: () => Promise<MoneyFacts> }) {
+  const { settings, events, config, money } = deps
   /** Every key, secrets masked, plus the read-only list of warnings (see warnings.ts). */
-  const view = () => ({ ...settings.masked(), [WARNINGS_KEY]: settingsWarnings(settings, config) })
+  const view = async () => ({ ...settings.masked(), [WARNINGS_KEY]: settingsWarnings(settings, config, money ? await money() : null) })
   return {
     get: defineVerb({
       name: 'settings.get',

@@ -9,7 +9,25 @@ export const WARNINGS_KEY = 'warnings'
 /** What the warnings need of the configuration (config.ts). */
 export interface WarningConfig { publicUrl: string | null; smtpUrl: string | null; emailFrom: { mailbox: string } | null }
 
-export function settingsWarnings(settings: SettingsStore, config: WarningConfig): string[] {
+/** What the cost_currency warning reads of the catalog (money-facts.ts). */
+export interface MoneyFacts {
+  /** Some campaign records cost (a cpc above 0, or the cost parameter). */
+  costRecorded: boolean
+  /** The currencies offers pay in (upper-case). */
+  offerCurrencies: readonly string[]
+}
+
+/**
+ * Costs carry no currency of their own and count in cost_currency (USD by default): when no offer pays in
+ * it, profit and ROI can never be computed (reports never convert), which usually means the setting was missed.
+ */
+export function costCurrencyWarning(costCurrency: string, money: MoneyFacts): string | null {
+  if (!money.costRecorded || money.offerCurrencies.length === 0 || money.offerCurrencies.includes(costCurrency)) return null
+  return `costs are counted in ${costCurrency} but no offer pays in ${costCurrency}: set cost_currency ` +
+    `(offers pay in ${money.offerCurrencies.join(', ')}; reports show cost and revenue side by side, never converted).`
+}
+
+export function settingsWarnings(settings: SettingsStore, config: WarningConfig, money: MoneyFacts | null = null): string[] {
   const out: string[] = []
   if (config.publicUrl === null && config.smtpUrl !== null) {
     // Said once mail can leave (without a relay nothing is sent anyway). The request's Host header is the client's to choose: a link built from it could carry a customer's
@@ -43,5 +61,7 @@ export function settingsWarnings(settings: SettingsStore, config: WarningConfig)
   if (settings.get('ecom_a_webhook_key') !== null && settings.get('ecom_a_webhook_secret') !== null) {
     out.push('ecom_a_webhook_key (the legacy ?key=) is refused while ecom_a_webhook_secret is set: clear it (null).')
   }
+  const currency = money && costCurrencyWarning(settings.get('cost_currency'), money)
+  if (currency) out.push(currency)
   return out
 }

@@ -1,165 +1,137 @@
-// The admin users boundary (UserStore) and its SQLite implementation; the Postgres one is pg-store.ts and
-// createUserStore (create-store.ts) picks by engine. Every method is async, findById included: the admin
-// guard awaits it on every admin request (on SQLite it is still one indexed read, answered at once).
-import type { RawDb, RawStatement } from '../db/client'
+// The admin users store, one module for both engines (db/store-db.ts). It only stores: what may change
+// (the email another user holds, the last owner, oneself) is decided by the steps in changes.ts, which run
+// inside one transaction with the queries here, so a check and its write are one atomic step on either
+// engine (Postgres: the users table is locked against other writers for it; SQLite has one writer).
 import { isUniqueViolation } from '../db/errors'
+import { sql, type Sql } from '../db/sql'
+import { storeDb, type Queries, type StoreDb } from '../db/store-db'
+import type { AnyDatabase } from '../db/engine'
 import { conflict } from '../lib/errors'
-import type { AdminUser, Permissions } from '../auth/permissions'
+import type { AdminUser } from '../auth/permissions'
+import type { MaybeAsync } from '../lib/steps'
 import { EMAIL_TAKEN } from './rules'
+import { removeSteps, updateSteps, type RemoveOutcome, type UpdateOutcome, type UserChanges } from './changes'
 import { lookupEmail, newUserFields, toRecord, toUser, verifyLogin, type NewUserInput, type UserRecord, type UserRow } from './row'
 
 export type { UserRecord, NewUserInput } from './row'
+export type { RemoveOutcome, UpdateOutcome, UserChanges } from './changes'
 
-export interface UserChanges {
-  email?: string
-  passwordHash?: string
-  permissions?: Permissions
-  isOwner?: boolean
+/** int8 columns of a users row (numbers on SQLite, strings from Bun's Postgres client). */
+const INT8 = ['created_at', 'updated_at'] as const
+
+/** The users queries a check-then-write step runs, bound to its transaction. */
+export interface UserQueries {
+  byId(id: number): MaybeAsync<UserRow | undefined>
+  idByEmail(email: string): MaybeAsync<{ id: number } | undefined>
+  owners(): MaybeAsync<{ n: number } | undefined>
+  /** Writes what `changes` holds; a new password hash also bumps the session epoch. */
+  write(id: number, changes: UserChanges, now: number): MaybeAsync<number>
+  delete(id: number): MaybeAsync<number>
+  /** Queues other user writers behind this transaction (Postgres; nothing on SQLite). */
+  lock(): MaybeAsync<number>
 }
 
-export type UpdateOutcome = 'updated' | 'not_found' | 'email_taken' | 'last_owner'
-export type RemoveOutcome = 'removed' | 'not_found' | 'self' | 'owner' | 'last_owner'
+const byIdSql = (id: number) => sql`SELECT * FROM users WHERE id = ${id}`
+const byEmailSql = (email: string) => sql`SELECT * FROM users WHERE email = ${email}`
 
 /** Admin users: what the session guard, login, the CLI, start-up and the users verbs share. */
-export interface UserStore {
-  count(): Promise<number>
-  /** The admin guard's lookup on every admin request (session epoch included). */
-  findById(id: number): Promise<AdminUser | null>
-  findRecord(id: number): Promise<UserRecord | null>
-  /** The user with this email (normalised like login), for `svc user passwd --email`. */
-  findByEmail(email: string): Promise<UserRecord | null>
-  /** Users with id > afterId, in id order. */
-  list(afterId: number, limit: number): Promise<UserRecord[]>
-  /**
-   * Writes the given columns; a new password hash also bumps the session epoch (every cookie dies). The
-   * checks and the write are one atomic step: two requests cannot both take one email or both demote
-   * "the other" owner.
-   */
-  update(id: number, changes: UserChanges, now?: number): Promise<UpdateOutcome>
-  /** Deletes a user unless it is the actor, an owner the actor may not remove, or the last owner (atomic). */
-  remove(id: number, by: { actorId: number | null; mayRemoveOwner: boolean }): Promise<RemoveOutcome>
-  /** Returns the user only when the password matches; always spends one hash verification. */
-  authenticate(email: string, password: string): Promise<AdminUser | null>
-  /** Validates email and password, hashes, inserts; conflict (409) when the email is taken. */
-  create(input: NewUserInput): Promise<UserRecord>
-  /** Invalidates every session cookie of the user (logout, password change). */
-  revokeSessions(id: number): Promise<void>
-}
+export class UserStore {
+  private readonly db: StoreDb
 
-/** UserStore on the shared SQLite connection: synchronous statements inside, one transaction per check-and-write. */
-export class SqliteUserStore implements UserStore {
-  private readonly byId: RawStatement
-  private readonly byEmail: RawStatement
-  private readonly insert: RawStatement
-  private readonly countAll: RawStatement
-  private readonly bump: RawStatement
-  private readonly page: RawStatement
-  private readonly owners: RawStatement
-  private readonly removeOne: RawStatement
-
-  constructor(private readonly raw: RawDb) {
-    this.byId = raw.prepare('SELECT * FROM users WHERE id = $id')
-    this.byEmail = raw.prepare('SELECT * FROM users WHERE email = $email')
-    this.insert = raw.prepare(
-      'INSERT INTO users (email, password_hash, permissions, is_owner, session_epoch, created_at, updated_at) ' +
-        'VALUES ($email, $hash, $permissions, $owner, 0, $now, $now)',
-    )
-    this.countAll = raw.prepare('SELECT count(*) AS n FROM users')
-    this.bump = raw.prepare('UPDATE users SET session_epoch = session_epoch + 1, updated_at = $now WHERE id = $id')
-    this.page = raw.prepare('SELECT * FROM users WHERE id > $after ORDER BY id LIMIT $limit')
-    this.owners = raw.prepare('SELECT count(*) AS n FROM users WHERE is_owner = 1')
-    this.removeOne = raw.prepare('DELETE FROM users WHERE id = $id')
+  constructor(database: AnyDatabase) {
+    this.db = storeDb(database)
   }
 
   async count(): Promise<number> {
-    return (this.countAll.get() as { n: number }).n
+    return Number((await this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM users`, ['n']))!.n)
   }
 
+  /** The admin guard's lookup on every admin request (session epoch included). */
   async findById(id: number): Promise<AdminUser | null> {
-    const row = this.byId.get({ id }) as UserRow | undefined
+    const row = await this.db.get<UserRow>(byIdSql(id), INT8)
     return row ? toUser(row) : null
   }
 
   async findRecord(id: number): Promise<UserRecord | null> {
-    const row = this.byId.get({ id }) as UserRow | undefined
+    const row = await this.db.get<UserRow>(byIdSql(id), INT8)
     return row ? toRecord(row) : null
   }
 
+  /** The user with this email (normalised like login), for `svc user passwd --email`. */
   async findByEmail(email: string): Promise<UserRecord | null> {
-    const row = this.byEmail.get({ email: lookupEmail(email) }) as UserRow | undefined
+    const row = await this.db.get<UserRow>(byEmailSql(lookupEmail(email)), INT8)
     return row ? toRecord(row) : null
   }
 
+  /** Users with id > afterId, in id order. */
   async list(afterId: number, limit: number): Promise<UserRecord[]> {
-    return (this.page.all({ after: afterId, limit }) as UserRow[]).map(toRecord)
+    const rows = await this.db.all<UserRow>(sql`SELECT * FROM users WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`, INT8)
+    return rows.map(toRecord)
   }
 
+  /** Writes the given columns (changes.ts decides whether it may); two requests cannot both take one email or demote "the other" owner. */
   async update(id: number, changes: UserChanges, now = Date.now()): Promise<UpdateOutcome> {
-    return this.raw.transaction((): UpdateOutcome => {
-      const current = this.byId.get({ id }) as UserRow | undefined
-      if (!current) return 'not_found'
-      if (changes.email !== undefined) {
-        const holder = this.byEmail.get({ email: changes.email }) as UserRow | undefined
-        if (holder && holder.id !== id) return 'email_taken'
-      }
-      if (current.is_owner === 1 && changes.isOwner === false && this.countOwners() <= 1) return 'last_owner'
-      const sets: string[] = ['updated_at = $now']
-      const params: Record<string, unknown> = { id, now }
-      if (changes.email !== undefined) { sets.push('email = $email'); params.email = changes.email }
-      if (changes.permissions !== undefined) { sets.push('permissions = $permissions'); params.permissions = JSON.stringify(changes.permissions) }
-      if (changes.isOwner !== undefined) { sets.push('is_owner = $owner'); params.owner = changes.isOwner ? 1 : 0 }
-      if (changes.passwordHash !== undefined) {
-        sets.push('password_hash = $hash', 'session_epoch = session_epoch + 1')
-        params.hash = changes.passwordHash
-      }
-      try {
-        // Column names come from the fixed list above, never from input.
-        this.raw.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = $id`).run(params)
-      } catch (err) {
-        if (isUniqueViolation(err)) return 'email_taken'
-        throw err
-      }
-      return 'updated'
-    })()
+    try {
+      return await this.db.atomically((q) => updateSteps(this.queries(q), id, changes, now))
+    } catch (err) {
+      // The unique index decides a race the check did not see; the transaction rolled back.
+      if (isUniqueViolation(err)) return 'email_taken'
+      throw err
+    }
   }
 
-  async remove(id: number, by: { actorId: number | null; mayRemoveOwner: boolean }): Promise<RemoveOutcome> {
-    return this.raw.transaction((): RemoveOutcome => {
-      const target = this.byId.get({ id }) as UserRow | undefined
-      if (!target) return 'not_found'
-      if (target.id === by.actorId) return 'self'
-      if (target.is_owner === 1 && !by.mayRemoveOwner) return 'owner'
-      if (target.is_owner === 1 && this.countOwners() <= 1) return 'last_owner'
-      this.removeOne.run({ id })
-      return 'removed'
-    })()
+  /** Deletes a user unless it is the actor, an owner the actor may not remove, or the last owner (atomic). */
+  remove(id: number, by: { actorId: number | null; mayRemoveOwner: boolean }): Promise<RemoveOutcome> {
+    return this.db.atomically((q) => removeSteps(this.queries(q), id, by))
   }
 
+  /** Returns the user only when the password matches; always spends one hash verification. */
   async authenticate(email: string, password: string): Promise<AdminUser | null> {
-    return verifyLogin(this.byEmail.get({ email: lookupEmail(email) }) as UserRow | undefined, password)
+    return verifyLogin(await this.db.get<UserRow>(byEmailSql(lookupEmail(email)), INT8), password)
   }
 
+  /** Validates email and password, hashes, inserts; conflict (409) when the email is taken. */
   async create(input: NewUserInput): Promise<UserRecord> {
     const { email, password, permissions, owner } = newUserFields(input)
-    if (this.byEmail.get({ email })) throw conflict(EMAIL_TAKEN)
+    // Checked first so a taken email costs no hashing; the unique index decides races (during the hash too).
+    if (await this.db.get(byEmailSql(email))) throw conflict(EMAIL_TAKEN)
     const hash = await Bun.password.hash(password)
-    // Checked again: another request may have taken the email while we were hashing.
-    if (this.byEmail.get({ email })) throw conflict(EMAIL_TAKEN)
-    let res: { lastInsertRowid: number | bigint }
+    const now = Date.now()
     try {
-      res = this.insert.run({ email, hash, permissions, owner, now: Date.now() })
+      const row = await this.db.get<UserRow>(sql`
+        INSERT INTO users (email, password_hash, permissions, is_owner, session_epoch, created_at, updated_at)
+        VALUES (${email}, ${hash}, ${permissions}, ${owner}, 0, ${now}, ${now}) RETURNING *`, INT8)
+      return toRecord(row!)
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN)
       throw err
     }
-    return toRecord(this.byId.get({ id: Number(res.lastInsertRowid) }) as UserRow)
   }
 
+  /** Invalidates every session cookie of the user (logout, password change). */
   async revokeSessions(id: number): Promise<void> {
-    this.bump.run({ id, now: Date.now() })
+    await this.db.run(sql`UPDATE users SET session_epoch = session_epoch + 1, updated_at = ${Date.now()} WHERE id = ${id}`)
   }
 
-  private countOwners(): number {
-    return (this.owners.get() as { n: number }).n
+  private queries(q: Queries): UserQueries {
+    const db = this.db
+    return {
+      byId: (id) => q.get<UserRow>(byIdSql(id), INT8),
+      idByEmail: (email) => q.get<{ id: number }>(sql`SELECT id FROM users WHERE email = ${email}`),
+      owners: () => q.get<{ n: number }>(sql`SELECT count(*) AS n FROM users WHERE is_owner = 1`, ['n']),
+      write: (id, changes, now) => q.run(updateSql(id, changes, now)),
+      delete: (id) => q.run(sql`DELETE FROM users WHERE id = ${id}`),
+      lock: () => db.lockTable(q, 'users'),
+    }
   }
+}
+
+/** One UPDATE with the columns `changes` holds; column names come from this fixed text, never from input. */
+function updateSql(id: number, c: UserChanges, now: number): Sql {
+  let sets = sql`updated_at = ${now}`
+  if (c.email !== undefined) sets = sql`${sets}, email = ${c.email}`
+  if (c.permissions !== undefined) sets = sql`${sets}, permissions = ${JSON.stringify(c.permissions)}`
+  if (c.isOwner !== undefined) sets = sql`${sets}, is_owner = ${c.isOwner}`
+  if (c.passwordHash !== undefined) sets = sql`${sets}, password_hash = ${c.passwordHash}, session_epoch = session_epoch + 1`
+  return sql`UPDATE users SET ${sets} WHERE id = ${id}`
 }

@@ -278,7 +278,10 @@ describe('tools/call', () => {
         id: expect.any(Number), click_id: clickId, revenue: 12.5, currency: 'USD', status: 'sale', type: 'sale', transaction_id: 'mcp-tx-1', email: null,
         date: expect.stringMatching(ISO), campaign_id: campaignId, source_id: null, landing_id: null, offer_id: offerId, created_at: expect.stringMatching(ISO),
       })
-      expect((await s.api('GET', `/admin/api/conversions/${conversion.id}`)).body).toEqual(conversion)
+      // GET adds the status history (issue 26): one entry for a conversion never updated.
+      expect((await s.api('GET', `/admin/api/conversions/${conversion.id}`)).body).toEqual({
+        ...conversion, status_history: [{ type: 'sale', status: 'sale', revenue: 12.5, at: conversion.created_at, reversal_id: null }],
+      })
       // No revenue given: the offer's payout.
       const lead = await call(client, 'record_conversion', { click_id: clickId, status: 'lead' })
       expect(lead).toMatchObject({ revenue: 3, type: 'lead', status: 'lead' })

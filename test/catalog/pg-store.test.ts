@@ -10,7 +10,6 @@ import { migrate } from '../../src/db/migrate'
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
 import { catalogStore } from '../../src/catalog'
-import { PgCatalogStore } from '../../src/catalog/store/pg'
 import type { CatalogStore, RoutingSource } from '../../src/catalog/store/types'
 import type { AppError } from '../../src/lib/errors'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
@@ -96,8 +95,8 @@ for (const [name, open, available] of engines) {
     }, PG_SETUP_MS)
     afterAll(() => e?.close())
 
-    test('the factory picks the store of the engine', () => {
-      expect(store.constructor.name).toBe(name === 'postgres' ? 'PgCatalogStore' : 'SqliteCatalogStore')
+    test('one store module serves both engines', () => {
+      expect(store.constructor.name).toBe('CatalogDbStore')
     })
 
     test('sources: create, find, list in pages, update, delete; times are numbers', async () => {
@@ -272,6 +271,22 @@ for (const [name, open, available] of engines) {
       expect(await store.findLanding(l.id)).toBeUndefined()
     })
 
+    test('a delete refused for several users names the campaign with the lowest id, on both engines', async () => {
+      const src = await store.createSource({ name: 'S', postbackUrl: null })
+      const o = await store.createOffer({ name: 'O', slug: 'u-o', url: 'https://a.example/', payout: 0, currency: 'USD' })
+      const l = await store.createLanding({ name: 'L', slug: 'u-l', html: 'x', url: null, emailListId: null })
+      const links = { offers: [ref(o.id, 'offer_id')], landings: [ref(l.id, 'landing_id')] }
+      const first = await store.createCampaign(campaignValues('u-first', src.id), links)
+      await store.createCampaign(campaignValues('u-second', src.id), links)
+      // The first campaign's links are rewritten, so they now sit after the second's on disk (rowid, ctid).
+      await store.updateCampaign(first.row.id, { sourceId: null }, links)
+      await store.updateCampaign(first.row.id, { sourceId: src.id }, {})
+      const user = `campaign "u-first" (id ${first.row.id})`
+      expect(await failure(store.deleteOffer(o.id))).toEqual({ code: 'conflict', message: `offer is used by ${user}` })
+      expect(await failure(store.deleteLanding(l.id))).toEqual({ code: 'conflict', message: `landing is used by ${user}` })
+      expect(await failure(store.deleteSource(src.id))).toEqual({ code: 'conflict', message: `source is used by ${user}` })
+    })
+
     test('routing rows: active campaigns and paused ones with a fallback, their offers and landings', async () => {
       const o = await store.createOffer({ name: 'O', slug: 'rt-o', url: 'https://a.example/rt', payout: 0, currency: 'USD' })
       const hosted = await store.createLanding({ name: 'H', slug: 'rt-h', html: '<p>x</p>', url: null, emailListId: null })
@@ -303,15 +318,15 @@ describe.skipIf(!pgAvailable().ok)('catalog store on postgres: two instances at 
   let url: string
   let a: PgDatabase
   let b: PgDatabase
-  let sa: PgCatalogStore
-  let sb: PgCatalogStore
+  let sa: Store
+  let sb: Store
   beforeAll(async () => {
     url = await freshPgUrl()
     a = await openPg(url)
     await migratePg(a)
     b = await openPg(url)
-    sa = new PgCatalogStore(a)
-    sb = new PgCatalogStore(b)
+    sa = catalogStore(a)
+    sb = catalogStore(b)
   }, PG_SETUP_MS)
   afterAll(async () => {
     await a?.close()

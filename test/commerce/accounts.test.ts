@@ -269,7 +269,7 @@ describe('products', () => {
       [post({ price: 1.123456789 }), 'price: at most 8 decimals'],
       [post({ price: '10' }), 'price'],
       [post({ currency: 'EURO' }), 'currency'],
-      [post({ currency: 'E1R' }), 'currency: must be a 3-letter currency code such as USD'],
+      [post({ currency: 'E1R' }), 'currency: must be an ISO 4217 currency code such as USD'],
       [post({ offer_id: 999_999 }), 'offer_id: offer 999999 does not exist'],
       [post({ email_list_id: 999_999 }), 'email_list_id: email list 999999 does not exist'],
       [post({ payment_account_id: 99_999_999_999 }), 'payment_account_id: payment account 99999999999 does not exist'],

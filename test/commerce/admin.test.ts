@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { AnyDatabase } from '../../src/db/engine'
 import { commerceStore } from '../../src/commerce/store'
 import type { CommerceQueries, CommerceStore, NewWebhookEvent, OrderRow, OrderUpsert } from '../../src/commerce/store/types'
-import { runAsync, runSync, type Steps } from '../../src/postback/steps'
+import { runAsync, runSync, type Steps } from '../../src/lib/steps'
 import { startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer

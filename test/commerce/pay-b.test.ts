@@ -1,6 +1,7 @@
 // Processor B: provider-side webhook verification (against a local fake of its API) and the event reader.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { PayBVerifier, readPayBEvent, type PayBAccount } from '../../src/commerce/pay-b'
+import { readPayBEvent } from '../../src/commerce/senders/pay-b'
+import { PayBVerifier, type PayBAccount } from '../../src/commerce/senders/pay-b-api'
 import { startPayBApi, type PayBApi } from '../helpers/pay-b-api'
 
 const CLICK = '3f6c2a9e-8b1d-4c7e-9a2f-5d4b3c2a1e0f'

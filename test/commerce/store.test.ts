@@ -16,7 +16,7 @@ import { commerceStore } from '../../src/commerce/store'
 import { PgCommerceStore } from '../../src/commerce/store/pg'
 import { SqliteCommerceStore } from '../../src/commerce/store/sqlite'
 import type { CommerceQueries, CommerceStore, NewWebhookEvent, OrderRow, OrderUpsert, WebhookEventRow } from '../../src/commerce/store/types'
-import { runAsync, runSync, type Steps } from '../../src/postback/steps'
+import { runAsync, runSync, type Steps } from '../../src/lib/steps'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
 /** The first test to ask starts the throwaway cluster (initdb); slow on a loaded machine. */

@@ -11,11 +11,8 @@ import { openDatabase } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
-import { PgOutboxStore } from '../../src/email/store/outbox-pg'
-import { SqliteOutboxStore } from '../../src/email/store/outbox-sqlite'
+import { emailStore, outboxStore } from '../../src/email/store'
 import type { EnqueueSend, NewMessage, OutboxRow, OutboxStore, OutboxView } from '../../src/email/store/outbox-types'
-import { PgEmailStore } from '../../src/email/store/pg'
-import { SqliteEmailStore } from '../../src/email/store/sqlite'
 import type { EmailStore, NewSubscriber, SubscriberRow } from '../../src/email/store/types'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
@@ -44,8 +41,8 @@ async function sqliteEngine(): Promise<Engine> {
   const insertJob = database.raw.prepare(`INSERT INTO jobs (kind, payload, status, attempts, max_attempts, section, next_run_at, created_at, updated_at)
     VALUES ('email_send', $payload, 'pending', 0, 3, 'email', 0, 0, 0)`)
   return {
-    store: new SqliteOutboxStore(database),
-    email: new SqliteEmailStore(database),
+    store: outboxStore(database),
+    email: emailStore(database),
     enqueue: (outboxId, tx) => {
       if (tx !== null) throw new Error('SQLite enqueue got a transaction')
       return Number(insertJob.run({ payload: jobPayload(outboxId) }).lastInsertRowid)
@@ -73,8 +70,8 @@ async function pgEngine(): Promise<Engine> {
   const db = await openPg(await freshPgUrl())
   await migratePg(db)
   return {
-    store: new PgOutboxStore(db),
-    email: new PgEmailStore(db),
+    store: outboxStore(db),
+    email: emailStore(db),
     enqueue: pgEnqueue,
     exec: async (sql) => {
       await db.sql.unsafe(sql)
@@ -408,15 +405,15 @@ for (const [name, open, available] of engines) {
 describe.skipIf(!pgAvailable().ok)('outbox store on postgres: two instances at once', () => {
   let a: PgDatabase
   let b: PgDatabase
-  let sa: PgOutboxStore
-  let sb: PgOutboxStore
+  let sa: OutboxStore
+  let sb: OutboxStore
   beforeAll(async () => {
     const url = await freshPgUrl()
     a = await openPg(url)
     await migratePg(a)
     b = await openPg(url)
-    sa = new PgOutboxStore(a)
-    sb = new PgOutboxStore(b)
+    sa = outboxStore(a)
+    sb = outboxStore(b)
   }, PG_SETUP_MS)
   afterAll(async () => {
     await a?.close()
@@ -435,7 +432,7 @@ describe.skipIf(!pgAvailable().ok)('outbox store on postgres: two instances at o
       return jobId
     }
     // Four workers (two per instance), each releasing 5 at a time until nothing is left.
-    const worker = async (store: PgOutboxStore) => {
+    const worker = async (store: OutboxStore) => {
       let total = 0
       for (let n; (n = await store.releaseUnsent(enqueue, 5)) > 0;) total += n
       return total

@@ -9,8 +9,7 @@ import { openDatabase } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
-import { PgEmailStore } from '../../src/email/store/pg'
-import { SqliteEmailStore } from '../../src/email/store/sqlite'
+import { emailStore } from '../../src/email/store'
 import type { EmailStore, NewSubscriber, SubscriberRow } from '../../src/email/store/types'
 import type { AppError } from '../../src/lib/errors'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
@@ -34,7 +33,7 @@ async function sqliteEngine(): Promise<Engine> {
   const database = await openDatabase(join(dir, 'svc.db'))
   migrate(database)
   return {
-    store: new SqliteEmailStore(database),
+    store: emailStore(database),
     addLanding: async (slug, emailListId) => {
       const now = Date.now()
       const res = database.raw.prepare(`INSERT INTO landings (name, slug, html, email_list_id, created_at, updated_at)
@@ -56,7 +55,7 @@ async function pgEngine(): Promise<Engine> {
   const db = await openPg(await freshPgUrl())
   await migratePg(db)
   return {
-    store: new PgEmailStore(db),
+    store: emailStore(db),
     addLanding: async (slug, emailListId) => {
       const now = Date.now()
       const [row] = await db.sql`INSERT INTO landings (name, slug, html, email_list_id, created_at, updated_at)
@@ -318,15 +317,15 @@ for (const [name, open, available] of engines) {
 describe.skipIf(!pgAvailable().ok)('email store on postgres: two instances at once', () => {
   let a: PgDatabase
   let b: PgDatabase
-  let sa: PgEmailStore
-  let sb: PgEmailStore
+  let sa: EmailStore
+  let sb: EmailStore
   beforeAll(async () => {
     const url = await freshPgUrl()
     a = await openPg(url)
     await migratePg(a)
     b = await openPg(url)
-    sa = new PgEmailStore(a)
-    sb = new PgEmailStore(b)
+    sa = emailStore(a)
+    sb = emailStore(b)
   }, PG_SETUP_MS)
   afterAll(async () => {
     await a?.close()

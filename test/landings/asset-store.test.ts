@@ -11,7 +11,7 @@ import { migrate } from '../../src/db/migrate'
 import { openPg } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
 import type { AppError } from '../../src/lib/errors'
-import { type AssetStore, type NewAsset, PgAssetStore, SqliteAssetStore } from '../../src/landings/store/assets'
+import { type AssetStore, type NewAsset, Assets } from '../../src/landings/store/assets'
 import type { AssetInfo } from '../../src/landings/store/types'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
@@ -30,7 +30,7 @@ async function sqliteEngine(): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-assets-'))
   const database = await openDatabase(join(dir, 'svc.db'))
   migrate(database)
-  const store = new SqliteAssetStore(database)
+  const store = new Assets(database)
   return {
     store,
     other: async () => store, // one process, one connection: SQLite has no second instance
@@ -53,11 +53,11 @@ async function pgEngine(): Promise<Engine> {
   await migratePg(db)
   const others: Array<{ close(): Promise<void> }> = []
   return {
-    store: new PgAssetStore(db),
+    store: new Assets(db),
     other: async () => {
       const second = await openPg(url)
       others.push(second)
-      return new PgAssetStore(second)
+      return new Assets(second)
     },
     addLanding: async (slug) => {
       const now = Date.now()

@@ -10,9 +10,7 @@ import type { Tx } from '../../src/db/engine'
 import { migrate } from '../../src/db/migrate'
 import { openPg } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
-import { leadStore, visitorEventStore } from '../../src/landings/store'
-import { PgLeadStore, PgVisitorEventStore } from '../../src/landings/store/pg'
-import { SqliteLeadStore, SqliteVisitorEventStore } from '../../src/landings/store/sqlite'
+import { Leads, VisitorEvents, leadStore, visitorEventStore } from '../../src/landings/store'
 import type { LeadRow, LeadStore, NewLead, NewVisitorEvent, VisitorEventRow, VisitorEventStore } from '../../src/landings/store/types'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
@@ -26,7 +24,7 @@ interface Engine {
   hookWrite(tx: Tx, name: string): void | Promise<void>
   /** The one number a `SELECT count(*) …` answers. */
   count(sql: string): Promise<number>
-  /** The factories of store/index.ts pick this engine's classes. */
+  /** The factories of store/index.ts build the one store classes on either engine. */
   factoryClasses(): [unknown, unknown]
   close(): Promise<void>
 }
@@ -37,8 +35,8 @@ async function sqliteEngine(): Promise<Engine> {
   migrate(database)
   const hookInsert = database.raw.prepare('INSERT INTO visitor_events (name, created_at) VALUES ($name, 0)')
   return {
-    leads: new SqliteLeadStore(database),
-    events: new SqliteVisitorEventStore(database),
+    leads: new Leads(database),
+    events: new VisitorEvents(database),
     hookWrite: (tx, name) => {
       expect(tx).toBeNull()
       hookInsert.run({ name })
@@ -56,8 +54,8 @@ async function pgEngine(): Promise<Engine> {
   const db = await openPg(await freshPgUrl())
   await migratePg(db)
   return {
-    leads: new PgLeadStore(db),
-    events: new PgVisitorEventStore(db),
+    leads: new Leads(db),
+    events: new VisitorEvents(db),
     hookWrite: async (tx, name) => {
       expect(tx).not.toBeNull()
       await tx!`INSERT INTO visitor_events (name, created_at) VALUES (${name}, 0)`
@@ -98,8 +96,8 @@ function expectEventTypes(row: VisitorEventRow): void {
 }
 
 const engines: Array<[string, () => Promise<Engine>, boolean, [unknown, unknown]]> = [
-  ['sqlite', sqliteEngine, true, [SqliteLeadStore, SqliteVisitorEventStore]],
-  ['postgres', pgEngine, pgAvailable().ok, [PgLeadStore, PgVisitorEventStore]],
+  ['sqlite', sqliteEngine, true, [Leads, VisitorEvents]],
+  ['postgres', pgEngine, pgAvailable().ok, [Leads, VisitorEvents]],
 ]
 
 for (const [name, open, available, classes] of engines) {
@@ -114,7 +112,7 @@ for (const [name, open, available, classes] of engines) {
     }, PG_SETUP_MS)
     afterAll(() => e?.close())
 
-    test('the factories choose the engine by database.engine', () => {
+    test('the factories build the one store on either engine', () => {
       expect(e.factoryClasses()).toEqual(classes)
     })
 

@@ -245,7 +245,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         h.settings.set('postback_dedup', false)
       }
       await expect(invoke(verbs.record, actor, { click_id: randomUUID() })).rejects.toMatchObject({ code: 'not_found' })
-      expect(await invoke(verbs.get, actor, { id: rec.id })).toEqual(rec)
+      expect(await invoke(verbs.get, actor, { id: rec.id })).toEqual({
+        ...rec, status_history: [{ type: 'lead', status: 'lead', revenue: 4, at: rec.created_at, reversal_id: null }],
+      })
       const page = await invoke(verbs.list, actor, { click_id: id, type: 'lead' })
       expect(page.items).toEqual([rec])
     })

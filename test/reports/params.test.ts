@@ -17,10 +17,10 @@ const get = (path: string, cookie?: string) => s.api('GET', path, undefined, coo
 
 describe('report parameters', () => {
   const cases: Array<[query: string, error: string]> = [
-    ['group_by=foo', 'group_by: unknown grouping "foo" (one or two of campaign, source, offer, landing, day, hour, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, comma-separated)'],
-    ['group_by=campaign,offer,landing', 'group_by: at most two levels (one or two of campaign, source, offer, landing, day, hour, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, comma-separated)'],
+    ['group_by=foo', 'group_by: unknown grouping "foo" (one or two of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, comma-separated)'],
+    ['group_by=campaign,offer,landing', 'group_by: at most two levels (one or two of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, comma-separated)'],
     ['group_by=campaign,campaign', 'group_by: the two levels must differ'],
-    ['group_by=sub11', 'group_by: unknown grouping "sub11" (one or two of campaign, source, offer, landing, day, hour, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, comma-separated)'],
+    ['group_by=sub11', 'group_by: unknown grouping "sub11" (one or two of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, comma-separated)'],
     ['tz=Mars/Olympus_Mons', 'tz: unknown time zone "Mars/Olympus_Mons"'],
     ['tz=X', 'tz: unknown time zone "X"'],
     ['from=yesterday', 'from: must be YYYY-MM-DD, an ISO 8601 date-time or epoch seconds/milliseconds (years 2000–2099)'],
@@ -35,7 +35,9 @@ describe('report parameters', () => {
     ['source_id=-1', 'source_id: must be a whole number (0 = none)'],
     ['offer_id=1.5', 'offer_id: must be a whole number (0 = none)'],
     ['landing_id=1e3', 'landing_id: must be a whole number (0 = none)'],
-    ['sort=name', 'sort: must be key, label or one of clicks, unique_clicks, bot_clicks, landing_views, landing_clicks, landing_ctr, conversions, revenue, cost, profit, roi, cr, epc'],
+    ['sort=name', 'sort: must be key, label, one of clicks, unique_clicks, bot_clicks, landing_views, landing_clicks, landing_ctr, conversions, revenue, cost, profit, roi, cr, epc, or revenue, profit, epc, roi in one currency (revenue.EUR)'],
+    ['sort=revenue.ABC', 'sort: must be key, label, one of clicks, unique_clicks, bot_clicks, landing_views, landing_clicks, landing_ctr, conversions, revenue, cost, profit, roi, cr, epc, or revenue, profit, epc, roi in one currency (revenue.EUR)'],
+    ['sort=clicks.EUR', 'sort: must be key, label, one of clicks, unique_clicks, bot_clicks, landing_views, landing_clicks, landing_ctr, conversions, revenue, cost, profit, roi, cr, epc, or revenue, profit, epc, roi in one currency (revenue.EUR)'],
     ['order=up', 'order: must be asc or desc'],
     ['limit=0', 'limit: must be a whole number from 1 to 1000'],
     ['limit=1001', 'limit: must be a whole number from 1 to 1000'],

@@ -200,11 +200,13 @@ describe.skipIf(!avail.ok)('reportsFeature picks the engine', () => {
   })
 
   const actor = { kind: 'admin', user: { id: 1, role: 'owner' } } as never
+  /** The one setting reports read (the cost currency). */
+  const settings = { get: (key: string) => (key === 'cost_currency' ? 'USD' : null) }
   const query = { group_by: 'campaign', tz: 'UTC', from: '2025-11-01', to: '2025-11-05' }
 
   test('Postgres: an async rollup subscriber and reports read from Postgres', async () => {
     const events = new EventBus()
-    const feature = reportsFeature({ database: pg, events } as never)
+    const feature = reportsFeature({ database: pg, events, settings } as never)
     expect(events.subscribers('conversion.recorded', 'before-commit')).toEqual(['reports.conversion-rollup'])
     await pg.sql.begin(async (tx) => {
       const unit = events.unit(tx)
@@ -219,7 +221,7 @@ describe.skipIf(!avail.ok)('reportsFeature picks the engine', () => {
 
   test('SQLite: the synchronous rollup on the shared connection, as before', async () => {
     const events = new EventBus()
-    const feature = reportsFeature({ database: lite, events } as never)
+    const feature = reportsFeature({ database: lite, events, settings } as never)
     expect(events.subscribers('conversion.recorded', 'before-commit')).toEqual(['reports.conversion-rollup'])
     lite.raw.transaction(() => {
       const unit = events.unit()

@@ -7,9 +7,8 @@ import { MASK, SettingsStore } from '../../src/settings/store'
 import { SecretBox } from '../../src/lib/crypto'
 import { AppError } from '../../src/lib/errors'
 import type { AnyDatabase } from '../../src/db/engine'
-import type { PgDatabase } from '../../src/db/pg/client'
-import { PgSettingsBackend } from '../../src/settings/pg-store'
-import type { AsyncSettingsBackend } from '../../src/settings/backend'
+import { storeDb } from '../../src/db/store-db'
+import { SettingsRows, type SettingsBackend } from '../../src/settings/backend'
 import { ENGINES, openFresh, rawRow, type OpenedDb } from '../users/pg-engines'
 
 setDefaultTimeout(20_000)
@@ -142,9 +141,8 @@ describe.skipIf(ENGINES[1]!.skip)('SettingsStore on postgres: ordering within on
 
   test('a reload started before a write cannot put the older value back into the cache', async () => {
     // A backend whose reads arrive late: without ordering, the reload's older snapshot would land last.
-    const pg = new PgSettingsBackend(opened.db as PgDatabase)
-    const slow: AsyncSettingsBackend = {
-      sync: false,
+    const pg = new SettingsRows(storeDb(opened.db))
+    const slow: SettingsBackend = {
       loadAll: async () => { const rows = await pg.loadAll(); await Bun.sleep(50); return rows },
       write: (writes, now) => pg.write(writes, now),
     }
@@ -158,7 +156,7 @@ describe.skipIf(ENGINES[1]!.skip)('SettingsStore on postgres: ordering within on
 
   test('an async store is empty until loaded: createSettingsStore resolves only once it is', async () => {
     await (await createSettingsStore(opened.db, box)).update({ bot_clicks_per_minute: 77 })
-    const unloaded = new SettingsStore(new PgSettingsBackend(opened.db as PgDatabase), box)
+    const unloaded = new SettingsStore(new SettingsRows(storeDb(opened.db)), box)
     expect(unloaded.get('bot_clicks_per_minute')).toBe(120)
     expect((await createSettingsStore(opened.db, box)).get('bot_clicks_per_minute')).toBe(77)
   })

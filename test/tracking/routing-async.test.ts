@@ -7,7 +7,7 @@ import { RoutingCache } from '../../src/tracking/routing'
 import type { RoutingRows, RoutingSource } from '../../src/catalog/store/types'
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
-import { PgCatalogStore } from '../../src/catalog/store/pg'
+import { catalogStore } from '../../src/catalog'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
 /** The first test to ask starts the throwaway cluster (initdb); slow on a loaded machine. */
@@ -179,8 +179,8 @@ describe('RoutingCache with an asynchronous source (Postgres)', () => {
   })
 })
 
-// The real thing: two instances (two pools), each with its own cache over its own PgCatalogStore.
-describe.skipIf(!pgAvailable().ok)('RoutingCache over PgCatalogStore', () => {
+// The real thing: two instances (two pools), each with its own cache over its own catalog store.
+describe.skipIf(!pgAvailable().ok)('RoutingCache over the catalog store on Postgres', () => {
   let a: PgDatabase
   let b: PgDatabase
   beforeAll(async () => {
@@ -197,8 +197,8 @@ describe.skipIf(!pgAvailable().ok)('RoutingCache over PgCatalogStore', () => {
   const ready = async (c: RoutingCache) => { for (let w = c.whenReady(); w; w = c.whenReady()) await w }
 
   test('a campaign created on one instance routes at once there, and on the other after its invalidate()', async () => {
-    const storeA = new PgCatalogStore(a)
-    const storeB = new PgCatalogStore(b)
+    const storeA = catalogStore(a)
+    const storeB = catalogStore(b)
     const cacheA = new RoutingCache(storeA, 'https://t.example')
     const cacheB = new RoutingCache(storeB, 'https://t.example')
     await cacheA.start()

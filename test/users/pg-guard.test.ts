@@ -6,8 +6,7 @@ import { Elysia, t } from 'elysia'
 import { adminGuard } from '../../src/http/admin-guard'
 import { errorHandler } from '../../src/http/errors'
 import { SessionSigner, SESSION_COOKIE } from '../../src/auth/session'
-import { createUserStore } from '../../src/users/create-store'
-import type { UserStore } from '../../src/users/store'
+import { UserStore } from '../../src/users/store'
 import type { AppContext } from '../../src/context'
 import { AgentGate } from '../../src/agent/gate'
 import { agentStore } from '../../src/agent/store'
@@ -33,7 +32,7 @@ for (const engine of ENGINES) {
 
     beforeAll(async () => {
       opened = await openFresh(engine.name)
-      users = createUserStore(opened.db)
+      users = new UserStore(opened.db)
       ownerId = (await users.create({ email: 'owner@example.com', password: 'owner-password', isOwner: true })).id
       readerId = (await users.create({ email: 'reader@example.com', password: 'reader-password', permissions: { users: { read: true, write: false } } })).id
       // The real agent gate over the same database (the guard asks it about bearer tokens and audits their calls).

@@ -1,8 +1,7 @@
 // UserStore on both engines (issue 8): the same expectations against SQLite and PostgreSQL, plus the
 // Postgres-only races between two instances on one database.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { createUserStore } from '../../src/users/create-store'
-import type { UserStore } from '../../src/users/store'
+import { UserStore } from '../../src/users/store'
 import { EMAIL_TAKEN } from '../../src/users/rules'
 import { AppError } from '../../src/lib/errors'
 import { SessionSigner, SESSION_COOKIE } from '../../src/auth/session'
@@ -32,13 +31,9 @@ for (const engine of ENGINES) {
 
     beforeAll(async () => {
       opened = await openFresh(engine.name)
-      users = createUserStore(opened.db)
+      users = new UserStore(opened.db)
     })
     afterAll(async () => { await opened?.close() })
-
-    test('the factory picks the engine', () => {
-      expect(users.constructor.name).toBe(engine.name === 'postgres' ? 'PgUserStore' : 'SqliteUserStore')
-    })
 
     test('create: normalised email, numbers for id and times, owners get every permission; lookups agree', async () => {
       const before = Date.now()
@@ -192,8 +187,8 @@ describe.skipIf(ENGINES[1]!.skip)('UserStore on postgres: two instances on one d
 
   beforeAll(async () => {
     opened = await openFresh('postgres')
-    a = createUserStore(opened.db)
-    b = createUserStore(await opened.another())
+    a = new UserStore(opened.db)
+    b = new UserStore(await opened.another())
   })
   afterAll(async () => { await opened?.close() })
 

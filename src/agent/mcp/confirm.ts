@@ -1,10 +1,10 @@
-// Tier-2 confirmation tokens: `<expiry>.<signature>`, an HMAC over the agent token, the tool and its exact
-// arguments (canonical JSON, keys sorted), so a confirmation works only for the call it previewed. Stateless
-// to issue; the first confirmed call claims it in agent_confirmations, which makes repeats return the first
-// result and act once (across restarts and instances).
+// Tier-2 confirmation tokens: `<expiry, ms>.<signature>` (lib/signed-token.ts), an HMAC over the agent token,
+// the tool and its exact arguments (canonical JSON, keys sorted), so a confirmation works only for the call it
+// previewed. Stateless to issue; the first confirmed call claims it in agent_confirmations, which makes repeats
+// return the first result and act once (across restarts and instances).
 import { createHash } from 'node:crypto'
-import { deriveKey, hmacSha256, safeEqual } from '../../lib/crypto'
 import { invalid } from '../../lib/errors'
+import { SignedTokens } from '../../lib/signed-token'
 
 export const CONFIRM_TTL_MS = 5 * 60_000
 
@@ -37,28 +37,35 @@ export function canonical(value: unknown, depth = 0): string {
   return JSON.stringify(value) ?? 'null'
 }
 
+export interface ConfirmedCall {
+  tokenId: number
+  tool: string
+  args: unknown
+}
+
 export class Confirmations {
-  private readonly key: Buffer
+  private readonly tokens: SignedTokens<ConfirmedCall>
 
   constructor(secret: string) {
-    this.key = deriveKey(secret, 'agent-confirmation')
-  }
-
-  private sign(tokenId: number, tool: string, args: unknown, expires: number): string {
-    return hmacSha256(this.key, `${tokenId}\n${tool}\n${expires}\n${canonical(args)}`).toString('base64url')
+    this.tokens = new SignedTokens<ConfirmedCall>(secret, {
+      purpose: 'agent-confirmation',
+      fields: ['\\d{13}'],
+      macBytes: 32,
+      // The expiry is read as a number, as tokens have always been checked.
+      signs: ([expires], c) => `${c.tokenId}\n${c.tool}\n${Number(expires)}\n${canonical(c.args)}`,
+      expires: { field: 0, unit: 'ms' },
+    })
   }
 
   issue(tokenId: number, tool: string, args: unknown, now = Date.now()): { token: string; expiresAt: number } {
     const expiresAt = now + CONFIRM_TTL_MS
-    return { token: `${expiresAt}.${this.sign(tokenId, tool, args, expiresAt)}`, expiresAt }
+    return { token: this.tokens.sign([expiresAt], { tokenId, tool, args }), expiresAt }
   }
 
   /** Whether `token` was issued for exactly this call; `expired` is reported separately (a repeat may still replay). */
   check(token: string, tokenId: number, tool: string, args: unknown, now = Date.now()): { valid: boolean; expired: boolean } {
-    const m = /^(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(token)
-    if (!m) return { valid: false, expired: false }
-    const expires = Number(m[1])
-    return { valid: safeEqual(m[2]!, this.sign(tokenId, tool, args, expires)), expired: expires <= now }
+    const t = this.tokens.open(token, { tokenId, tool, args }, now)
+    return t ? { valid: true, expired: t.expired } : { valid: false, expired: false }
   }
 
   /** The idempotency key of a confirmed call (the token is never stored). */

@@ -1,5 +1,5 @@
 // What the agent feature keeps: tokens (hashed), the audit log and confirmed Tier-2 calls. One interface,
-// a SQLite and a Postgres class with the same row shapes (camelCase, epoch-ms numbers).
+// one implementation for both engines (store/index.ts) with these row shapes (camelCase, epoch-ms numbers).
 
 export interface TokenRow {
   id: number

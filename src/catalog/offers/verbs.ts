@@ -5,10 +5,12 @@ import { requiredText, slug, urlTemplate } from '../../lib/fields'
 import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
 import type { OfferValues } from '../store/types'
 import { OfferCreate, OfferPatch, type OfferInput } from './model'
+import { CURRENCY_HINT, currencyCode } from '../../lib/currency'
 
 function currency(value: unknown): string {
-  if (typeof value !== 'string' || !/^[A-Za-z]{3}$/.test(value)) throw invalid('currency: must be a 3-letter currency code such as USD')
-  return value.toUpperCase()
+  const code = currencyCode(value)
+  if (code === null) throw invalid(`currency: ${CURRENCY_HINT}`)
+  return code
 }
 
 function fields(input: OfferInput): Partial<OfferValues> {

@@ -1,5 +1,5 @@
 // What the catalog keeps: sources, offers, landings and campaigns with their offer and landing rotations.
-// Every catalog query sits behind these two interfaces; store/sqlite.ts and store/pg.ts implement both.
+// Every catalog query sits behind these two interfaces; store/store.ts implements both on either engine.
 //
 // CatalogStore is async because a network database needs it. Verbs get no transaction to hold across an
 // await (a bun:sqlite transaction cannot span one), so each write is one atomic operation: it runs its

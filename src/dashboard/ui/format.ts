@@ -22,3 +22,12 @@ export function countedRevenue(c: { revenue: number; type: string }, negativeTyp
 export function refundAmount(amount: number, currency?: string | null): string {
   return amount > 0 ? money(-amount, currency) : '—'
 }
+
+/**
+ * A money field of a report with several currencies (the API's `money` entries): each currency's amount
+ * side by side, never added: "139.30 USD · 84.00 EUR". Ratios (roi) keep two decimals too; null ones are left out.
+ */
+export function perCurrency(entries: ReadonlyArray<Record<string, unknown>>, metric: string): string {
+  const parts = entries.filter((e) => typeof e[metric] === 'number').map((e) => money(e[metric] as number, e.currency as string))
+  return parts.length ? parts.join(' · ') : '—'
+}

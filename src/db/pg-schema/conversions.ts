@@ -57,3 +57,14 @@ export const postbackErrors = pgTable('postback_errors', {
   conversionId: bigint('conversion_id', { mode: 'number' }),
   createdAt: ms('created_at').notNull(),
 }, (t) => [index('postback_errors_created_idx').on(t.createdAt)])
+
+/** Twin of ../schema/conversions.ts conversionStatusHistory (the postback_status_updates mode). */
+export const conversionStatusHistory = pgTable('conversion_status_history', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  conversionId: bigint('conversion_id', { mode: 'number' }).notNull(),
+  type: text('type').notNull(),
+  status: text('status'),
+  revenue: doublePrecision('revenue').notNull(),
+  reversalId: bigint('reversal_id', { mode: 'number' }),
+  changedAt: ms('changed_at').notNull(),
+}, (t) => [index('conversion_status_history_conversion_idx').on(t.conversionId)])

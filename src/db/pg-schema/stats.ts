@@ -26,6 +26,8 @@ export const conversionStatsHourly = pgTable('conversion_stats_hourly', {
   offerId: integer('offer_id').notNull(),
   landingId: integer('landing_id').notNull(),
   type: text('type').notNull(),
+  /** As on SQLite: the conversions' currency, '' for none (read as cost_currency). Migration 0022. */
+  currency: text('currency').notNull().default(''),
   /**
    * Striped counters: transactions that run side by side add to different rows of one campaign-hour
    * (reports sum them anyway). One row each held its lock from the upsert until the durable COMMIT, so
@@ -35,7 +37,7 @@ export const conversionStatsHourly = pgTable('conversion_stats_hourly', {
   conversions: integer('conversions').notNull().default(0),
   revenue: doublePrecision('revenue').notNull().default(0),
   revenueAbs: doublePrecision('revenue_abs').notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.shard] })])
+}, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.currency, t.shard] })])
 
 export const clickStatsDaily = pgTable('click_stats_daily', {
   day: ms('day').notNull(),
@@ -58,9 +60,11 @@ export const conversionStatsDaily = pgTable('conversion_stats_daily', {
   offerId: integer('offer_id').notNull(),
   landingId: integer('landing_id').notNull(),
   type: text('type').notNull(),
+  /** As on SQLite: the conversions' currency, '' for none (read as cost_currency). Migration 0022. */
+  currency: text('currency').notNull().default(''),
   /** The hourly row's shard (the trigger copies it), for the same reason. */
   shard: smallint('shard').notNull().default(0),
   conversions: integer('conversions').notNull().default(0),
   revenue: doublePrecision('revenue').notNull().default(0),
   revenueAbs: doublePrecision('revenue_abs').notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.shard] })])
+}, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.currency, t.shard] })])

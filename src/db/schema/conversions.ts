@@ -59,3 +59,18 @@ export const postbackErrors = sqliteTable('postback_errors', {
   conversionId: integer('conversion_id'),
   createdAt: integer('created_at').notNull(),
 }, (t) => [index('postback_errors_created_idx').on(t.createdAt)])
+
+/**
+ * The opt-in `postback_status_updates` mode (postback/status-update.ts): a conversion's state BEFORE each
+ * in-place change, or, with reversal_id set, its state when a negative postback was recorded against it as
+ * a conversion of its own (the original row keeps its type).
+ */
+export const conversionStatusHistory = sqliteTable('conversion_status_history', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  conversionId: integer('conversion_id').notNull(),
+  type: text('type').notNull(),
+  status: text('status'),
+  revenue: real('revenue').notNull(),
+  reversalId: integer('reversal_id'),
+  changedAt: integer('changed_at').notNull(),
+}, (t) => [index('conversion_status_history_conversion_idx').on(t.conversionId)])

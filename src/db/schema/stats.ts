@@ -24,7 +24,8 @@ export const clickStatsHourly = sqliteTable('click_stats_hourly', {
 }, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId] })])
 
 /**
- * Conversions per UTC hour of the conversion date, attribution and type. Counts and revenue are raw;
+ * Conversions per UTC hour of the conversion date, attribution, type and currency (reports never add two
+ * currencies). Counts and revenue are raw;
  * reports apply the type's include flags and sign when they read, so flag edits apply at once.
  * `revenue_abs` (sum of |revenue|) is what a negative type subtracts: refunds arrive with positive or
  * negative payouts, and a flag can turn negative later, so both sums are kept.
@@ -36,10 +37,12 @@ export const conversionStatsHourly = sqliteTable('conversion_stats_hourly', {
   offerId: integer('offer_id').notNull(),
   landingId: integer('landing_id').notNull(),
   type: text('type').notNull(),
+  /** The conversions' currency (upper-case), '' for none: read as the cost_currency setting (migration 0025). */
+  currency: text('currency').notNull().default(''),
   conversions: integer('conversions').notNull().default(0),
   revenue: real('revenue').notNull().default(0),
   revenueAbs: real('revenue_abs').notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type] })])
+}, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.currency] })])
 
 /**
  * click_stats_hourly summed per UTC day (day = epoch ms of 00:00 UTC); maintained by triggers only.
@@ -67,7 +70,9 @@ export const conversionStatsDaily = sqliteTable('conversion_stats_daily', {
   offerId: integer('offer_id').notNull(),
   landingId: integer('landing_id').notNull(),
   type: text('type').notNull(),
+  /** The conversions' currency (upper-case), '' for none: read as the cost_currency setting (migration 0025). */
+  currency: text('currency').notNull().default(''),
   conversions: integer('conversions').notNull().default(0),
   revenue: real('revenue').notNull().default(0),
   revenueAbs: real('revenue_abs').notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type] })])
+}, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.currency] })])

@@ -1,13 +1,12 @@
-// Email automations on both engines: a small table, read whole into the automations table of
-// src/email/automations.ts. The list must exist (invalid naming list_id), checked inside the write.
-import type { SQL, TransactionSQL } from 'bun'
-import { asc, eq, gt } from 'drizzle-orm'
-import type { Database, Db, RawDb } from '../../db/client'
+// Email automations, one module for both engines (db/store-db.ts): a small table, read whole into the
+// automations table of src/email/automations.ts. The list must exist (invalid naming list_id), checked inside
+// the write's transaction (FOR SHARE on Postgres: a delete of the list waits for it).
 import type { AnyDatabase } from '../../db/engine'
-import { num } from '../../db/pg/client'
-import { emailAutomations, emailLists } from '../../db/schema'
+import { raw, sql } from '../../db/sql'
+import { storeDb, type Queries, type StoreDb } from '../../db/store-db'
 import { invalid, notFound } from '../../lib/errors'
 import type { Page } from '../../lib/paging'
+import type { Steps } from '../../lib/steps'
 
 /** One message of a sequence. */
 export interface AutomationStep {
@@ -53,115 +52,66 @@ function parseSteps(text: string): AutomationStep[] {
 }
 
 export function automationStore(database: AnyDatabase): AutomationStore {
-  return database.engine === 'postgres' ? new PgAutomationStore(database.sql) : new SqliteAutomationStore(database)
+  return new EmailAutomationStore(database)
 }
 
-type Stored = typeof emailAutomations.$inferSelect
-const fromSqlite = (r: Stored): AutomationRow => ({ ...r, steps: parseSteps(r.steps) })
+const COLS = raw('id, list_id AS "listId", name, active, steps, created_at AS "createdAt", updated_at AS "updatedAt"')
+const INT8 = ['createdAt', 'updatedAt']
 
-class SqliteAutomationStore implements AutomationStore {
-  private readonly db: Db
-  private readonly raw: RawDb
+/** As stored: the flag a 0/1 integer and the steps JSON text on both engines. */
+type Stored = Omit<AutomationRow, 'active' | 'steps'> & { active: number; steps: string }
+const fromStored = (r: Stored): AutomationRow => ({ ...r, active: Number(r.active) === 1, steps: parseSteps(r.steps) })
 
-  constructor(database: Database) {
-    this.db = database.db
-    this.raw = database.raw
+class EmailAutomationStore implements AutomationStore {
+  private readonly db: StoreDb
+
+  constructor(database: AnyDatabase) {
+    this.db = storeDb(database)
   }
 
   async list(page: Page) {
-    return this.db.select().from(emailAutomations).where(gt(emailAutomations.id, page.afterId)).orderBy(asc(emailAutomations.id)).limit(page.limit + 1).all().map(fromSqlite)
+    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)).map(fromStored)
   }
 
   async find(id: number) {
-    const r = this.db.select().from(emailAutomations).where(eq(emailAutomations.id, id)).get()
-    return r ? fromSqlite(r) : undefined
+    const r = await this.db.get<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id = ${id}`, INT8)
+    return r ? fromStored(r) : undefined
   }
 
-  async create(v: AutomationValues) {
-    return this.raw.transaction(() => {
-      this.checkList(v.listId)
+  create(v: AutomationValues) {
+    const db = this.db
+    return db.atomically(function* (q) {
+      yield* checkList(db, q, v.listId)
       const now = Date.now()
-      return fromSqlite(this.db.insert(emailAutomations).values({ ...v, steps: JSON.stringify(v.steps), createdAt: now, updatedAt: now }).returning().get())
-    })()
+      const r: Stored | undefined = yield q.get<Stored>(sql`INSERT INTO email_automations (list_id, name, active, steps, created_at, updated_at)
+        VALUES (${v.listId}, ${v.name}, ${v.active}, ${JSON.stringify(v.steps)}, ${now}, ${now}) RETURNING ${COLS}`, INT8)
+      return fromStored(r!)
+    })
   }
 
-  async update(id: number, c: Partial<AutomationValues>) {
-    return this.raw.transaction(() => {
-      if (!this.db.select({ id: emailAutomations.id }).from(emailAutomations).where(eq(emailAutomations.id, id)).get()) throw missing()
-      if (c.listId !== undefined) this.checkList(c.listId)
-      const { steps, ...rest } = c
-      const set = { ...rest, ...(steps === undefined ? {} : { steps: JSON.stringify(steps) }), updatedAt: Date.now() }
-      return fromSqlite(this.db.update(emailAutomations).set(set).where(eq(emailAutomations.id, id)).returning().get()!)
-    })()
-  }
-
-  async remove(id: number) {
-    if (!this.db.delete(emailAutomations).where(eq(emailAutomations.id, id)).returning({ id: emailAutomations.id }).get()) throw missing()
-  }
-
-  async active() {
-    return this.db.select().from(emailAutomations).where(eq(emailAutomations.active, true)).orderBy(asc(emailAutomations.id)).all().map(fromSqlite)
-  }
-
-  private checkList(id: number): void {
-    if (!this.db.select({ id: emailLists.id }).from(emailLists).where(eq(emailLists.id, id)).get()) throw noList(id)
-  }
-}
-
-function fromPg(r: Record<string, unknown>): AutomationRow {
-  return {
-    id: Number(r.id), listId: Number(r.listId), name: String(r.name), active: Number(r.active) === 1, steps: parseSteps(String(r.steps)),
-    createdAt: num(r.createdAt as string), updatedAt: num(r.updatedAt as string),
-  }
-}
-
-class PgAutomationStore implements AutomationStore {
-  private readonly cols: SQL.Query<unknown>
-
-  constructor(private readonly sql: SQL) {
-    this.cols = sql`id, list_id AS "listId", name, active, steps, created_at AS "createdAt", updated_at AS "updatedAt"`
-  }
-
-  async list(page: Page) {
-    return [...await this.sql`SELECT ${this.cols} FROM email_automations WHERE id > ${page.afterId}::int8 ORDER BY id LIMIT ${page.limit + 1}::int`].map(fromPg)
-  }
-
-  async find(id: number) {
-    const [r] = await this.sql`SELECT ${this.cols} FROM email_automations WHERE id = ${id}::int8`
-    return r ? fromPg(r) : undefined
-  }
-
-  async create(v: AutomationValues) {
-    return this.sql.begin(async (tx) => {
-      await checkList(tx, v.listId)
-      const now = Date.now()
-      const [r] = await tx`INSERT INTO email_automations (list_id, name, active, steps, created_at, updated_at)
-        VALUES (${v.listId}::int, ${v.name}, ${v.active ? 1 : 0}::int, ${JSON.stringify(v.steps)}, ${now}::bigint, ${now}::bigint) RETURNING ${this.cols}`
-      return fromPg(r)
-    }) as Promise<AutomationRow>
-  }
-
-  async update(id: number, c: Partial<AutomationValues>) {
-    return this.sql.begin(async (tx) => {
-      const [current] = await tx`SELECT ${this.cols} FROM email_automations WHERE id = ${id}::int8 FOR UPDATE`
+  update(id: number, c: Partial<AutomationValues>) {
+    const db = this.db
+    return db.atomically(function* (q) {
+      const current: Stored | undefined = yield q.get<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id = ${id} ${db.forUpdate}`, INT8)
       if (!current) throw missing()
-      if (c.listId !== undefined) await checkList(tx, c.listId)
-      const next = { ...fromPg(current), ...c }
-      const [r] = await tx`UPDATE email_automations SET list_id = ${next.listId}::int, name = ${next.name}, active = ${next.active ? 1 : 0}::int,
-        steps = ${JSON.stringify(next.steps)}, updated_at = ${Date.now()}::bigint WHERE id = ${id}::int8 RETURNING ${this.cols}`
-      return fromPg(r)
-    }) as Promise<AutomationRow>
+      if (c.listId !== undefined) yield* checkList(db, q, c.listId)
+      const next = { ...fromStored(current), ...c }
+      const r: Stored | undefined = yield q.get<Stored>(sql`UPDATE email_automations SET list_id = ${next.listId}, name = ${next.name}, active = ${next.active},
+        steps = ${JSON.stringify(next.steps)}, updated_at = ${Date.now()} WHERE id = ${id} RETURNING ${COLS}`, INT8)
+      return fromStored(r!)
+    })
   }
 
   async remove(id: number) {
-    if ((await this.sql`DELETE FROM email_automations WHERE id = ${id}::int8 RETURNING id`).length === 0) throw missing()
+    if ((await this.db.run(sql`DELETE FROM email_automations WHERE id = ${id}`)) === 0) throw missing()
   }
 
   async active() {
-    return [...await this.sql`SELECT ${this.cols} FROM email_automations WHERE active = 1 ORDER BY id`].map(fromPg)
+    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE active = 1 ORDER BY id`, INT8)).map(fromStored)
   }
 }
 
-async function checkList(tx: TransactionSQL, id: number): Promise<void> {
-  if ((await tx`SELECT id FROM email_lists WHERE id = ${id}::int8 FOR SHARE`).length === 0) throw noList(id)
+function* checkList(db: StoreDb, q: Queries, id: number): Steps<void> {
+  const list: unknown = yield q.get(sql`SELECT id FROM email_lists WHERE id = ${id} ${db.forShare}`)
+  if (!list) throw noList(id)
 }

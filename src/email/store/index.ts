@@ -1,17 +1,15 @@
 import type { AnyDatabase } from '../../db/engine'
-import { PgOutboxStore } from './outbox-pg'
-import { SqliteOutboxStore } from './outbox-sqlite'
+import { EmailListStore } from './lists'
+import { EmailOutboxStore } from './outbox'
 import type { OutboxStore } from './outbox-types'
-import { PgEmailStore } from './pg'
-import { SqliteEmailStore } from './sqlite'
 import type { EmailStore } from './types'
 
-/** The email store of the engine in use. */
+/** The email lists and subscribers (both engines). */
 export function emailStore(database: AnyDatabase): EmailStore {
-  return database.engine === 'postgres' ? new PgEmailStore(database) : new SqliteEmailStore(database)
+  return new EmailListStore(database)
 }
 
-/** The outbox store of the engine in use. */
+/** The outbox (both engines). */
 export function outboxStore(database: AnyDatabase): OutboxStore {
-  return database.engine === 'postgres' ? new PgOutboxStore(database) : new SqliteOutboxStore(database)
+  return new EmailOutboxStore(database)
 }

@@ -1,5 +1,5 @@
 // The outbox: every message svc sends, and the reads the sending side needs (who is on a list, who may no
-// longer be mailed). Implemented by outbox-sqlite.ts and outbox-pg.ts. Async (a network database needs
+// longer be mailed). Implemented by outbox.ts on both engines. Async (a network database needs
 // it); each write is one transaction of its own.
 import type { Tx } from '../../db/engine'
 import type { emailOutbox } from '../../db/schema'

@@ -1,5 +1,5 @@
 // What the email feature keeps: lists and their subscribers. Every email query sits behind this interface;
-// store/sqlite.ts and store/pg.ts implement it. Async (a network database needs it); each write is one
+// store/lists.ts implements it on both engines. Async (a network database needs it); each write is one
 // atomic operation that throws the AppError the caller sees (not_found, conflict).
 import type { emailLists, emailSubscribers } from '../../db/schema'
 import type { Page } from '../../lib/paging'

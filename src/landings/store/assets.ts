@@ -1,4 +1,4 @@
-// The static assets of hosted landings (images, CSS, fonts) on both engines: the rows of `landing_assets`,
+// The static assets of hosted landings (images, CSS, fonts), one module for both engines: the rows of `landing_assets`,
 // one per (landing_id, path), with their bytes (a blob on SQLite, bytea on Postgres). They go with their
 // landing (ON DELETE CASCADE).
 //
@@ -7,10 +7,9 @@
 // locks the landing row (FOR NO KEY UPDATE), so two uploads to one landing take turns (neither can slip past
 // the quota the other one is about to fill) and a concurrent delete of the landing waits for the upload
 // (or the upload sees the landing gone: not_found, never a foreign-key error).
-import type { SQL } from 'bun'
-import type { Database, RawDb, RawStatement } from '../../db/client'
 import type { AnyDatabase } from '../../db/engine'
-import { num, numCols, type PgDatabase } from '../../db/pg/client'
+import { raw, sql } from '../../db/sql'
+import { storeDb, type StoreDb } from '../../db/store-db'
 import { notFound } from '../../lib/errors'
 import type { Page } from '../../lib/paging'
 import type { AssetInfo, AssetRow } from './types'
@@ -67,163 +66,80 @@ export interface AssetStore {
 
 export const landingNotFound = () => notFound('landing not found')
 
-/** The asset store of the engine in use. */
-export function assetStore(database: AnyDatabase): AssetStore {
-  return database.engine === 'postgres' ? new PgAssetStore(database) : new SqliteAssetStore(database)
-}
+/** The asset store, on either engine. */
+export const assetStore = (database: AnyDatabase): AssetStore => new Assets(database)
 
-// ── SQLite ──
+const INFO = raw(`id, landing_id AS "landingId", path, content_type AS "contentType", size, etag, created_at AS "createdAt", updated_at AS "updatedAt"`)
+const INFO_A = raw(`a.id, a.landing_id AS "landingId", a.path, a.content_type AS "contentType", a.size, a.etag, a.created_at AS "createdAt",
+  a.updated_at AS "updatedAt"`)
+/** int8 columns on Postgres (strings from its driver); the rest read as numbers already. */
+const INT8 = ['id', 'landingId', 'size', 'createdAt', 'updatedAt']
 
-const SQLITE_INFO = `id, landing_id AS landingId, path, content_type AS contentType, size, etag, created_at AS createdAt, updated_at AS updatedAt`
-const SQLITE_INFO_A = `a.id, a.landing_id AS landingId, a.path, a.content_type AS contentType, a.size, a.etag, a.created_at AS createdAt, a.updated_at AS updatedAt`
-
-/** A blob as bun:sqlite (Uint8Array) or better-sqlite3 (Buffer) gives it, as a plain Uint8Array view. */
+/** A blob as bun:sqlite (Uint8Array), better-sqlite3 or Bun's Postgres client (Buffer) gives it, as a Uint8Array. */
 function bytes(v: unknown): Uint8Array {
   if (v instanceof Uint8Array) return v
   if (v instanceof ArrayBuffer) return new Uint8Array(v)
   throw new Error('landing_assets.body is not a blob')
 }
 
-export class SqliteAssetStore implements AssetStore {
-  private readonly raw: RawDb
-  private readonly st: Record<'landing' | 'list' | 'find' | 'bySlug' | 'bySlugInfo' | 'totals' | 'upsert' | 'delete' | 'total', RawStatement>
+const withBytes = (row: AssetRow | undefined): AssetRow | undefined => row && { ...row, body: bytes(row.body) }
 
-  constructor(database: Database) {
-    const raw = (this.raw = database.raw)
-    this.st = {
-      landing: raw.prepare(`SELECT id, slug FROM landings WHERE id = $id`),
-      list: raw.prepare(`SELECT ${SQLITE_INFO} FROM landing_assets WHERE landing_id = $landingId AND id > $afterId ORDER BY id LIMIT $limit`),
-      find: raw.prepare(`SELECT ${SQLITE_INFO}, body FROM landing_assets WHERE landing_id = $landingId AND path = $path`),
-      bySlug: raw.prepare(`SELECT ${SQLITE_INFO_A}, a.body FROM landing_assets a JOIN landings l ON l.id = a.landing_id WHERE l.slug = $slug AND a.path = $path`),
-      bySlugInfo: raw.prepare(`SELECT ${SQLITE_INFO_A} FROM landing_assets a JOIN landings l ON l.id = a.landing_id WHERE l.slug = $slug AND a.path = $path`),
-      totals: raw.prepare(`SELECT coalesce(sum(CASE WHEN path = $path THEN 0 ELSE size END), 0) AS others,
-        count(CASE WHEN path = $path THEN 1 END) AS existing FROM landing_assets WHERE landing_id = $landingId`),
-      upsert: raw.prepare(`INSERT INTO landing_assets (landing_id, path, content_type, size, etag, body, created_at, updated_at)
-        VALUES ($landingId, $path, $contentType, $size, $etag, $body, $now, $now)
-        ON CONFLICT (landing_id, path) DO UPDATE SET content_type = excluded.content_type, size = excluded.size,
-          etag = excluded.etag, body = excluded.body, updated_at = excluded.updated_at
-        RETURNING ${SQLITE_INFO}`),
-      delete: raw.prepare(`DELETE FROM landing_assets WHERE landing_id = $landingId AND path = $path`),
-      total: raw.prepare(`SELECT coalesce(sum(size), 0) AS total FROM landing_assets WHERE landing_id = $landingId`),
-    }
+export class Assets implements AssetStore {
+  private readonly db: StoreDb
+
+  constructor(database: AnyDatabase) {
+    this.db = storeDb(database)
   }
 
-  async landing(id: number): Promise<LandingRef | undefined> {
-    return this.st.landing.get({ id }) as LandingRef | undefined
+  landing(id: number): Promise<LandingRef | undefined> {
+    return this.db.get<LandingRef>(sql`SELECT id, slug FROM landings WHERE id = ${id}`, ['id'])
   }
 
-  async list(landingId: number, page: Page): Promise<AssetInfo[]> {
-    return this.st.list.all({ landingId, afterId: page.afterId, limit: page.limit + 1 }) as AssetInfo[]
+  list(landingId: number, page: Page): Promise<AssetInfo[]> {
+    return this.db.all<AssetInfo>(sql`SELECT ${INFO} FROM landing_assets
+      WHERE landing_id = ${landingId} AND id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
   }
 
   async find(landingId: number, path: string): Promise<AssetRow | undefined> {
-    const row = this.st.find.get({ landingId, path }) as AssetRow | undefined
-    return row && { ...row, body: bytes(row.body) }
+    return withBytes(await this.db.get<AssetRow>(sql`SELECT ${INFO}, body FROM landing_assets WHERE landing_id = ${landingId} AND path = ${path}`, INT8))
   }
 
   findBySlug(slug: string, path: string, withBody: true): Promise<AssetRow | undefined>
   findBySlug(slug: string, path: string, withBody: false): Promise<AssetInfo | undefined>
   async findBySlug(slug: string, path: string, withBody: boolean): Promise<AssetInfo | AssetRow | undefined> {
-    if (!withBody) return this.st.bySlugInfo.get({ slug, path }) as AssetInfo | undefined
-    const row = this.st.bySlug.get({ slug, path }) as AssetRow | undefined
-    return row && { ...row, body: bytes(row.body) }
+    const row = await this.db.get<AssetRow>(sql`SELECT ${INFO_A}${raw(withBody ? ', a.body' : '')}
+      FROM landing_assets a JOIN landings l ON l.id = a.landing_id WHERE l.slug = ${slug} AND a.path = ${path}`, INT8)
+    return withBody ? withBytes(row) : row
   }
 
-  async put(asset: NewAsset, checkTotal?: CheckTotal): Promise<PutResult> {
-    const { landingId, path } = asset
-    return this.raw.transaction(() => {
-      const landing = this.st.landing.get({ id: landingId }) as LandingRef | undefined
-      if (!landing) throw landingNotFound()
-      const totals = this.st.totals.get({ landingId, path }) as { others: number; existing: number }
-      checkTotal?.(Number(totals.others))
-      const row = this.st.upsert.get({
-        landingId, path, contentType: asset.contentType, size: asset.body.byteLength, etag: asset.etag, body: asset.body, now: asset.now,
-      }) as AssetInfo
-      return { row, created: Number(totals.existing) === 0, landing }
-    })()
-  }
-
-  async delete(landingId: number, path: string): Promise<boolean> {
-    return this.st.delete.run({ landingId, path }).changes > 0
-  }
-
-  async totalSize(landingId: number): Promise<number> {
-    return Number((this.st.total.get({ landingId }) as { total: number }).total)
-  }
-}
-
-// ── Postgres ──
-
-type Raw = Record<string, unknown>
-
-// int8 columns arrive as strings: the epoch-ms times (id, landing_id and size are int4).
-const infoRows = (rows: Raw[]) => numCols(rows, 'id', 'landingId', 'size', 'createdAt', 'updatedAt') as unknown as AssetInfo[]
-const fullRows = (rows: Raw[]) => infoRows(rows).map((r) => ({ ...r, body: bytes((r as unknown as Raw).body) })) as AssetRow[]
-
-export class PgAssetStore implements AssetStore {
-  private readonly sql: SQL
-  // The column lists under their camelCase names (constant SQL text, no values).
-  private readonly cols: { info: SQL.Query<unknown>; infoA: SQL.Query<unknown> }
-
-  constructor(database: PgDatabase) {
-    const sql = (this.sql = database.sql)
-    this.cols = {
-      info: sql`id, landing_id AS "landingId", path, content_type AS "contentType", size, etag, created_at AS "createdAt", updated_at AS "updatedAt"`,
-      infoA: sql`a.id, a.landing_id AS "landingId", a.path, a.content_type AS "contentType", a.size, a.etag, a.created_at AS "createdAt", a.updated_at AS "updatedAt"`,
-    }
-  }
-
-  async landing(id: number): Promise<LandingRef | undefined> {
-    const [row] = await this.sql`SELECT id, slug FROM landings WHERE id = ${id}::int8`
-    return row ? { id: num(row.id), slug: row.slug } : undefined
-  }
-
-  async list(landingId: number, page: Page): Promise<AssetInfo[]> {
-    return infoRows(await this.sql`SELECT ${this.cols.info} FROM landing_assets
-      WHERE landing_id = ${landingId}::int8 AND id > ${page.afterId}::int8 ORDER BY id LIMIT ${page.limit + 1}::int`)
-  }
-
-  async find(landingId: number, path: string): Promise<AssetRow | undefined> {
-    return fullRows(await this.sql`SELECT ${this.cols.info}, body FROM landing_assets WHERE landing_id = ${landingId}::int8 AND path = ${path}`)[0]
-  }
-
-  findBySlug(slug: string, path: string, withBody: true): Promise<AssetRow | undefined>
-  findBySlug(slug: string, path: string, withBody: false): Promise<AssetInfo | undefined>
-  async findBySlug(slug: string, path: string, withBody: boolean): Promise<AssetInfo | AssetRow | undefined> {
-    if (!withBody) {
-      return infoRows(await this.sql`SELECT ${this.cols.infoA} FROM landing_assets a JOIN landings l ON l.id = a.landing_id
-        WHERE l.slug = ${slug} AND a.path = ${path}`)[0]
-    }
-    return fullRows(await this.sql`SELECT ${this.cols.infoA}, a.body FROM landing_assets a JOIN landings l ON l.id = a.landing_id
-      WHERE l.slug = ${slug} AND a.path = ${path}`)[0]
-  }
-
-  async put(asset: NewAsset, checkTotal?: CheckTotal): Promise<PutResult> {
+  put(asset: NewAsset, checkTotal?: CheckTotal): Promise<PutResult> {
     const { landingId, path, now } = asset
-    return this.sql.begin(async (tx) => {
-      // NO KEY UPDATE: uploads to this landing take turns, and a delete of the landing (FOR UPDATE) waits;
-      // rows that merely reference the landing (FOR KEY SHARE) are not held up.
-      const [landing] = await tx`SELECT id, slug FROM landings WHERE id = ${landingId}::int8 FOR NO KEY UPDATE`
+    const db = this.db
+    return db.atomically(function* (q) {
+      // NO KEY UPDATE (Postgres): uploads to this landing take turns, and a delete of the landing (FOR UPDATE)
+      // waits; rows that merely reference the landing (FOR KEY SHARE) are not held up.
+      const landing: LandingRef | undefined = yield q.get<LandingRef>(sql`SELECT id, slug FROM landings WHERE id = ${landingId} ${db.forNoKeyUpdate}`, ['id'])
       if (!landing) throw landingNotFound()
-      const [totals] = await tx`SELECT coalesce(sum(size) FILTER (WHERE path <> ${path}), 0)::int8 AS others,
-        coalesce(bool_or(path = ${path}), false) AS existing FROM landing_assets WHERE landing_id = ${landingId}::int8`
-      checkTotal?.(num(totals.others))
-      const rows = await tx`INSERT INTO landing_assets (landing_id, path, content_type, size, etag, body, created_at, updated_at)
-        VALUES (${landingId}::int8, ${path}, ${asset.contentType}, ${asset.body.byteLength}::int, ${asset.etag}, ${asset.body}::bytea, ${now}::bigint, ${now}::bigint)
+      const totals: { others: number; existing: number } = yield q.get(sql`
+        SELECT coalesce(sum(CASE WHEN path = ${path} THEN 0 ELSE size END), 0) AS others, count(CASE WHEN path = ${path} THEN 1 END) AS existing
+        FROM landing_assets WHERE landing_id = ${landingId}`, ['others', 'existing'])
+      checkTotal?.(totals.others)
+      const row: AssetInfo = yield q.get<AssetInfo>(sql`
+        INSERT INTO landing_assets (landing_id, path, content_type, size, etag, body, created_at, updated_at)
+        VALUES (${landingId}, ${path}, ${asset.contentType}, ${asset.body.byteLength}, ${asset.etag}, ${asset.body}, ${now}, ${now})
         ON CONFLICT (landing_id, path) DO UPDATE SET content_type = excluded.content_type, size = excluded.size,
           etag = excluded.etag, body = excluded.body, updated_at = excluded.updated_at
-        RETURNING ${this.cols.info}`
-      return { row: infoRows(rows)[0]!, created: totals.existing !== true, landing: { id: num(landing.id), slug: landing.slug as string } }
+        RETURNING ${INFO}`, INT8)
+      return { row, created: totals.existing === 0, landing }
     })
   }
 
   async delete(landingId: number, path: string): Promise<boolean> {
-    const rows = await this.sql`DELETE FROM landing_assets WHERE landing_id = ${landingId}::int8 AND path = ${path} RETURNING id`
-    return rows.length > 0
+    return (await this.db.run(sql`DELETE FROM landing_assets WHERE landing_id = ${landingId} AND path = ${path}`)) > 0
   }
 
   async totalSize(landingId: number): Promise<number> {
-    const [row] = await this.sql`SELECT coalesce(sum(size), 0)::int8 AS total FROM landing_assets WHERE landing_id = ${landingId}::int8`
-    return num(row.total)
+    const row = await this.db.get<{ total: number }>(sql`SELECT coalesce(sum(size), 0) AS total FROM landing_assets WHERE landing_id = ${landingId}`, ['total'])
+    return row!.total
   }
 }

@@ -1,6 +1,6 @@
 // What the landings feature keeps besides the landing rows themselves (those are the catalog's): leads from
 // POST /api/lead, what browsers report (page views, custom events), and the landings' static assets. Every
-// query sits behind these interfaces; sqlite.ts and pg.ts implement them (async: a network database needs it).
+// query sits behind these interfaces; store/index.ts and store/assets.ts implement them once for both engines.
 import type { landingAssets, leads, visitorEvents } from '../../db/schema'
 import type { Page } from '../../lib/paging'
 import type { Tx } from '../../db/engine'

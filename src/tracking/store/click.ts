@@ -2,44 +2,9 @@
 // the rollup fields and every SELECT of the click store are derived from CLICK_COLUMNS, so a new column
 // is one line here (plus its migration).
 
-/** One tracked visit. Flags are booleans here; the store writes them as 0/1. */
-export interface Click {
-  clickId: string
-  campaignId: number
-  sourceId: number | null
-  offerId: number | null
-  landingId: number | null
-  ip: string | null
-  userAgent: string | null
-  referrer: string | null
-  sub1: string | null; sub2: string | null; sub3: string | null; sub4: string | null; sub5: string | null
-  sub6: string | null; sub7: string | null; sub8: string | null; sub9: string | null; sub10: string | null
-  /** Every other visitor query parameter (utm_* …), as JSON text; null when there were none. */
-  params: string | null
-  /** Why traffic quality flagged the click as a bot; null for a person. */
-  botReason: string | null
-  /** The operator's own traffic: redirected, but left out of every report. */
-  excluded: boolean
-  /** The visitor's first click in the campaign within the unique window. */
-  isUnique: boolean
-  cost: number
-  deviceType: string | null
-  os: string | null
-  browser: string | null
-  referrerDomain: string | null
-  /** First page view of the click's landing (pixel.js), epoch ms; null until then. */
-  landingViewedAt: number | null
-  /** First click-through from the landing to the offer (/r), epoch ms; null until then. */
-  landingClickedAt: number | null
-  /** Epoch milliseconds. */
-  createdAt: number
-}
-
-/** One commit's clicks and their row ids (rows[i] is the row of clicks[i]): the click.committed payload. */
-export interface CommittedClicks {
-  clicks: readonly Click[]
-  rows: readonly number[]
-}
+// The click and the click.committed payload are event payload types: they live in events.ts.
+import type { Click } from '../../events'
+export type { Click, CommittedClicks } from '../../events'
 
 /** Field → column, in INSERT order. */
 export const CLICK_COLUMNS = [

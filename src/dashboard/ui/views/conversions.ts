@@ -6,6 +6,7 @@ import { field, h, mount } from '../dom'
 import { countedRevenue, money } from '../format'
 
 interface Conversion { id: number; click_id: string; revenue: number; currency: string | null; type: string; status: string | null; transaction_id: string | null; date: string; forward_warning?: string }
+interface HistoryEntry { type: string; status: string | null; revenue: number; at: string; reversal_id: number | null }
 interface Job { id: number; status: string; attempts: number; last_error: string | null; next_run_at: string | null; payload: { url?: string } }
 interface PostbackError { id: number; reason: string; click_id: string | null; query: string | null; ip: string | null; conversion_id: number | null; created_at: string }
 
@@ -44,6 +45,10 @@ export async function conversionsView(): Promise<HTMLElement> {
       // Each conversion's postbacks forwarded to the traffic source: status, attempts, last error, retry.
       const forwards = await Promise.all(conversions.items.map((c) => api<{ items: Job[] }>('GET', `/jobs?conversion_id=${c.id}`).then((p) => p.items, () => [] as Job[])))
       const jobs = forwards.flat()
+      // Only a conversion with a tid can have been updated (postback_status_updates): its history, when it has one.
+      const histories = await Promise.all(conversions.items.map((c) => c.transaction_id
+        ? api<{ status_history: HistoryEntry[] }>('GET', `/conversions/${c.id}`).then((x) => x.status_history, () => [])
+        : []))
       const jobRows = h('tbody', {}, jobs.length === 0 ? h('tr', {}, h('td', { colspan: 5 }, 'None (the source has no postback URL, or the type sends none).')) : jobs.map((j) => h('tr', { 'data-job': j.id },
         h('td', {}, j.status), h('td', { class: 'num' }, j.attempts), h('td', {}, j.last_error ?? '—'), h('td', { class: 'query' }, h('code', {}, j.payload.url ?? '')),
         h('td', {}, j.status === 'failed' ? h('button', { type: 'button', class: 'small', onclick: async (event: Event) => {
@@ -54,6 +59,8 @@ export async function conversionsView(): Promise<HTMLElement> {
         h('h2', {}, 'Click'),
         h('dl', { class: 'pairs' }, shown.filter((k) => click[k] !== undefined).flatMap((k) => [h('dt', {}, k), h('dd', {}, click[k] === null ? '—' : String(click[k]))])),
         h('h3', {}, 'Its conversions'), conversionsTable(conversions.items, negative),
+        conversions.items.map((c, i) => histories[i]!.length > 1 ? h('p', { 'data-status-history': c.id }, `Status history of conversion ${c.id}: `, histories[i]!.map((e) =>
+          `${e.type}${e.status ? ` (${e.status})` : ''} ${money(e.revenue, c.currency)}, ${when(e.at)}${e.reversal_id ? `, reversed by conversion ${e.reversal_id}` : ''}`).join(' → ')) : null),
         h('h3', {}, 'Postbacks forwarded to the source'),
         // Sent with placeholders svc could not fill (issue 26): the source may not attribute the conversion.
         conversions.items.filter((c) => c.forward_warning).map((c) => h('p', { role: 'status', 'data-forward-warning': c.id }, `⚠ Conversion ${c.id}: ${c.forward_warning}`)),

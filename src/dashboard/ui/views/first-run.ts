@@ -1,8 +1,9 @@
 // First run (no campaign yet): a source, an offer and a campaign in one guided step, then the tracking link
-// and a button that opens it.
+// and a button that opens it; below, the postback status-updates mode to opt in to.
 import { api } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, copy, showErrors } from '../forms'
+import { statusUpdatesCard } from './postback-setup'
 
 export function firstRunView(onDone: () => void): HTMLElement {
   const source = h('input', { name: 'source_name', required: true, placeholder: 'e.g. Facebook Ads' })
@@ -47,7 +48,7 @@ export function firstRunView(onDone: () => void): HTMLElement {
       showErrors(form, err)
     }
   })
-  return h('div', {}, form, body)
+  return h('div', {}, form, body, statusUpdatesCard())
 }
 
 /** A 400 from one record names its own field ("name: …"); point it at the wizard's field. */

@@ -82,6 +82,38 @@ function aliasesSection(aliases: Record<string, string[]>, writable: boolean): H
   return form
 }
 
+/**
+ * The opt-in `postback_status_updates` mode (issue 26), offered here and on the first run: a checkbox that
+ * writes the setting at once. Left out for a user who cannot read the settings.
+ */
+export function statusUpdatesCard(writable = true): HTMLElement {
+  const box = h('input', { type: 'checkbox', name: 'postback_status_updates', disabled: true })
+  const note = h('p', { 'aria-live': 'polite' })
+  const card = h('section', { class: 'card', 'aria-labelledby': 'status-updates-title', 'data-status-updates': '' },
+    h('h2', { id: 'status-updates-title' }, 'Status updates'),
+    h('p', {}, 'Some networks post back every status of one sale: pending, then approved (or rejected, or a chargeback), with the same ' +
+      'transaction id (tid). By default each postback is a conversion of its own, so such a sale counts twice. Turned on, a postback for a ' +
+      'click and tid that already has a conversion moves that conversion to its new status and type (lead → sale, sale → reject), keeps ' +
+      'its history, and forwards to the source only when the type changes to one that forwards; a chargeback is recorded as its own ' +
+      'negative conversion that cancels the sale, and is final. Postbacks without a tid are never merged.'),
+    h('label', {}, box, ' Update a conversion when its status changes'), note)
+  api<{ postback_status_updates?: boolean }>('GET', '/settings').then((s) => {
+    box.checked = s.postback_status_updates === true
+    box.disabled = !writable
+  }, () => card.remove())
+  box.addEventListener('change', async () => {
+    note.textContent = ''
+    try {
+      await api('PUT', '/settings', { postback_status_updates: box.checked })
+      note.textContent = 'Saved.'
+    } catch (err) {
+      box.checked = !box.checked
+      note.textContent = (err as Error).message
+    }
+  })
+  return card
+}
+
 export async function postbackSetupView(me: Me): Promise<HTMLElement> {
   const root = h('section', { 'aria-labelledby': 'pb-setup-title' })
   const load = async () => {
@@ -93,6 +125,7 @@ export async function postbackSetupView(me: Me): Promise<HTMLElement> {
     const writable = can(me, 'conversions', 'write')
     mount(root, h('h1', { id: 'pb-setup-title' }, 'Postback setup'),
       typesSection(types.items, writable, () => void load()), mapSection(map, types.items, writable),
+      can(me, 'settings', 'read') ? statusUpdatesCard(can(me, 'settings', 'write')) : null,
       aliases ? aliasesSection(aliases, can(me, 'settings', 'write')) : null)
   }
   await load()

@@ -5,18 +5,30 @@ import 'uplot/dist/uPlot.min.css'
 import { api, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { showErrors } from '../forms'
+import { perCurrency } from '../format'
 
-const GROUPS = ['campaign', 'source', 'offer', 'landing', 'day', 'hour', 'device', 'os', 'browser', 'referrer', 'sub1', 'sub2', 'sub3']
+const GROUPS = ['campaign', 'source', 'offer', 'landing', 'day', 'hour', 'currency', 'device', 'os', 'browser', 'referrer', 'sub1', 'sub2', 'sub3']
 /** Drill-down: a row of one grouping opens the next one, filtered to that row. */
 const NEXT: Record<string, string> = { campaign: 'landing', source: 'campaign', offer: 'campaign', landing: 'offer', day: 'hour' }
 const FILTER_OF: Record<string, string> = { campaign: 'campaign_id', source: 'source_id', offer: 'offer_id', landing: 'landing_id' }
 const COLUMNS = ['clicks', 'unique_clicks', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc'] as const
 
 interface Row { key: string | number | null; label: string | null; children?: Row[]; [metric: string]: unknown }
-interface Report { rows: Row[]; total: Row; from: string; to: string }
+interface Report { rows: Row[]; total: Row; from: string; to: string; currencies?: string[] }
+type Money = Array<Record<string, unknown>>
 
 const isoDay = (d: Date) => d.toISOString().slice(0, 10)
 const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v))
+/** Several currencies in the range: revenue, profit, roi and epc per currency in one cell (never added together). */
+const PER_CURRENCY = new Set(['revenue', 'profit', 'roi', 'epc'])
+function cell(row: Row, c: string): string {
+  const money = row.money as Array<Record<string, unknown>> | undefined
+  if (!Array.isArray(money)) return fmt(row[c])
+  if (PER_CURRENCY.has(c)) return perCurrency(money, c)
+  // Cost is in the cost currency: its entry names it.
+  if (c === 'cost' && row.cost !== 0) return perCurrency(money.filter((m) => m.cost !== 0), 'cost')
+  return fmt(row[c])
+}
 
 /** The catalog filters a reader may pick by name (each needs the read permission of its section). */
 const FILTERS = [
@@ -76,7 +88,7 @@ export async function reportsView(me: Me): Promise<HTMLElement> {
         h('button', { type: 'button', class: 'small', 'aria-label': `Remove filter ${k}`, onclick: () => { delete filters[k]; void run() } }, '×'))))
       const hourly = from.value === to.value
       const series = await api<Report>('GET', `/reports?${query(hourly ? 'hour' : 'day')}&limit=1000`)
-      drawChart(chart, series.rows, slots(from.value, to.value, hourly))
+      drawChart(chart, series, slots(from.value, to.value, hourly))
     } catch (err) {
       showErrors(form, err)
     }
@@ -97,13 +109,13 @@ export async function reportsView(me: Me): Promise<HTMLElement> {
     }
     const line = (row: Row, depth: number) => h('tr', { class: depth ? 'child' : '' },
       h('td', {}, depth ? '↳ ' : '', String(row.label ?? row.key ?? '(none)'), ' ', depth ? null : drill(row)),
-      COLUMNS.map((c) => h('td', { class: 'num' }, fmt(row[c]))),
+      COLUMNS.map((c) => h('td', { class: 'num' }, cell(row, c))),
     )
     return h('table', {},
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, groupBy()), COLUMNS.map((c) => h('th', { scope: 'col', class: 'num' }, c)))),
       h('tbody', {}, report.rows.length === 0 ? h('tr', {}, h('td', { colspan: COLUMNS.length + 1 }, 'No data in this range.')) : null,
         report.rows.flatMap((r) => [line(r, 0), ...(r.children ?? []).map((c) => line(c, 1))])),
-      h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), COLUMNS.map((c) => h('td', { class: 'num' }, fmt(report.total[c]))))),
+      h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), COLUMNS.map((c) => h('td', { class: 'num' }, cell(report.total, c))))),
     )
   }
 
@@ -126,9 +138,14 @@ function slots(from: string, to: string, hourly: boolean): string[] {
 
 /**
  * Clicks and conversions on the left axis, revenue and cost on the right, one point per day or hour of the
- * range (zero where the report has no row), so the time axis is the range asked for.
+ * range (zero where the report has no row), so the time axis is the range asked for. Several currencies in
+ * the range: the revenue line is the cost currency's (the one cost is in), named in its label; never a sum.
  */
-function drawChart(el: HTMLElement, rows: Row[], keys: string[]): void {
+function drawChart(el: HTMLElement, report: Report, keys: string[]): void {
+  const rows = report.rows
+  const money = report.total.money as Money | undefined
+  const cur = Array.isArray(money) ? String((money.find((m) => m.cost !== 0) ?? money[0])?.currency ?? '') : null
+  const revenue = (r: Row | undefined) => cur === null ? Number(r?.revenue ?? 0) : Number((r?.money as Money | undefined)?.find((m) => m.currency === cur)?.revenue ?? 0)
   plot?.destroy()
   plot = null
   if (rows.length === 0) { mount(el, h('p', {}, 'No data to chart.')); return }
@@ -145,9 +162,9 @@ function drawChart(el: HTMLElement, rows: Row[], keys: string[]): void {
       {},
       { label: 'Clicks', stroke: '#2563eb', scale: 'n' },
       { label: 'Conversions', stroke: '#16a34a', scale: 'n', dash: [6, 3] },
-      { label: 'Revenue', stroke: '#9333ea', scale: 'money' },
+      { label: cur ? `Revenue (${cur})` : 'Revenue', stroke: '#9333ea', scale: 'money' },
       { label: 'Cost', stroke: '#dc2626', scale: 'money', dash: [2, 2] },
     ],
     axes: [{}, { scale: 'n' }, { scale: 'money', side: 1 }],
-  }, [x, col('clicks'), col('conversions'), col('revenue'), col('cost')], el)
+  }, [x, col('clicks'), col('conversions'), keys.map((k) => revenue(byKey.get(k))), col('cost')], el)
 }

@@ -1,4 +1,5 @@
-// One body of rules, two engines. The recording path (receive → record) is written once as a generator
+// One body of rules, two engines. A body that checks and writes (the postback recording path, an admin
+// store's check-then-write, see db/store-db.ts) is written once as a generator
 // that `yield`s the result of each store call: a plain value on SQLite, a Promise on Postgres. A driver
 // feeds each result back in: runSync on SQLite (no await anywhere, so the batch stays one synchronous
 // transaction), runAsync on Postgres.

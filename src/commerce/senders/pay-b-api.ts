@@ -1,6 +1,6 @@
-// Payment processor B (the wallet processor with a verify-webhook-signature API; PROTOCOLS.md §5): checking
-// that a webhook delivery really comes from the provider, and reading its event into a plain description
-// the receiver maps to its order steps (orders.ts). No routes and no database here.
+// Payment processor B's verification API (the wallet processor with a verify-webhook-signature API;
+// PROTOCOLS.md §5): asking the provider whether a webhook delivery really comes from it. senders/pay-b.ts
+// reads the event. No routes and no database here.
 //
 // Verification is provider-side: the service asks the provider's API whether the delivery's transmission
 // headers and body were signed for this account's webhook id. That needs an OAuth client-credentials token
@@ -21,9 +21,9 @@
 //
 // Secrets: neither the client secret nor a token is ever logged or put in an error message.
 import { createHash } from 'node:crypto'
-import { abortable, deadline } from '../lib/abortable'
-import { normalizeClickId } from '../lib/click-id'
-import { log } from '../lib/log'
+import { abortable, deadline } from '../../lib/abortable'
+import { log } from '../../lib/log'
+import { obj } from '../parse'
 
 export type PayBVerdict = 'valid' | 'invalid' | 'unavailable'
 
@@ -245,8 +245,7 @@ function rawEventText(body: Uint8Array): string | null {
 
 function parseObject(text: string): Record<string, unknown> | null {
   try {
-    const v = JSON.parse(text) as unknown
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+    return obj(JSON.parse(text))
   } catch {
     return null
   }
@@ -257,152 +256,4 @@ function errorName(err: unknown): string {
   if (!(err instanceof Error) && !(err instanceof DOMException)) return 'error'
   const code = (err as { code?: unknown }).code
   return typeof code === 'string' && /^[\w.-]{1,40}$/.test(code) ? `${err.name}:${code}` : err.name
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The event reader
-
-export type PayBEventKind = 'capture-completed' | 'capture-refunded' | 'subscription' | 'other'
-
-export interface PayBSubscription {
-  /** I-… */
-  externalId: string | null
-  /** APPROVAL_PENDING, APPROVED, ACTIVE, SUSPENDED, CANCELLED, EXPIRED… as sent. */
-  status: string | null
-  /** subscriber.payer_id */
-  customerExternalId: string | null
-  email: string | null
-  clickId: string | null
-  /** billing_info.next_billing_time in epoch ms. */
-  currentPeriodEnd: number | null
-}
-
-export interface PayBEvent {
-  /** The envelope's id (WH-…): the dedupe key. */
-  id: string | null
-  /** event_type as sent. */
-  type: string | null
-  kind: PayBEventKind
-  /**
-   * The capture id: the order as this processor knows it (a refund names the capture it refunds, so both
-   * events land on the same order). null for subscriptions and other events.
-   */
-  orderExternalId: string | null
-  /** The provider's checkout order id (supplementary_data.related_ids.order_id) when sent, else null. */
-  relatedOrderId: string | null
-  /** capture-completed: the captured amount; capture-refunded: this refund's amount; else 0. Decimal. */
-  amount: number
-  /** Upper-case ISO code, or null. */
-  currency: string | null
-  clickId: string | null
-  email: string | null
-  /** capture-refunded: this refund's id (the dedupe key of a refund). */
-  refundId?: string | null
-  /** capture-refunded: this refund's own amount (the same as `amount`). */
-  refundAmount?: number
-  /**
-   * capture-refunded: the capture's cumulative refunded amount, only when the provider reports it
-   * (seller_payable_breakdown.total_refunded_amount); absent otherwise.
-   */
-  refundedTotal?: number
-  subscription?: PayBSubscription
-}
-
-type Obj = Record<string, unknown>
-const obj = (v: unknown): Obj | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : null)
-const text = (v: unknown, max = 200): string | null =>
-  typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : typeof v === 'number' && Number.isFinite(v) ? String(v) : null
-/** The provider's decimal strings (`"10.00"`, `".5"`); a number is taken as is. Anything else: 0. */
-function money(v: unknown): number {
-  const n = typeof v === 'number' ? v
-    : typeof v === 'string' && /^-?(\d{1,15}(\.\d{1,8})?|\.\d{1,8})$/.test(v.trim()) ? Number(v.trim()) : NaN
-  return Number.isFinite(n) ? n : 0
-}
-const currencyOf = (v: unknown): string | null => {
-  const c = text(v)
-  return c && /^[A-Za-z]{3}$/.test(c) ? c.toUpperCase() : null
-}
-const emailOf = (v: unknown): string | null => {
-  const e = text(v, 254)
-  return e && e.includes('@') ? e : null
-}
-/** The click id the checkout put in custom_id, else in invoice_id; only a UUID counts. */
-const clickOf = (r: Obj): string | null => normalizeClickId(text(r.custom_id)) ?? normalizeClickId(text(r.invoice_id))
-const relatedIds = (r: Obj): Obj => obj(obj(r.supplementary_data)?.related_ids) ?? {}
-
-/** The capture a refund belongs to: its `up` link (…/v2/payments/captures/<id>), else related_ids.capture_id. */
-function refundedCapture(r: Obj): string | null {
-  if (Array.isArray(r.links)) {
-    for (const l of r.links) {
-      const link = obj(l)
-      if (!link || link.rel !== 'up' || typeof link.href !== 'string') continue
-      const m = /\/captures\/([A-Za-z0-9_-]{1,100})(?:[/?#]|$)/.exec(link.href)
-      if (m) return m[1]
-    }
-  }
-  return text(relatedIds(r).capture_id)
-}
-
-/** Date text → epoch ms, or null. */
-function timeOf(v: unknown): number | null {
-  if (typeof v !== 'string' || v.length > 64) return null
-  const t = Date.parse(v)
-  return Number.isFinite(t) ? t : null
-}
-
-/**
- * The event as the receiver needs it. Never throws: anything malformed leaves its fields null (amount 0).
- *
- * PAYMENT.CAPTURE.COMPLETED   orderExternalId = the capture id; amount/currency from amount.{value,currency_code}
- * PAYMENT.CAPTURE.REFUNDED    orderExternalId = the refunded capture's id; amount = refundAmount = this refund's
- *                             amount; refundId. The provider sends each refund's own amount, not a running
- *                             total: the caller accumulates the refunds of a capture itself (keyed by refundId
- *                             so a redelivery does not count twice). refundedTotal is set only when the
- *                             event also reports the capture's cumulative total_refunded_amount.
- * BILLING.SUBSCRIPTION.*      subscription (no amount: the provider sends none; renewals come as
- *                             PAYMENT.SALE.COMPLETED, which is 'other' here)
- */
-export function readPayBEvent(event: unknown): PayBEvent {
-  const e = obj(event) ?? {}
-  const type = text(e.event_type, 100)
-  const r = obj(e.resource)
-  const base: PayBEvent = {
-    id: text(e.id), type, kind: 'other', orderExternalId: null, relatedOrderId: null, amount: 0, currency: null, clickId: null, email: null,
-  }
-  if (!r || !type) return base
-  const amount = obj(r.amount) ?? {}
-  const payerEmail = emailOf(obj(r.payer)?.email_address)
-  if (type === 'PAYMENT.CAPTURE.COMPLETED') {
-    return {
-      ...base, kind: 'capture-completed', orderExternalId: text(r.id), relatedOrderId: text(relatedIds(r).order_id),
-      amount: money(amount.value), currency: currencyOf(amount.currency_code), clickId: clickOf(r), email: payerEmail,
-    }
-  }
-  if (type === 'PAYMENT.CAPTURE.REFUNDED') {
-    const refundAmount = money(amount.value)
-    const total = obj(obj(r.seller_payable_breakdown)?.total_refunded_amount)
-    const out: PayBEvent = {
-      ...base, kind: 'capture-refunded', orderExternalId: refundedCapture(r), relatedOrderId: text(relatedIds(r).order_id),
-      amount: refundAmount, currency: currencyOf(amount.currency_code), clickId: clickOf(r), email: payerEmail,
-      refundId: text(r.id), refundAmount,
-    }
-    if (total && total.value !== undefined) {
-      const t = money(total.value)
-      if (t > 0) out.refundedTotal = t
-    }
-    return out
-  }
-  if (type.startsWith('BILLING.SUBSCRIPTION.')) {
-    const subscriber = obj(r.subscriber) ?? {}
-    const subscription: PayBSubscription = {
-      externalId: text(r.id),
-      status: text(r.status, 40),
-      customerExternalId: text(subscriber.payer_id),
-      email: emailOf(subscriber.email_address),
-      clickId: normalizeClickId(text(r.custom_id)),
-      currentPeriodEnd: timeOf(obj(r.billing_info)?.next_billing_time),
-    }
-    return { ...base, kind: 'subscription', clickId: subscription.clickId, email: subscription.email, subscription }
-  }
-  return base
 }

@@ -1,0 +1,131 @@
+// The catalog's write rules, once for both engines: step generators (lib/steps.ts) that the store runs inside
+// one transaction with its queries (store.ts), so each check holds until its write commits. On Postgres the
+// rows a check relies on are locked: a delete takes FOR UPDATE on the row it removes, a write FOR SHARE on
+// what it links; whichever comes second waits and sees the other's committed result (never a foreign-key
+// error). SQLite has one writer, so the checks alone suffice.
+import type { MaybeAsync, Steps } from '../../lib/steps'
+import {
+  campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign, usedByProduct,
+  type Entity, type Slugged,
+} from './errors'
+import type { CampaignValues, LinkChanges, LinkRef } from './types'
+
+export type Values = Record<string, unknown>
+type Found = { id: number } | undefined
+type Used = 'source' | 'offer' | 'landing'
+export type LinkKind = 'offers' | 'landings'
+
+/** The queries the rules run, bound to their transaction. */
+export interface CatalogQueries {
+  /** The row, when it exists; `lock` keeps it FOR UPDATE until commit (Postgres). */
+  exists(what: Entity, id: number, lock?: boolean): MaybeAsync<Found>
+  /** Another row of the kind that holds the slug. */
+  slugHolder(what: Slugged, slug: string, exceptId: number): MaybeAsync<Found>
+  /** The campaign with the lowest id that uses the row (so both engines name the same one in the 409). */
+  campaignUsing(what: Used, id: number): MaybeAsync<{ id: number; slug: string } | undefined>
+  productUsing(offerId: number): MaybeAsync<{ id: number; name: string } | undefined>
+  anyClick(campaignId: number): MaybeAsync<Found>
+  /** Those of the ids that exist, locked FOR SHARE in id order (two campaign writes cannot deadlock). */
+  shared(table: 'sources' | 'offers' | 'landings' | 'email_lists', ids: number[]): MaybeAsync<Array<{ id: number }>>
+  insert(what: Entity, values: Values): MaybeAsync<Values>
+  update(what: Entity, id: number, changes: Values): MaybeAsync<Values | undefined>
+  delete(what: Entity, id: number): MaybeAsync<number>
+  clearLinks(kind: LinkKind, campaignId: number): MaybeAsync<number>
+  addLinks(kind: LinkKind, campaignId: number, refs: LinkRef[]): MaybeAsync<number>
+}
+
+/** A source, offer or landing: a free slug, an existing email list (landings), then the insert. */
+export function* createSteps(q: CatalogQueries, what: Exclude<Entity, 'campaign'>, values: Values, now: number): Steps<Values> {
+  if (what !== 'source') yield* slugFree(q, what, values.slug as string, 0)
+  if (what === 'landing') yield* emailListExists(q, values.emailListId as number | null | undefined)
+  return yield q.insert(what, { ...values, createdAt: now, updatedAt: now })
+}
+
+/** Exists → a free slug → an existing email list (landings) → the update. */
+export function* updateSteps(q: CatalogQueries, what: Exclude<Entity, 'campaign'>, id: number, changes: Values, now: number): Steps<Values> {
+  if (what !== 'source') {
+    const row: Found = yield q.exists(what, id)
+    if (!row) throw missingRow(what)
+    if (changes.slug !== undefined) yield* slugFree(q, what, changes.slug as string, id)
+  }
+  if (what === 'landing') yield* emailListExists(q, changes.emailListId as number | null | undefined)
+  const row: Values | undefined = yield q.update(what, id, { ...changes, updatedAt: now })
+  if (!row) throw missingRow(what)
+  return row
+}
+
+/**
+ * A campaign row and its rotations (id null: a new one): it exists (locked), what it references exists, its
+ * slug is free; a given rotation replaces the old one. Returns the campaign's id.
+ */
+export function* campaignSteps(q: CatalogQueries, id: number | null, values: Partial<CampaignValues>, links: LinkChanges, now: number): Steps<number> {
+  if (id !== null) {
+    const row: Found = yield q.exists('campaign', id, true)
+    if (!row) throw missingRow('campaign')
+  }
+  yield* referencesExist(q, values.sourceId, links)
+  if (values.slug !== undefined) yield* slugFree(q, 'campaign', values.slug, id ?? 0)
+  if (id === null) {
+    const row: Values = yield q.insert('campaign', { ...values, createdAt: now, updatedAt: now })
+    id = row.id as number
+  } else {
+    yield q.update('campaign', id, { ...values, updatedAt: now })
+  }
+  for (const kind of ['offers', 'landings'] as const) {
+    const refs = links[kind]
+    if (!refs) continue
+    yield q.clearLinks(kind, id)
+    if (refs.length) yield q.addLinks(kind, id, refs)
+  }
+  return id
+}
+
+/**
+ * Exists → used by → delete. A campaign goes only without clicks (its history would be orphaned; clicks point
+ * at it without a foreign key, so this is the one place the catalog reads tracking data); its rotations go
+ * with it (ON DELETE CASCADE). Another instance may still record a click until its routing table drops the
+ * campaign (catalog.changed), as a click in flight on SQLite may; the check covers every committed click.
+ */
+export function* removeSteps(q: CatalogQueries, what: Entity, id: number): Steps<void> {
+  const row: Found = yield q.exists(what, id, true)
+  if (!row) throw missingRow(what)
+  if (what === 'campaign') {
+    const click: Found = yield q.anyClick(id)
+    if (click) throw campaignHasClicks()
+  } else {
+    const user: { id: number; slug: string } | undefined = yield q.campaignUsing(what, id)
+    if (user) throw usedByCampaign(what, user)
+    if (what === 'offer') {
+      const product: { id: number; name: string } | undefined = yield q.productUsing(id)
+      if (product) throw usedByProduct(product)
+    }
+  }
+  yield q.delete(what, id)
+}
+
+/** The slug check runs first for its message; the UNIQUE index still decides a race (the store maps it). */
+function* slugFree(q: CatalogQueries, what: Slugged, slug: string, exceptId: number): Steps<void> {
+  const holder: Found = yield q.slugHolder(what, slug, exceptId)
+  if (holder) throw slugTaken(slug, what)
+}
+
+/** The list a landing enrols its leads into must exist (kept FOR SHARE: a list delete waits, then sees this landing). */
+function* emailListExists(q: CatalogQueries, id: number | null | undefined): Steps<void> {
+  if (id == null) return
+  const found: Array<{ id: number }> = yield q.shared('email_lists', [id])
+  if (found.length === 0) throw unknownEmailList(id)
+}
+
+/** Referenced rows exist, and stay until this write commits (a concurrent delete waits, then finds the campaign). */
+function* referencesExist(q: CatalogQueries, sourceId: number | null | undefined, links: LinkChanges): Steps<void> {
+  if (sourceId != null) {
+    const found: Array<{ id: number }> = yield q.shared('sources', [sourceId])
+    if (found.length === 0) throw unknownSource(sourceId)
+  }
+  for (const [kind, what] of [['offers', 'offer'], ['landings', 'landing']] as const) {
+    const refs = links[kind]
+    if (!refs?.length) continue
+    const found: Array<{ id: number }> = yield q.shared(kind, refs.map((r) => r.id))
+    checkFound(refs, new Set(found.map((r) => Number(r.id))), what)
+  }
+}

@@ -1,0 +1,214 @@
+// The catalog store, one module for both engines (db/store-db.ts). It only stores: what a write must check
+// (exists, slug free, references exist, used by) is decided by the steps in changes.ts, run inside one
+// transaction with the queries here.
+import { isUniqueViolation } from '../../db/errors'
+import type { AnyDatabase } from '../../db/engine'
+import { empty, inList, join, raw, sql, type Sql } from '../../db/sql'
+import { storeDb, type Queries, type StoreDb } from '../../db/store-db'
+import type { Page } from '../../lib/paging'
+import type { MaybeAsync, Steps } from '../../lib/steps'
+import { campaignSteps, createSteps, removeSteps, updateSteps, type CatalogQueries, type LinkKind, type Values } from './changes'
+import { slugTaken, type Entity, type Slugged } from './errors'
+import type {
+  Campaign, CampaignLinks, CampaignRow, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, OfferRow,
+  OfferValues, RoutingRows, RoutingSource, SourceRow, SourceValues,
+} from './types'
+
+/** int8 columns of every catalog row (epoch ms; strings from Bun's Postgres client). */
+const INT8 = ['createdAt', 'updatedAt'] as const
+
+const TABLE: Record<Entity, string> = { source: 'sources', offer: 'offers', landing: 'landings', campaign: 'campaigns' }
+
+/** Each table's columns under their camelCase names (fixed text). */
+const COLS: Record<Entity, Sql> = {
+  source: raw('id, name, postback_url AS "postbackUrl", created_at AS "createdAt", updated_at AS "updatedAt"'),
+  offer: raw('id, name, slug, url, payout, currency, created_at AS "createdAt", updated_at AS "updatedAt"'),
+  landing: raw('id, name, slug, url, html, email_list_id AS "emailListId", created_at AS "createdAt", updated_at AS "updatedAt"'),
+  campaign: raw('id, name, slug, source_id AS "sourceId", external_id AS "externalId", active, bot_url AS "botUrl", ' +
+    'fallback_url AS "fallbackUrl", cost_model AS "costModel", cpc, created_at AS "createdAt", updated_at AS "updatedAt"'),
+}
+
+/** Column of each writable field; only these keys ever reach SQL (booleans bind as 1/0). */
+const COLUMNS: Record<string, string> = {
+  name: 'name', postbackUrl: 'postback_url', slug: 'slug', url: 'url', payout: 'payout', currency: 'currency',
+  html: 'html', emailListId: 'email_list_id', sourceId: 'source_id', externalId: 'external_id', active: 'active',
+  botUrl: 'bot_url', fallbackUrl: 'fallback_url', costModel: 'cost_model', cpc: 'cpc',
+  createdAt: 'created_at', updatedAt: 'updated_at',
+}
+
+/** The known columns a write sets, as [column, value] pairs (undefined skipped). */
+const assigned = (values: Values): Array<[Sql, unknown]> =>
+  Object.entries(values).filter(([k, v]) => COLUMNS[k] && v !== undefined).map(([k, v]) => [raw(COLUMNS[k]!), v])
+
+const LINK = {
+  offers: { table: raw('campaign_offers'), ref: raw('offer_id') },
+  landings: { table: raw('campaign_landings'), ref: raw('landing_id') },
+}
+
+/** A campaign's active is an integer flag on both engines; its row carries the boolean. */
+const toCampaign = (r: Values): CampaignRow => ({ ...r, active: Number(r.active) !== 0 }) as CampaignRow
+
+/** A value or a Promise of it, mapped without adding an await on SQLite. */
+const then = <T, U>(v: MaybeAsync<T>, f: (t: T) => U): MaybeAsync<U> => (v instanceof Promise ? v.then(f) : f(v))
+
+export class CatalogDbStore implements CatalogStore, RoutingSource {
+  private readonly db: StoreDb
+
+  constructor(database: AnyDatabase) {
+    this.db = storeDb(database)
+  }
+
+  /**
+   * Synchronous on SQLite, on purpose (see RoutingSource): the redirect that rebuilds the table after a
+   * catalog change builds it inside that request, without an await. One snapshot on Postgres, so a campaign
+   * is never seen without the rotation it committed with.
+   */
+  routingRows(): MaybeAsync<RoutingRows> {
+    return this.db.snapshot(function* (q): Steps<RoutingRows> {
+      // Paused campaigns too when they have a fallback_url: their visitors go there.
+      const campaigns: RoutingRows['campaigns'] = yield q.all(sql`SELECT id, slug, source_id AS "sourceId",
+        external_id AS "externalId", active, bot_url AS "botUrl", fallback_url AS "fallbackUrl", cost_model AS "costModel", cpc
+        FROM campaigns WHERE active = 1 OR fallback_url IS NOT NULL`)
+      const offers: RoutingRows['offers'] = yield q.all(sql`SELECT co.campaign_id AS "campaignId", co.offer_id AS "offerId",
+        co.weight, o.url FROM campaign_offers co JOIN offers o ON o.id = co.offer_id ORDER BY co.campaign_id, co.position`)
+      const landings: RoutingRows['landings'] = yield q.all(sql`SELECT cl.campaign_id AS "campaignId", cl.landing_id AS "landingId",
+        cl.weight, l.slug, l.url, CASE WHEN l.html IS NOT NULL AND l.html <> '' THEN 1 ELSE 0 END AS "hasHtml"
+        FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id ORDER BY cl.campaign_id, cl.position`)
+      return { campaigns, offers, landings }
+    })
+  }
+
+  listSources = (page: Page) => this.list<SourceRow>('source', page)
+  findSource = (id: number) => this.find<SourceRow>('source', id)
+  createSource = (values: SourceValues) => this.create<SourceRow>('source', values)
+  updateSource = (id: number, changes: Partial<SourceValues>) => this.update<SourceRow>('source', id, changes)
+  deleteSource = (id: number) => this.remove('source', id)
+
+  listOffers = (page: Page) => this.list<OfferRow>('offer', page)
+  findOffer = (id: number) => this.find<OfferRow>('offer', id)
+  createOffer = (values: OfferValues) => this.create<OfferRow>('offer', values)
+  updateOffer = (id: number, changes: Partial<OfferValues>) => this.update<OfferRow>('offer', id, changes)
+  deleteOffer = (id: number) => this.remove('offer', id)
+
+  listLandings = (page: Page) => this.list<LandingRow>('landing', page)
+  findLanding = (id: number) => this.find<LandingRow>('landing', id)
+  findLandingBySlug = (slug: string) => this.db.get<LandingRow>(sql`SELECT ${COLS.landing} FROM landings WHERE slug = ${slug}`, INT8)
+  createLanding = (values: LandingValues) => this.create<LandingRow>('landing', values)
+  updateLanding = (id: number, changes: Partial<LandingValues>) => this.update<LandingRow>('landing', id, changes)
+  deleteLanding = (id: number) => this.remove('landing', id)
+
+  async listCampaigns(page: Page): Promise<Campaign[]> {
+    return this.db.snapshot(function* (q): Steps<Campaign[]> {
+      const rows: Values[] = yield q.all(sql`SELECT ${COLS.campaign} FROM campaigns WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
+      return yield* withLinks(q, rows.map(toCampaign))
+    })
+  }
+
+  async findCampaign(id: number): Promise<Campaign | undefined> {
+    return this.db.snapshot((q) => campaignOf(q, id))
+  }
+
+  createCampaign(values: CampaignValues, links: Required<LinkChanges>): Promise<Campaign> {
+    return this.writeCampaign(null, values, links)
+  }
+
+  updateCampaign(id: number, changes: Partial<CampaignValues>, links: LinkChanges): Promise<Campaign> {
+    return this.writeCampaign(id, changes, links)
+  }
+
+  deleteCampaign = (id: number) => this.remove('campaign', id)
+
+  private async writeCampaign(id: number | null, values: Partial<CampaignValues>, links: LinkChanges): Promise<Campaign> {
+    const now = Date.now()
+    return this.unique(values.slug, 'campaign', (q) => (function* (): Steps<Campaign> {
+      const saved = yield* campaignSteps(q.catalog, id, values, links, now)
+      return (yield* campaignOf(q.plain, saved))!
+    })())
+  }
+
+  private list<R>(what: Entity, page: Page): Promise<R[]> {
+    return this.db.all<R>(sql`SELECT ${COLS[what]} FROM ${raw(TABLE[what])} WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
+  }
+
+  private find<R>(what: Exclude<Entity, 'campaign'>, id: number): Promise<R | undefined> {
+    return this.db.get<R>(sql`SELECT ${COLS[what]} FROM ${raw(TABLE[what])} WHERE id = ${id}`, INT8)
+  }
+
+  private create<R>(what: Exclude<Entity, 'campaign'>, values: object): Promise<R> {
+    const now = Date.now()
+    return this.unique((values as Values).slug, what, (q) => createSteps(q.catalog, what, values as Values, now)) as Promise<R>
+  }
+
+  private update<R>(what: Exclude<Entity, 'campaign'>, id: number, changes: object): Promise<R> {
+    const now = Date.now()
+    return this.unique((changes as Values).slug, what, (q) => updateSteps(q.catalog, what, id, changes as Values, now)) as Promise<R>
+  }
+
+  private async remove(what: Entity, id: number): Promise<void> {
+    await this.db.atomically((q) => removeSteps(this.queries(q), what, id))
+  }
+
+  /** A write in one transaction; a UNIQUE violation that slipped past the slug check (a race) becomes its conflict. */
+  private async unique<R>(slug: unknown, what: Entity, body: (q: { catalog: CatalogQueries; plain: Queries }) => Steps<R>): Promise<R> {
+    try {
+      return await this.db.atomically((q) => body({ catalog: this.queries(q), plain: q }))
+    } catch (err) {
+      if (what !== 'source' && isUniqueViolation(err)) throw slugTaken(typeof slug === 'string' ? slug : '', what as Slugged)
+      throw err
+    }
+  }
+
+  private queries(q: Queries): CatalogQueries {
+    const { forUpdate, forShare } = this.db
+    return {
+      exists: (what, id, lock) => q.get<{ id: number }>(sql`SELECT id FROM ${raw(TABLE[what])} WHERE id = ${id} ${lock ? forUpdate : empty}`),
+      slugHolder: (what, slug, exceptId) => q.get<{ id: number }>(sql`SELECT id FROM ${raw(TABLE[what])} WHERE slug = ${slug} AND id <> ${exceptId} LIMIT 1`),
+      campaignUsing: (what, id) => what === 'source'
+        ? q.get<{ id: number; slug: string }>(sql`SELECT id, slug FROM campaigns WHERE source_id = ${id} ORDER BY id LIMIT 1`)
+        : q.get<{ id: number; slug: string }>(sql`SELECT c.id, c.slug FROM ${LINK[`${what}s`].table} x JOIN campaigns c ON c.id = x.campaign_id
+            WHERE x.${LINK[`${what}s`].ref} = ${id} ORDER BY c.id LIMIT 1`),
+      productUsing: (offerId) => q.get<{ id: number; name: string }>(sql`SELECT id, name FROM products WHERE offer_id = ${offerId} ORDER BY id LIMIT 1`),
+      anyClick: (campaignId) => q.get<{ id: number }>(sql`SELECT campaign_id AS id FROM clicks WHERE campaign_id = ${campaignId} LIMIT 1`),
+      shared: (table, ids) => q.all<{ id: number }>(sql`SELECT id FROM ${raw(table)} WHERE id IN ${inList(ids)} ORDER BY id ${forShare}`),
+      insert: (what, values) => {
+        const cols = assigned(values)
+        const text = sql`INSERT INTO ${raw(TABLE[what])} (${join(cols.map(([c]) => c))}) VALUES (${join(cols.map(([, v]) => sql`${v}`))})
+          RETURNING ${COLS[what]}`
+        return then(q.get<Values>(text, INT8), (row) => (what === 'campaign' ? toCampaign(row!) : row!))
+      },
+      update: (what, id, changes) => {
+        const sets = join(assigned(changes).map(([c, v]) => sql`${c} = ${v}`))
+        return q.get<Values>(sql`UPDATE ${raw(TABLE[what])} SET ${sets} WHERE id = ${id} RETURNING ${COLS[what]}`, INT8)
+      },
+      delete: (what, id) => q.run(sql`DELETE FROM ${raw(TABLE[what])} WHERE id = ${id}`),
+      clearLinks: (kind, campaignId) => q.run(sql`DELETE FROM ${LINK[kind].table} WHERE campaign_id = ${campaignId}`),
+      // One multi-row INSERT, each link with its position in the given order.
+      addLinks: (kind, campaignId, refs) => q.run(sql`INSERT INTO ${LINK[kind].table} (campaign_id, ${LINK[kind].ref}, weight, position)
+        VALUES ${join(refs.map((r, position) => sql`(${campaignId}, ${r.id}, ${r.weight}, ${position})`))}`),
+    }
+  }
+}
+
+function* campaignOf(q: Queries, id: number): Steps<Campaign | undefined> {
+  const row: Values | undefined = yield q.get(sql`SELECT ${COLS.campaign} FROM campaigns WHERE id = ${id}`, INT8)
+  if (!row) return undefined
+  return (yield* withLinks(q, [toCampaign(row)]))[0]
+}
+
+/** Each campaign with its offers and landings in the order they were given (position; the linked id breaks ties of rows seeded by hand). */
+function* withLinks(q: Queries, rows: CampaignRow[]): Steps<Campaign[]> {
+  const links = new Map<number, CampaignLinks>(rows.map((r) => [r.id, { offers: [], landings: [] }]))
+  if (rows.length === 0) return []
+  const ids = inList(rows.map((r) => r.id))
+  for (const kind of ['offers', 'landings'] as LinkKind[]) {
+    const { table, ref } = LINK[kind]
+    const found: Array<{ campaignId: number; id: number; weight: number }> = yield q.all(sql`SELECT campaign_id AS "campaignId",
+      ${ref} AS id, weight FROM ${table} WHERE campaign_id IN ${ids} ORDER BY campaign_id, position, ${ref}`)
+    for (const l of found) {
+      const list = links.get(l.campaignId)!
+      if (kind === 'offers') list.offers.push({ offerId: l.id, weight: l.weight })
+      else list.landings.push({ landingId: l.id, weight: l.weight })
+    }
+  }
+  return rows.map((row) => ({ row, links: links.get(row.id)! }))
+}

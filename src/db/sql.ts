@@ -1,0 +1,85 @@
+// The dialect layer: one query text for both engines. Admin stores build queries with the `sql` tag and run
+// them through a StoreDb (store-db.ts); values are always bound, never spliced. What the engines differ by
+// lives here and in store-db.ts, nowhere in a store:
+//   placeholders   `$p1` bound by name on SQLite, `$1` on Postgres
+//   booleans       bound as 1/0 on both (flags are integer columns on both; better-sqlite3 refuses booleans)
+//   int8 columns   arrive as strings from Bun's Postgres client: the reader names them and gets numbers
+//   locks          `FOR UPDATE` and table locks on Postgres; nothing on SQLite, whose writer is already alone
+
+/** A query or a fragment of one: fixed text around bound values. Compose with `sql`, `join`, `raw`. */
+export class Sql {
+  /** `strings.length === values.length + 1`, as in a template call. */
+  constructor(readonly strings: readonly string[], readonly values: readonly unknown[]) {}
+}
+
+/** Tagged template: `sql\`SELECT * FROM users WHERE id = ${id}\``; an interpolated Sql is spliced in. */
+export function sql(strings: TemplateStringsArray | readonly string[], ...values: unknown[]): Sql {
+  const outStrings: string[] = [strings[0]!]
+  const outValues: unknown[] = []
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
+    if (v instanceof Sql) {
+      // Splice: the fragment's first string joins ours, its values follow.
+      outStrings[outStrings.length - 1] += v.strings[0]!
+      for (let j = 0; j < v.values.length; j++) {
+        outValues.push(v.values[j])
+        outStrings.push(v.strings[j + 1]!)
+      }
+      outStrings[outStrings.length - 1] += strings[i + 1]!
+    } else {
+      outValues.push(v)
+      outStrings.push(strings[i + 1]!)
+    }
+  }
+  return new Sql(outStrings, outValues)
+}
+
+/** Text from the code itself (a column or table name from a fixed list): never from input. */
+export const raw = (text: string): Sql => new Sql([text], [])
+
+export const empty = raw('')
+
+/** Fragments joined by `separator` (`, ` by default; ` AND ` for conditions). */
+export function join(parts: readonly Sql[], separator = ', '): Sql {
+  if (parts.length === 0) return empty
+  const strings = ['', ...parts.slice(1).map(() => separator), '']
+  return sql(strings, ...parts)
+}
+
+/** `(v1, v2, …)` for `IN`; an empty list becomes `(NULL)`, which matches nothing on either engine. */
+export const inList = (values: readonly unknown[]): Sql =>
+  values.length === 0 ? raw('(NULL)') : sql`(${join(values.map((v) => sql`${v}`))})`
+
+/** `WHERE a AND b` from the conditions given (undefined ones left out), or nothing. */
+export function whereAll(conditions: ReadonlyArray<Sql | undefined | false>): Sql {
+  const kept = conditions.filter((c): c is Sql => c instanceof Sql)
+  return kept.length === 0 ? empty : sql`WHERE ${join(kept, ' AND ')}`
+}
+
+/** A value as both engines bind it. */
+function bindable(v: unknown): unknown {
+  if (v === undefined) throw new Error('sql: an undefined value was bound (use null)')
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v
+}
+
+/** SQLite: `$p1…` placeholders with their values by name. */
+export function renderSqlite(q: Sql): { text: string; params: Record<string, unknown> } {
+  let text = q.strings[0]!
+  const params: Record<string, unknown> = {}
+  for (let i = 0; i < q.values.length; i++) {
+    params[`p${i + 1}`] = bindable(q.values[i])
+    text += `$p${i + 1}${q.strings[i + 1]}`
+  }
+  return { text, params }
+}
+
+/** Postgres: `$1…` placeholders with their values in order. */
+export function renderPg(q: Sql): { text: string; values: unknown[] } {
+  let text = q.strings[0]!
+  const values: unknown[] = []
+  for (let i = 0; i < q.values.length; i++) {
+    values.push(bindable(q.values[i]))
+    text += `$${i + 1}${q.strings[i + 1]}`
+  }
+  return { text, values }
+}
