@@ -32,7 +32,8 @@ import { openDatabase, wrapBunDatabase } from '../src/db/client'
 import { migrate } from '../src/db/migrate'
 import { ConversionRollup } from '../src/reports/rollup-store'
 import { parseReportRequest } from '../src/reports/params'
-import { SqliteReportQueries } from '../src/reports/queries'
+import { ReportQueries } from '../src/reports/queries'
+import type { AnyDatabase } from '../src/db/engine'
 import { ReportService } from '../src/reports/service'
 import { newClick, type Click } from '../src/tracking/store/click'
 import { ClickBulkLoad } from '../src/tracking/store/bulk-load'
@@ -40,8 +41,6 @@ import { freePort, killAll, spawn, stopGracefully, svcCommand, waitHttp } from '
 import { startBenchCluster, type BenchCluster } from './bench/pg-cluster'
 import { moveToPg } from '../src/db/move-to-pg'
 import { openPg } from '../src/db/pg/client'
-import { PgReportQueries } from '../src/reports/pg-queries'
-import type { ReportQueries } from '../src/reports/queries'
 
 const ROOT = resolve(import.meta.dir, '..')
 const HOUR_MS = 3_600_000
@@ -395,7 +394,7 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
     // Baseline: the same 30-day campaign report, from raw clicks versus from rollups, in this process.
     const pgdb = url ? await openPg(url) : null
     const db = pgdb ? null : new Database(dbPath, { readonly: true, strict: true })
-    const queries: ReportQueries = pgdb ? new PgReportQueries(pgdb.sql) : new SqliteReportQueries(wrapBunDatabase(db!))
+    const queries = ReportQueries.of(pgdb ?? ({ engine: 'sqlite', raw: wrapBunDatabase(db!) } as unknown as AnyDatabase))
     const service = new ReportService(queries)
     const req = parseReportRequest({ group_by: 'campaign' })
     const time = async (raw: boolean, n: number) => {

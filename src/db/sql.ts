@@ -14,6 +14,8 @@ export class Sql {
 
 /** Tagged template: `sql\`SELECT * FROM users WHERE id = ${id}\``; an interpolated Sql is spliced in. */
 export function sql(strings: TemplateStringsArray | readonly string[], ...values: unknown[]): Sql {
+  // No fragment inside: keep the call site's own strings array, so its rendered text is cached (below).
+  if (!values.some((v) => v instanceof Sql)) return new Sql(strings, values)
   const outStrings: string[] = [strings[0]!]
   const outValues: unknown[] = []
   for (let i = 0; i < values.length; i++) {
@@ -62,24 +64,37 @@ function bindable(v: unknown): unknown {
   return typeof v === 'boolean' ? (v ? 1 : 0) : v
 }
 
+/**
+ * Rendered texts of the queries written without fragments, by their call site's strings array (template
+ * arrays are frozen and the same object on every call): a hot statement (a webhook's order upsert) is not
+ * joined again, and the statement cache finds it by the same string.
+ */
+const sqliteTexts = new WeakMap<readonly string[], string>()
+const pgTexts = new WeakMap<readonly string[], string>()
+
+function textOf(q: Sql, cache: WeakMap<readonly string[], string>, placeholder: (n: number) => string): string {
+  const cacheable = Object.isFrozen(q.strings)
+  let text = cacheable ? cache.get(q.strings) : undefined
+  if (text !== undefined) return text
+  text = q.strings[0]!
+  for (let i = 1; i < q.strings.length; i++) text += placeholder(i) + q.strings[i]
+  if (cacheable) cache.set(q.strings, text)
+  return text
+}
+
+const sqlitePlaceholder = (n: number) => `$p${n}`
+const pgPlaceholder = (n: number) => `$${n}`
+
 /** SQLite: `$p1…` placeholders with their values by name. */
 export function renderSqlite(q: Sql): { text: string; params: Record<string, unknown> } {
-  let text = q.strings[0]!
   const params: Record<string, unknown> = {}
-  for (let i = 0; i < q.values.length; i++) {
-    params[`p${i + 1}`] = bindable(q.values[i])
-    text += `$p${i + 1}${q.strings[i + 1]}`
-  }
-  return { text, params }
+  for (let i = 0; i < q.values.length; i++) params[`p${i + 1}`] = bindable(q.values[i])
+  return { text: textOf(q, sqliteTexts, sqlitePlaceholder), params }
 }
 
 /** Postgres: `$1…` placeholders with their values in order. */
 export function renderPg(q: Sql): { text: string; values: unknown[] } {
-  let text = q.strings[0]!
   const values: unknown[] = []
-  for (let i = 0; i < q.values.length; i++) {
-    values.push(bindable(q.values[i]))
-    text += `$${i + 1}${q.strings[i + 1]}`
-  }
-  return { text, values }
+  for (let i = 0; i < q.values.length; i++) values.push(bindable(q.values[i]))
+  return { text: textOf(q, pgTexts, pgPlaceholder), values }
 }

@@ -52,6 +52,29 @@ export interface StoreDb {
    * so a hot read such as the routing table stays free of awaits), in a REPEATABLE READ READ ONLY transaction on Postgres.
    */
   snapshot<R>(body: (q: Queries) => Steps<R>): MaybeAsync<R>
+  /**
+   * Queries inside a transaction another module opened (the conversion recorder's `tx`): its Postgres handle, or
+   * null on SQLite, where the shared connection is already inside it (synchronous, statements cached). Postgres
+   * refuses null: a query outside the caller's transaction would not commit with it.
+   */
+  in(tx: Tx): Queries
+  /**
+   * An async body over one consistent view (the reports' several reads): its queries as they come on SQLite
+   * (their results are plain values), a REPEATABLE READ READ ONLY transaction on Postgres.
+   */
+  readSnapshot<R>(body: (q: Queries) => Promise<R>): Promise<R>
+  /** Ends an `ORDER BY` of a text column: byte order on both (SQLite's BINARY; `COLLATE "C"` on Postgres, whatever the locale). */
+  readonly byteOrder: Sql
+  /**
+   * `column IN (the integers)` as one bound value, so the text stays the same whatever the count:
+   * `IN (SELECT value FROM json_each(…))` on SQLite, `= ANY(CAST(… AS int8[]))` on Postgres (an index condition).
+   */
+  inInts(column: Sql, values: readonly number[]): Sql
+}
+
+function safeInts(values: readonly number[]): readonly number[] {
+  for (const v of values) if (!Number.isSafeInteger(v)) throw new Error(`inInts: not an integer: ${v}`)
+  return values
 }
 
 function decode<T>(row: Record<string, unknown> | undefined, int8: Int8Columns | undefined): T | undefined {
@@ -124,6 +147,7 @@ class SqliteStoreDb implements StoreDb {
   readonly forUpdate = empty
   readonly forShare = empty
   readonly forNoKeyUpdate = empty
+  readonly byteOrder = empty
   private readonly q: SqliteQueries
 
   constructor(private readonly raw: RawDb) {
@@ -153,6 +177,18 @@ class SqliteStoreDb implements StoreDb {
   snapshot<R>(body: (q: Queries) => Steps<R>): R {
     return runSync(body(this.q))
   }
+
+  in(): Queries {
+    return this.q
+  }
+
+  readSnapshot<R>(body: (q: Queries) => Promise<R>): Promise<R> {
+    return body(this.q)
+  }
+
+  inInts(column: Sql, values: readonly number[]): Sql {
+    return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(safeInts(values))}))`
+  }
 }
 
 class PgStoreDb implements StoreDb {
@@ -161,6 +197,7 @@ class PgStoreDb implements StoreDb {
   readonly forUpdate = raw('FOR UPDATE')
   readonly forShare = raw('FOR SHARE')
   readonly forNoKeyUpdate = raw('FOR NO KEY UPDATE')
+  readonly byteOrder = raw('COLLATE "C"')
   private readonly q: PgQueries
 
   constructor(private readonly conn: SQL) {
@@ -190,6 +227,20 @@ class PgStoreDb implements StoreDb {
 
   snapshot<R>(body: (q: Queries) => Steps<R>): Promise<R> {
     return this.conn.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => runAsync(body(new PgQueries(tx, tx)))) as Promise<R>
+  }
+
+  in(tx: Tx): Queries {
+    if (!tx) throw new Error('StoreDb.in: Postgres queries need the transaction handle they belong to')
+    return new PgQueries(tx, tx)
+  }
+
+  readSnapshot<R>(body: (q: Queries) => Promise<R>): Promise<R> {
+    return this.conn.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => body(new PgQueries(tx, tx))) as Promise<R>
+  }
+
+  inInts(column: Sql, values: readonly number[]): Sql {
+    // Bound as the text of an array ('{1,2}') and cast in SQL: one parameter of a known type.
+    return sql`${column} = ANY(CAST(CAST(${`{${safeInts(values).join(',')}}`} AS text) AS int8[]))`
   }
 }
 

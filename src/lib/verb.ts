@@ -4,7 +4,7 @@
 // side effects (through domain events), so no surface can skip them.
 import type { Static, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { can, type AdminUser, type PermissionRef, type Section, type Action } from '../auth/permissions'
+import { can, type AdminUser, type PermissionRef, type Section, type Action } from './permissions'
 import { forbidden, invalid } from './errors'
 
 /** Who is acting: a signed-in admin, or the system itself (start-up, CLI run by the operator, jobs). */

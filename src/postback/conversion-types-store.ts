@@ -1,8 +1,10 @@
-// SQL of conversion types and the status map on SQLite, and the engine-neutral interface
-// (PgConversionTypesStore in pg-conversion-types-store.ts is the Postgres one). The two loaders feed the
-// in-memory cache that /postback reads (src/postback/conversion-types.ts): synchronous here, so the SQLite
-// cache is loaded before the constructor returns; async on Postgres. The admin writes return Promises.
-import type { RawDb, RawStatement } from '../db/client'
+// SQL of conversion types and the status map, one module for both engines (db/store-db.ts). The cache that
+// /postback reads (conversion-types.ts) loads both tables through load(): one snapshot, synchronous on
+// SQLite (so the cache is filled before ConversionTypes' constructor returns), a read-only transaction on
+// Postgres. The admin writes return Promises; their rules (built in, in use, mapped) are in type-verbs.ts.
+import type { AnyDatabase } from '../db/engine'
+import { join, sql } from '../db/sql'
+import { storeDb, type StoreDb } from '../db/store-db'
 import type { MaybeAsync } from '../lib/steps'
 
 export interface ConversionTypeRecord {
@@ -21,80 +23,72 @@ export type ConversionTypeRow = Omit<ConversionTypeRecord, 'builtin' | 'created_
 
 export type StatusMapRow = { status: string; type_slug: string }
 
-export interface ConversionTypesStore {
-  /** Built-in first, then by slug. */
-  loadTypes(): MaybeAsync<ConversionTypeRecord[]>
-  /** By status. */
-  loadStatusMap(): MaybeAsync<StatusMapRow[]>
-  exists(slug: string): Promise<boolean>
-  insert(t: ConversionTypeRow, now: number): Promise<void>
-  update(t: ConversionTypeRow, now: number): Promise<void>
-  remove(slug: string): Promise<void>
-  countConversionsOfType(slug: string): Promise<number>
-  /** By status. */
-  statusesMappedTo(slug: string): Promise<string[]>
-  /** Atomically: nobody reads a half-replaced map. */
-  replaceStatusMap(entries: Array<[string, string]>): Promise<void>
-}
+/** int8 columns of a conversion_types row (strings from Bun's Postgres client). */
+const INT8 = ['created_at', 'updated_at'] as const
 
-export class SqliteConversionTypesStore implements ConversionTypesStore {
-  private readonly allTypes: RawStatement
-  private readonly allStatusMap: RawStatement
+export class ConversionTypesStore {
+  private readonly db: StoreDb
 
-  constructor(private readonly raw: RawDb) {
-    this.allTypes = raw.prepare('SELECT * FROM conversion_types ORDER BY builtin DESC, slug')
-    this.allStatusMap = raw.prepare('SELECT status, type_slug FROM status_map ORDER BY status')
+  constructor(database: AnyDatabase) {
+    this.db = storeDb(database)
   }
 
-  loadTypes(): ConversionTypeRecord[] {
-    return this.allTypes.all() as ConversionTypeRecord[]
+  // Slugs and statuses sort by byte order on both engines (db.byteOrder), as the API has always listed them.
+  private readonly typesSql = () => sql`SELECT * FROM conversion_types ORDER BY builtin DESC, slug ${this.db.byteOrder}`
+  private readonly statusMapSql = () => sql`SELECT status, type_slug FROM status_map ORDER BY status ${this.db.byteOrder}`
+
+  /** Both tables as one snapshot (types built in first, then by slug; the map by status): synchronous on SQLite. */
+  load(): MaybeAsync<{ types: ConversionTypeRecord[]; statusMap: StatusMapRow[] }> {
+    const typesSql = this.typesSql()
+    const statusMapSql = this.statusMapSql()
+    return this.db.snapshot(function* (q) {
+      const types: ConversionTypeRecord[] = yield q.all(typesSql, INT8)
+      const statusMap: StatusMapRow[] = yield q.all(statusMapSql)
+      return { types, statusMap }
+    })
   }
 
-  loadStatusMap(): StatusMapRow[] {
-    return this.allStatusMap.all() as StatusMapRow[]
+  /** Built in first, then by slug. */
+  loadTypes(): Promise<ConversionTypeRecord[]> {
+    return this.db.all<ConversionTypeRecord>(this.typesSql(), INT8)
   }
 
   async exists(slug: string): Promise<boolean> {
-    return this.raw.prepare('SELECT 1 AS hit FROM conversion_types WHERE slug = $slug').get({ slug }) !== undefined
+    return (await this.db.get(sql`SELECT 1 AS hit FROM conversion_types WHERE slug = ${slug}`)) !== undefined
   }
 
   async insert(t: ConversionTypeRow, now: number): Promise<void> {
-    this.raw
-      .prepare(
-        'INSERT INTO conversion_types (slug, name, include_in_conversions, include_in_revenue, send_postback, negative, builtin, created_at, updated_at) ' +
-          'VALUES ($slug, $name, $include_in_conversions, $include_in_revenue, $send_postback, $negative, 0, $now, $now)',
-      )
-      .run({ ...t, now })
+    await this.db.run(sql`
+      INSERT INTO conversion_types (slug, name, include_in_conversions, include_in_revenue, send_postback, negative, builtin, created_at, updated_at)
+      VALUES (${t.slug}, ${t.name}, ${t.include_in_conversions}, ${t.include_in_revenue}, ${t.send_postback}, ${t.negative}, 0, ${now}, ${now})`)
   }
 
   async update(t: ConversionTypeRow, now: number): Promise<void> {
-    this.raw
-      .prepare(
-        'UPDATE conversion_types SET name = $name, include_in_conversions = $include_in_conversions, ' +
-          'include_in_revenue = $include_in_revenue, send_postback = $send_postback, negative = $negative, updated_at = $now ' +
-          'WHERE slug = $slug',
-      )
-      .run({ ...t, now })
+    await this.db.run(sql`
+      UPDATE conversion_types SET name = ${t.name}, include_in_conversions = ${t.include_in_conversions},
+        include_in_revenue = ${t.include_in_revenue}, send_postback = ${t.send_postback}, negative = ${t.negative}, updated_at = ${now}
+      WHERE slug = ${t.slug}`)
   }
 
   async remove(slug: string): Promise<void> {
-    this.raw.prepare('DELETE FROM conversion_types WHERE slug = $slug').run({ slug })
+    await this.db.run(sql`DELETE FROM conversion_types WHERE slug = ${slug}`)
   }
 
   async countConversionsOfType(slug: string): Promise<number> {
-    return (this.raw.prepare('SELECT count(*) AS n FROM conversions WHERE type = $slug').get({ slug }) as { n: number }).n
+    return (await this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM conversions WHERE type = ${slug}`, ['n']))!.n
   }
 
+  /** By status. */
   async statusesMappedTo(slug: string): Promise<string[]> {
-    return (this.raw.prepare('SELECT status FROM status_map WHERE type_slug = $slug ORDER BY status').all({ slug }) as Array<{ status: string }>)
-      .map((r) => r.status)
+    const rows = await this.db.all<{ status: string }>(sql`SELECT status FROM status_map WHERE type_slug = ${slug} ORDER BY status ${this.db.byteOrder}`)
+    return rows.map((r) => r.status)
   }
 
-  async replaceStatusMap(entries: Array<[string, string]>): Promise<void> {
-    this.raw.transaction(() => {
-      this.raw.exec('DELETE FROM status_map')
-      const ins = this.raw.prepare('INSERT INTO status_map (status, type_slug) VALUES ($status, $slug)')
-      for (const [status, slug] of entries) ins.run({ status, slug })
-    })()
+  /** In one transaction: nobody reads a half-replaced map. */
+  replaceStatusMap(entries: Array<[string, string]>): Promise<void> {
+    return this.db.atomically(function* (q) {
+      yield q.run(sql`DELETE FROM status_map`)
+      if (entries.length) yield q.run(sql`INSERT INTO status_map (status, type_slug) VALUES ${join(entries.map(([s, t]) => sql`(${s}, ${t})`))}`)
+    })
   }
 }

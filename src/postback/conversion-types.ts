@@ -47,14 +47,13 @@ export class ConversionTypes {
    */
   reload(): Promise<void> {
     const generation = ++this.generation
-    const types = this.store.loadTypes()
-    const statusMap = this.store.loadStatusMap()
-    if (!(types instanceof Promise) && !(statusMap instanceof Promise)) {
-      this.apply(types, statusMap)
+    const loaded = this.store.load()
+    if (!(loaded instanceof Promise)) {
+      this.apply(loaded.types, loaded.statusMap)
       return Promise.resolve()
     }
-    return Promise.all([types, statusMap]).then(([t, m]) => {
-      if (generation === this.generation) this.apply(t, m)
+    return loaded.then(({ types, statusMap }) => {
+      if (generation === this.generation) this.apply(types, statusMap)
     })
   }
 

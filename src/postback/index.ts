@@ -7,8 +7,7 @@ import { Aliases } from './aliases'
 import { conversionAdminRoutes } from './admin-routes'
 import { PostbackBatcher } from './batch'
 import { ConversionTypes } from './conversion-types'
-import { SqliteConversionTypesStore, type ConversionTypesStore } from './conversion-types-store'
-import { PgConversionTypesStore } from './pg-conversion-types-store'
+import { ConversionTypesStore } from './conversion-types-store'
 import { PgPostbackBatcher } from './pg-batch'
 import { PgPostbackStore } from './pg-store'
 import type { AnyDatabase } from '../db/engine'
@@ -44,9 +43,7 @@ export function postbackFeature(
   const pg = database.engine === 'postgres' ? new PgPostbackStore(database) : null
   const sqlite = database.engine === 'postgres' ? null : new SqlitePostbackStore(database.raw, findClickRow ?? noClickIndex)
   const store: PostbackStore = (pg ?? sqlite)!
-  const typesStore: ConversionTypesStore = database.engine === 'postgres'
-    ? new PgConversionTypesStore(database)
-    : new SqliteConversionTypesStore(database.raw)
+  const typesStore = new ConversionTypesStore(database)
   const aliases = new Aliases(ctx.settings)
   const types = new ConversionTypes(typesStore, ctx.events)
   // SQLite: incoming webhooks' conversions are group-committed (withinBatched); Postgres transactions are async.

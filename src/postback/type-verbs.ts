@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { EventBus } from '../lib/event-bus'
 import { conflict, invalid } from '../lib/errors'
+import { isUniqueViolation } from '../db/errors'
 import { defineVerb, type VerbSet } from '../lib/verb'
 import { NEVER_FORWARDED } from './builtin-types'
 import type { ConversionType, ConversionTypes } from './conversion-types'
@@ -86,7 +87,8 @@ export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: 
         const slug = input.slug
         if (!SLUG.test(slug)) throw invalid('slug: must match ^[a-z][a-z0-9_-]{0,31}$')
         const name = checkName(input.name ?? '')
-        if (await store.exists(slug)) throw conflict(`conversion type "${slug}" already exists`)
+        const taken = () => conflict(`conversion type "${slug}" already exists`)
+        if (await store.exists(slug)) throw taken()
         const row: TypeSettings = {
           slug,
           name,
@@ -96,7 +98,13 @@ export function conversionTypeVerbs(deps: { store: ConversionTypesStore; types: 
           negative: input.negative ?? false,
         }
         checkForwarding(row)
-        await store.insert(toDb(row), Date.now())
+        try {
+          await store.insert(toDb(row), Date.now())
+        } catch (err) {
+          // Two creates of one slug at once: the unique index decides, the loser gets the same 409.
+          if (isUniqueViolation(err)) throw taken()
+          throw err
+        }
         await changed()
         return types.get(slug)
       },

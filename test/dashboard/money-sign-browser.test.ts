@@ -114,3 +114,34 @@ test('a chargeback shows as -2.50 USD, a cancelled order\'s reversal as -20.00 E
     await context.close()
   }
 }, 90_000)
+
+test('a report over USD and EUR money never adds them: the total\'s revenue reads per currency, the chart names its currency', async () => {
+  // The previous test left USD conversions (a network's sale and chargeback) and EUR ones (store orders).
+  const today = new Date().toISOString().slice(0, 10)
+  const report = (await s.api('GET', `/admin/api/reports?group_by=campaign&from=${today}&tz=UTC`)).body
+  expect(report.currencies).toEqual(['EUR', 'USD'])
+  expect(report.total.revenue).toBeNull()
+  const expected = report.total.money.map((m: any) => `${m.revenue.toFixed(2)} ${m.currency}`).join(' · ')
+  expect(expected).toContain('7.50 USD') // 10 − 2.50: the chargeback is taken from the USD sale, not from EUR
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  try {
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    await signIn(page)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports', exact: true }).click()
+    await page.getByRole('heading', { name: 'Reports' }).waitFor()
+    await page.getByLabel('Time zone').fill('UTC')
+    await page.getByRole('button', { name: 'Run report' }).click()
+    const headers = (await page.locator('thead th').allInnerTexts()).map((t) => t.trim())
+    const total = page.locator('tfoot tr')
+    await page.waitForFunction((want) => document.querySelectorAll('tfoot td')[3]?.textContent?.trim() === want, expected, { timeout: 10_000 })
+    const cells = (await total.locator('td').allInnerTexts()).map((t) => t.trim())
+    expect(cells[headers.indexOf('revenue') - 1]).toBe(expected)
+    expect(await page.locator('.chart').innerText()).toContain('Revenue (EUR)')
+    expect(errors).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 90_000)

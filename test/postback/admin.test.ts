@@ -125,6 +125,13 @@ describe('/admin/api/conversion-types', () => {
     expect((await api('GET', '/admin/api/conversion-types/upsell')).status).toBe(404)
   })
 
+  test('creates of one slug at once: one 201, every other a 409 naming the slug (never a 500)', async () => {
+    const all = await Promise.all(Array.from({ length: 8 }, () => api('POST', '/admin/api/conversion-types', { slug: 'raced', name: 'Raced' })))
+    expect(all.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409])
+    for (const r of all.filter((x) => x.status === 409)) expect(r.body.error).toBe('conversion type "raced" already exists')
+    expect(await api('DELETE', '/admin/api/conversion-types/raced')).toMatchObject({ status: 200 })
+  })
+
   test('a new type is usable as a postback status at once (cache reloaded)', async () => {
     await api('POST', '/admin/api/conversion-types', { slug: 'renewal', name: 'Renewal' })
     const id = await addClick(s, a)

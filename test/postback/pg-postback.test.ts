@@ -19,8 +19,7 @@ import type { SettingsStore } from '../../src/settings/store'
 import { Aliases } from '../../src/postback/aliases'
 import { PostbackBatcher } from '../../src/postback/batch'
 import { ConversionTypes } from '../../src/postback/conversion-types'
-import { SqliteConversionTypesStore, type ConversionTypesStore } from '../../src/postback/conversion-types-store'
-import { PgConversionTypesStore } from '../../src/postback/pg-conversion-types-store'
+import { ConversionTypesStore } from '../../src/postback/conversion-types-store'
 import { PgPostbackBatcher } from '../../src/postback/pg-batch'
 import { PgPostbackStore } from '../../src/postback/pg-store'
 import { PostbackReceiver, type PostbackOutcome } from '../../src/postback/receive'
@@ -75,7 +74,7 @@ async function harness(engine: Engine): Promise<Harness> {
     const begin = pg.begin.bind(pg)
     pg.begin = (fn) => { begins++; return begin(fn) }
     store = pg
-    typesStore = new PgConversionTypesStore(db)
+    typesStore = new ConversionTypesStore(db)
     types = new ConversionTypes(typesStore, events)
     await types.loaded()
     submitter = new PgPostbackBatcher(pg, events, new PostbackReceiver(s, aliases, types, null))
@@ -89,7 +88,7 @@ async function harness(engine: Engine): Promise<Harness> {
     const byClickId = db.raw.prepare('SELECT id FROM clicks WHERE click_id = $id')
     const lite = new SqlitePostbackStore(db.raw, (id) => (byClickId.get({ id }) as { id: number } | undefined)?.id)
     store = lite
-    typesStore = new SqliteConversionTypesStore(db.raw)
+    typesStore = new ConversionTypesStore(db)
     types = new ConversionTypes(typesStore, events)
     submitter = new PostbackBatcher(lite, events, new PostbackReceiver(s, aliases, types, lite))
     rows = async (text, ...params) => {
@@ -301,11 +300,11 @@ describe.skipIf(!avail.ok)('postbacks on postgres only', () => {
     const b = await openPg(url)
     try {
       const busA = new EventBus()
-      const typesA = new ConversionTypes(new PgConversionTypesStore(a), busA)
+      const typesA = new ConversionTypes(new ConversionTypesStore(a), busA)
       const busB = new EventBus()
-      const typesB = new ConversionTypes(new PgConversionTypesStore(b), busB)
+      const typesB = new ConversionTypes(new ConversionTypesStore(b), busB)
       await Promise.all([typesA.loaded(), typesB.loaded()])
-      const tv = conversionTypeVerbs({ store: new PgConversionTypesStore(a), types: typesA, events: busA })
+      const tv = conversionTypeVerbs({ store: new ConversionTypesStore(a), types: typesA, events: busA })
       await invoke(tv.replaceStatusMap, systemActor('test'), { ok: 'lead' })
       expect(typesA.resolve('ok').slug).toBe('lead')
       expect(typesB.resolve('ok').slug).toBe('sale')

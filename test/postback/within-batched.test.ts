@@ -9,7 +9,7 @@ import { openDatabase, type Database } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
 import { EventBus } from '../../src/lib/event-bus'
 import { ConversionTypes } from '../../src/postback/conversion-types'
-import { SqliteConversionTypesStore } from '../../src/postback/conversion-types-store'
+import { ConversionTypesStore } from '../../src/postback/conversion-types-store'
 import { ConversionRecorder, type RecordedConversion, type RecordResult, type WithinBody } from '../../src/postback/record'
 import { SqlitePostbackStore, type ClickForConversion } from '../../src/postback/store'
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   migrate(db)
   const byClickId = db.raw.prepare('SELECT id FROM clicks WHERE click_id = $id')
   store = new SqlitePostbackStore(db.raw, (id) => (byClickId.get({ id }) as { id: number } | undefined)?.id)
-  types = new ConversionTypes(new SqliteConversionTypesStore(db.raw), events)
+  types = new ConversionTypes(new ConversionTypesStore(db), events)
   events.on('conversion.recorded', 'before-commit', 'test.batch', (list: readonly RecordedConversion[]) => {
     beforeCommitCalls.push(list.length)
   })

@@ -13,8 +13,9 @@ import { migratePg } from '../../src/db/pg/migrate'
 import { DIMENSIONS } from '../../src/reports/dimensions'
 import { conversionsCsv, reportCsv } from '../../src/reports/export'
 import { parseExportRequest, parseReportRequest, type Query } from '../../src/reports/params'
-import { PgReportQueries, rollupClicksQuery, rollupConversionsQuery } from '../../src/reports/pg-queries'
-import { SqliteReportQueries, type Grouping, type ReportQueries, type Segment } from '../../src/reports/queries'
+import { renderPg, sql, type Sql } from '../../src/db/sql'
+import { storeDb } from '../../src/db/store-db'
+import { ReportQueries, rollupClicksQuery, rollupConversionsQuery, type Grouping, type Segment } from '../../src/reports/queries'
 import { ReportService, type ReportResult } from '../../src/reports/service'
 import { Zone } from '../../src/reports/tz'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
@@ -39,6 +40,12 @@ const engines: Record<'sqlite' | 'postgres', { q: ReportQueries; service: Report
 
 const text = async (s: ReadableStream<Uint8Array>) => new Response(s).text()
 
+/** The plan Postgres picks for a query of the dialect layer, its values bound. */
+async function explain(conn: { unsafe(text: string, values: unknown[]): Promise<unknown> }, q: Sql): Promise<string> {
+  const { text, values } = renderPg(sql`EXPLAIN ${q}`)
+  return ((await conn.unsafe(text, values)) as Array<Record<string, string>>).map((r) => r['QUERY PLAN']).join('\n')
+}
+
 async function both(query: Query, opts: { all?: boolean; raw?: boolean } = {}): Promise<ReportResult> {
   const req = parseReportRequest(query, NOW)
   const a = await engines.sqlite.service.run(req, opts)
@@ -57,7 +64,7 @@ describe.skipIf(!avail.ok)('reports: SQLite and Postgres give identical results'
     pg = await openPg(await freshPgUrl())
     await migratePg(pg)
     await seedPg(pg, seed)
-    for (const [name, q] of [['sqlite', new SqliteReportQueries(lite.raw)], ['postgres', new PgReportQueries(pg.sql)]] as const) {
+    for (const [name, q] of [['sqlite', ReportQueries.of(lite)], ['postgres', ReportQueries.of(pg)]] as const) {
       engines[name] = { q, service: new ReportService(q) }
     }
   }, 120_000)
@@ -201,14 +208,15 @@ describe.skipIf(!avail.ok)('reports: SQLite and Postgres give identical results'
       { table: 'hours', at: [WINDOW.from + 22 * HOUR, WINDOW.from + 23 * HOUR, WINDOW.from + DAY + 23 * HOUR] },
     ]
     const plans: string[] = []
+    const pgDb = storeDb(pg)
     await pg.sql.begin(async (tx) => {
       await tx`SET LOCAL enable_seqscan = off`
       for (const seg of segments) {
         for (const dims of [['campaign'], ['day', 'offer'], ['hour']] as Grouping['dims'][]) {
           if (seg.table === 'daily' && dims.includes('hour')) continue
           for (const f of [{}, { campaign_id: 2, landing_id: 0 }]) {
-            for (const q of [rollupClicksQuery(tx, g(dims), f, seg), rollupConversionsQuery(tx, g(dims), f, seg)]) {
-              const plan = ((await tx`EXPLAIN ${q}`) as Array<Record<string, string>>).map((r) => r['QUERY PLAN']).join('\n')
+            for (const q of [rollupClicksQuery(pgDb, g(dims), f, seg), rollupConversionsQuery(pgDb, g(dims), f, seg)]) {
+              const plan = await explain(tx, q)
               plans.push(plan)
               expect(plan).not.toContain('Seq Scan')
               expect(plan).toMatch(seg.table === 'daily' ? /Index Cond: \(+day >=/ : seg.table === 'hours' ? /Index Cond: \(+hour = ANY/ : /Index Cond: \(+hour >=/)
@@ -234,13 +242,13 @@ describe.skipIf(!avail.ok)('reports: SQLite and Postgres give identical results'
       const from = Date.UTC(2025, 9, 1)
       const to = from + 30 * DAY
       for (const seg of [{ table: 'daily', from, to }, { table: 'hourly', from: from - 5 * HOUR, to: from }] as Segment[]) {
-        const q = rollupClicksQuery(db.sql, { dims: ['campaign'], zone, from, to }, {}, seg)
-        const plan = ((await db.sql`EXPLAIN ${q}`) as Array<Record<string, string>>).map((r) => r['QUERY PLAN']).join('\n')
+        const q = rollupClicksQuery(storeDb(db), { dims: ['campaign'], zone, from, to }, {}, seg)
+        const plan = await explain(db.sql, q)
         expect(plan).not.toContain('Seq Scan')
         expect(plan).toContain('Index Cond')
       }
       // The service's 30-day report reads them (timing is informative only: this machine is shared).
-      const service = new ReportService(new PgReportQueries(db.sql))
+      const service = new ReportService(ReportQueries.of(db))
       const req = parseReportRequest({ group_by: 'campaign', tz: 'UTC', from: '2025-10-01', to: '2025-10-31' }, NOW)
       await service.run(req)
       const t0 = performance.now()

@@ -1,9 +1,9 @@
 import type { AnyDatabase } from '../../db/engine'
-import { PgCommerceStore } from './pg'
-import { SqliteCommerceStore } from './sqlite'
+import { storeDb } from '../../db/store-db'
+import { commerceStoreOn } from './orders'
 import type { CommerceStore } from './types'
 
-/** The commerce store (webhook events, orders) of the engine in use. */
+/** The commerce store (webhook events, orders): one module per entity, both engines (db/store-db.ts). */
 export function commerceStore(database: AnyDatabase): CommerceStore {
-  return database.engine === 'postgres' ? new PgCommerceStore(database) : new SqliteCommerceStore(database)
+  return commerceStoreOn(storeDb(database))
 }

@@ -89,7 +89,10 @@ export interface SubscriptionUpsert {
   now: number
 }
 
-/** Queries of one transaction (see the header). Each returns a value on SQLite and a Promise on Postgres. */
+/**
+ * Queries of one transaction (see the header). Each returns a value on SQLite and a Promise on Postgres; the
+ * writes answer what the engine reports (rows changed), which no caller needs.
+ */
 export interface CommerceQueries {
   /**
    * Inserts the event; for a dedup key already stored (same source), counts the redelivery on that row
@@ -103,22 +106,22 @@ export interface CommerceQueries {
    */
   upsertOrder(o: OrderUpsert): MaybeAsync<OrderRow>
   /** The sale counted: orders.conversion_id, what it counted and in which currency (the cap of every reversal). */
-  setOrderCounted(orderId: number, conversionId: number, counted: number, currency: string | null, now: number): MaybeAsync<void>
+  setOrderCounted(orderId: number, conversionId: number, counted: number, currency: string | null, now: number): MaybeAsync<unknown>
   /** orders.reversed (what negative conversions took back so far); with reversalId, the cancellation's conversion too. */
-  setOrderReversed(orderId: number, reversed: number, reversalId: number | null, now: number): MaybeAsync<void>
+  setOrderReversed(orderId: number, reversed: number, reversalId: number | null, now: number): MaybeAsync<unknown>
   /** Sets orders.conversion_id or orders.reversal_id. */
-  setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): MaybeAsync<void>
+  setOrderConversion(orderId: number, field: 'conversion' | 'reversal', conversionId: number, now: number): MaybeAsync<unknown>
   /** One refund row; a refund already stored (same source and external id) is left as it is. */
-  insertRefund(r: NewRefund): MaybeAsync<void>
+  insertRefund(r: NewRefund): MaybeAsync<unknown>
   /** Inserts or updates the subscription (status, email, period end, cancellation; click and product kept once set). */
-  upsertSubscription(s: SubscriptionUpsert): MaybeAsync<void>
+  upsertSubscription(s: SubscriptionUpsert): MaybeAsync<unknown>
   /** The order, locked until the transaction ends (Postgres); undefined when there is none. */
   lockOrder(id: number): MaybeAsync<OrderRow | undefined>
-  setOrderStatus(id: number, status: string, now: number): MaybeAsync<void>
+  setOrderStatus(id: number, status: string, now: number): MaybeAsync<unknown>
   /** Sets orders.refunded (the cumulative refunded amount, in the order's currency). */
-  setOrderRefunded(orderId: number, refunded: number, now: number): MaybeAsync<void>
+  setOrderRefunded(orderId: number, refunded: number, now: number): MaybeAsync<unknown>
   /** The event's outcome and what it touched. */
-  finishEvent(id: number, r: EventResult): MaybeAsync<void>
+  finishEvent(id: number, r: EventResult): MaybeAsync<unknown>
 }
 
 export interface WebhookEventFilter {
