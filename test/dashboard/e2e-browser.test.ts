@@ -41,8 +41,10 @@ async function watchedPage(context: BrowserContext): Promise<{ page: Page; reque
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
   // A 4xx the page handles (the /me probe before sign-in, a validation 400) is logged by Chromium as a failed
   // resource; those are expected. Everything else (CSP violations, script errors, 5xx) is not.
+  // A 5xx is caught here too: Chromium logs it as "Failed to load resource: … status of 500". (No 'response'
+  // listener: Playwright's response events race under load — "Object with guid response@… was not bound in the
+  // connection", microsoft/playwright#22210 — and that failed this test in CI with nothing wrong in svc.)
   page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) errors.push(`console: ${m.text()}`) })
-  page.on('response', (r) => { if (r.status() >= 500) errors.push(`HTTP ${r.status()} ${r.url()}`) })
   return { page, requests, errors }
 }
 
