@@ -16,28 +16,63 @@ export class Sql {
 export function sql(strings: TemplateStringsArray | readonly string[], ...values: unknown[]): Sql {
   // No fragment inside: keep the call site's own strings array, so its rendered text is cached (below).
   if (!values.some((v) => v instanceof Sql)) return new Sql(strings, values)
-  const outStrings: string[] = [strings[0]!]
   const outValues: unknown[] = []
+  for (const v of values) {
+    if (v instanceof Sql) for (const x of v.values) outValues.push(x)
+    else outValues.push(v)
+  }
+  // The same pieces (call sites and constant fragments) compose the same strings array: found again by
+  // their identities, so the composed query's text is rendered once too (an enrolment's INSERT per postback).
+  const key = compositionKey(strings, values)
+  const known = key === null ? undefined : composed.get(key)
+  if (known) return new Sql(known, outValues)
+  const outStrings: string[] = [strings[0]!]
   for (let i = 0; i < values.length; i++) {
     const v = values[i]
     if (v instanceof Sql) {
       // Splice: the fragment's first string joins ours, its values follow.
       outStrings[outStrings.length - 1] += v.strings[0]!
-      for (let j = 0; j < v.values.length; j++) {
-        outValues.push(v.values[j])
-        outStrings.push(v.strings[j + 1]!)
-      }
+      for (let j = 1; j < v.strings.length; j++) outStrings.push(v.strings[j]!)
       outStrings[outStrings.length - 1] += strings[i + 1]!
     } else {
-      outValues.push(v)
       outStrings.push(strings[i + 1]!)
     }
+  }
+  Object.freeze(outStrings)
+  if (key !== null) {
+    // Bounded: pieces built per call (join(), raw() of varying text) make keys that never come back.
+    if (composed.size >= 4096) composed.clear()
+    composed.set(key, outStrings)
   }
   return new Sql(outStrings, outValues)
 }
 
+const pieceIds = new WeakMap<readonly string[], number>()
+let nextPieceId = 1
+const composed = new Map<string, readonly string[]>()
+
+/** The identities of a composition's frozen pieces, or null when one is not frozen (built per call). */
+function compositionKey(strings: readonly string[], values: readonly unknown[]): string | null {
+  const id = (a: readonly string[]): number | null => {
+    if (!Object.isFrozen(a)) return null
+    let n = pieceIds.get(a)
+    if (n === undefined) pieceIds.set(a, (n = nextPieceId++))
+    return n
+  }
+  const outer = id(strings)
+  if (outer === null) return null
+  let key = String(outer)
+  for (const v of values) {
+    if (!(v instanceof Sql)) { key += ',v'; continue }
+    const inner = id(v.strings)
+    if (inner === null) return null
+    key += `,${inner}`
+  }
+  return key
+}
+
 /** Text from the code itself (a column or table name from a fixed list): never from input. */
-export const raw = (text: string): Sql => new Sql([text], [])
+export const raw = (text: string): Sql => new Sql(Object.freeze([text]), [])
 
 export const empty = raw('')
 

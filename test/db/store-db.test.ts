@@ -1,7 +1,7 @@
 // The dialect layer (src/db/sql.ts, src/db/store-db.ts): one query text, both engines. Rendering is pinned
 // exactly; the runner is exercised against a real SQLite file and a real Postgres database.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { empty, inList, join, raw, renderPg, renderSqlite, sql, whereAll } from '../../src/db/sql'
+import { empty, inList, join, raw, renderPg, renderSqlite, sql, whereAll, type Sql } from '../../src/db/sql'
 import { storeDb, type StoreDb } from '../../src/db/store-db'
 import { isUniqueViolation, violation } from '../../src/db/errors'
 import { ENGINES, openFresh, type OpenedDb } from '../users/pg-engines'
@@ -22,6 +22,20 @@ describe('rendering', () => {
     expect(renderPg(join([sql`${1}`, sql`${2}`], ' + ')).text).toBe('$1 + $2')
     expect(renderPg(sql`id IN ${inList([])}`).text).toBe('id IN (NULL)')
     expect(renderPg(whereAll([undefined])).text).toBe('')
+  })
+
+  test('the same pieces compose the same strings array (its text rendered once); other pieces, other text', () => {
+    const cols = raw('id, name')
+    const byId = (id: number, lock: Sql) => sql`SELECT ${cols} FROM t WHERE id = ${id}${lock}`
+    const a = byId(1, empty)
+    const b = byId(2, empty)
+    expect(b.strings).toBe(a.strings)
+    expect(renderPg(b)).toEqual({ text: 'SELECT id, name FROM t WHERE id = $1', values: [2] })
+    const locked = byId(3, raw(' FOR UPDATE'))
+    expect(locked.strings).not.toBe(a.strings)
+    expect(renderPg(locked)).toEqual({ text: 'SELECT id, name FROM t WHERE id = $1 FOR UPDATE', values: [3] })
+    // A fragment built per call (join) is spliced correctly, just not remembered.
+    expect(renderSqlite(sql`x ${join([sql`${1}`, sql`${2}`])} y ${3}`)).toEqual({ text: 'x $p1, $p2 y $p3', params: { p1: 1, p2: 2, p3: 3 } })
   })
 
   test('booleans bind as 1/0 (integer flags on both engines); undefined is a wiring bug', () => {
