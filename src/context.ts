@@ -6,10 +6,16 @@ import type { SecretBox } from './lib/crypto'
 import type { EventBus } from './lib/event-bus'
 import type { SettingsStore } from './settings/store'
 import type { JobQueue } from './jobs/types'
-import type { SessionSigner } from './auth/session'
+import type { SessionSigner } from './auth'
 import type { UserStore } from './users/store'
 import type { VerbSet } from './lib/verb'
 import type { AgentGate } from './agent/gate'
+
+// The interfaces of what AppContext hands every feature, for features that take one of them alone (a feature
+// imports another only through its index.ts or here: docs/architecture.md, "Layers").
+export type { SettingsStore } from './settings/store'
+export type { EnqueueOptions, JobHandler, JobKindPolicy, JobQueue } from './jobs/types'
+export type { SessionSigner } from './auth'
 
 /** Everything a feature needs, built once per server in src/server.ts (tests build one per test server). */
 export interface AppContext {

@@ -13,7 +13,7 @@ import { openPg } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
 import { EventBus } from '../../src/lib/event-bus'
 import { newClick, type Click } from '../../src/tracking/store/click'
-import { createClickStore } from '../../src/tracking/store/factory'
+import { createClickStore } from '../../src/tracking/store/click-store'
 
 const [engine, target, secondsArg, callersArg] = process.argv.slice(2)
 const SECONDS = Number(secondsArg)

@@ -1,7 +1,7 @@
 // OpenAPI description of the public routes that are Bun routes outside Elysia (the hot paths and the
 // hosted landings' files), which the plugin cannot see: described here and merged in as
 // `documentation.paths`. /postback's own description is postback/docs.ts.
-import { postbackOperation } from '../postback/docs'
+import { postbackOperation } from '../postback'
 
 const SUBS = Array.from({ length: 10 }, (_, i) => ({
   name: `sub${i + 1}`,

@@ -1,6 +1,6 @@
 // Per-token rate limits in two buckets (spec §5): `default` for ordinary calls, `ai` for expensive ones
 // (long reports, exports, imports, sends). Per instance, like every limit of spec §8, on the one limiter.
-import type { AgentIdentity } from '../auth/permissions'
+import type { AgentIdentity } from '../lib/permissions'
 import { RateLimiter, type RateDecision } from '../lib/rate-limit'
 import type { Bucket } from './mcp/catalog'
 

@@ -1,6 +1,6 @@
 // The door of agent tokens, shared by /mcp and /admin/api (AppContext.agents): bearer token → acting user,
 // and the per-token rate buckets.
-import type { AdminUser, AgentIdentity } from '../auth/permissions'
+import type { AdminUser, AgentIdentity } from '../lib/permissions'
 import { forbidden, rateLimited } from '../lib/errors'
 import { AuditLog } from './audit'
 import { AgentBuckets } from './buckets'

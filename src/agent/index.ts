@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import { errorFields, log } from '../lib/log'
 import type { Verb, VerbSet } from '../lib/verb'
-import { ClickRetention } from '../tracking/retention'
+import { Retention } from '../lib/retention'
 import { toolCatalog, type Tool } from './mcp/catalog'
 import { AgentCalls } from './mcp/calls'
 import { Confirmations } from './mcp/confirm'
@@ -23,7 +23,7 @@ export function agentFeature(ctx: AppContext, deps: { verbs: () => ReadonlyMap<s
   // Built on first use: every feature's verbs are known by then (this feature's own included).
   const catalog = () => (tools ??= toolCatalog(deps.verbs()))
   const calls = new AgentCalls({ store, verbs: deps.verbs, buckets: ctx.agents.buckets, audit, confirmations: new Confirmations(ctx.config.secret) })
-  const retention = new ClickRetention({
+  const retention = new Retention({
     prune: async (cutoff, limit) => {
       await store.pruneConfirmations(Date.now() - CONFIRMATION_KEEP_MS)
       return store.pruneAudit(cutoff, limit)

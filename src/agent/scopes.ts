@@ -1,7 +1,7 @@
 // The 42 agent scopes: `<resource>:read` and `<resource>:write` over 21 resources that together cover the
 // whole admin API. Each verb and each /admin/api path belongs to exactly one resource (tables below, checked
 // complete by test/agent/scopes.test.ts), so a token's scopes decide the same thing on /mcp and on REST.
-import type { Action, Permissions, Section } from '../auth/permissions'
+import type { Action, Permissions, Section } from '../lib/permissions'
 
 interface Resource {
   /** The admin section it belongs to (CONTRACT.md §2); null: none (jobs carry the section of their kind). */

@@ -2,8 +2,8 @@
 // revocable, with their last use recorded. `authenticate` turns a bearer token into the acting AdminUser
 // (an AgentIdentity with the token's scopes) for /mcp and /admin/api alike.
 import { createHash } from 'node:crypto'
-import type { AdminUser, AgentIdentity, Granter } from '../auth/permissions'
-import { can } from '../auth/permissions'
+import type { Granter } from '../auth'
+import { can, type AdminUser, type AgentIdentity } from '../lib/permissions'
 import { bearerUnauthorized } from '../lib/errors'
 import { randomToken, safeEqual } from '../lib/crypto'
 import { holdsSection, RESOURCES, scopeOfVerb, sectionsOf, type ResourceName, type Scope } from './scopes'

@@ -1,7 +1,6 @@
 import { forbidden } from '../lib/errors'
 
 // The model (sections, AdminUser, can, parsePermissions) lives in lib/permissions.ts; the rules of granting here.
-export * from '../lib/permissions'
 import { SECTIONS, allPermissions, can, type Action, type AdminUser, type AgentIdentity, type PermissionRef, type Permissions, type Section } from '../lib/permissions'
 
 /**

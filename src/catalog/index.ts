@@ -17,7 +17,11 @@ import { OfferCreate, OfferPatch, OfferRecord, renderOffer } from './offers/mode
 import { SourceCreate, SourcePatch, SourceRecord, renderSource } from './sources/model'
 import type { CatalogStore, RoutingSource } from './store/types'
 
-export type { CatalogStore, RoutingSource } from './store/types'
+export type { CatalogStore, LandingRow, RoutingRows, RoutingSource } from './store/types'
+// A landing's html and its macros (the hosted /lp pages fill them), a source's postback URL macros (forwarding).
+export { MAX_HTML } from './landings/model'
+export { analyzeMacros, fillSlot, type LANDING_MACROS, type MacroSlot } from './landings/macro-context'
+export { authorityEnd, CONVERSION_MACROS, fillMacros, forwardWarning, SUB_MACROS, unreplacedPlaceholders } from './sources/postback-macros'
 
 export interface CatalogFeature extends Feature {
   store: CatalogStore

@@ -6,14 +6,13 @@
 // rows with the secrets decrypted.
 import { randomBytes } from 'node:crypto'
 import { Type as t } from '@sinclair/typebox'
-import { found, IdInput, listPage, PageInput, withId } from '../catalog/shared'
+import { crudVerbs, found } from '../lib/verb-inputs'
 import type { SecretBox } from '../lib/crypto'
 import { invalid } from '../lib/errors'
 import { Int, requiredText } from '../lib/fields'
 import { log } from '../lib/log'
 import { iso } from '../lib/time'
-import { defineVerb } from '../lib/verb'
-import { WEBHOOK_SECRET_MIN } from '../settings/registry'
+import { WEBHOOK_SECRET_MIN } from '../settings'
 import {
   PAYMENT_ACCOUNT_TYPES,
   type CommerceCatalogStore, type PaymentAccountChanges, type PaymentAccountRow, type PaymentAccountType,
@@ -147,57 +146,37 @@ export interface PaymentAccountDeps {
 }
 
 export function paymentAccountVerbs({ store, box }: PaymentAccountDeps) {
-  return {
-    list: defineVerb({
-      name: 'commerce.payment-accounts.list', summary: 'List payment accounts (secrets never shown)', permission: 'commerce:read', input: PageInput,
-      run: (_actor, input) => listPage(input, (page) => store.listAccounts(page)),
-    }),
-    get: defineVerb({
-      name: 'commerce.payment-accounts.get', summary: 'Get a payment account (secrets never shown)', permission: 'commerce:read', input: IdInput,
-      run: (_actor, { id }) => found(store.findAccount(id), 'payment account'),
-    }),
-    create: defineVerb({
-      name: 'commerce.payment-accounts.create',
-      summary: 'Create a payment account (account_id is generated; secrets are write-only)',
-      permission: 'commerce:write',
-      input: PaymentAccountCreate,
-      async run(_actor, input) {
-        const type = accountType(input.type)
-        const name = requiredText(input.name, 'name')
-        const s = secrets(input, type, box)
-        return store.createAccount({
-          type, name, accountId: newAccountId(),
-          webhookSecret: s.webhookSecret ?? null, apiKey: s.apiKey ?? null, clientId: s.clientId ?? null, clientSecret: s.clientSecret ?? null,
-        })
-      },
-    }),
-    update: defineVerb({
-      name: 'commerce.payment-accounts.update',
-      summary: 'Change a payment account: its name and secrets (null clears one); type and account_id cannot change',
-      permission: 'commerce:write',
-      input: withId(PaymentAccountPatch),
-      async run(_actor, { id, ...input }) {
-        const row = await found(store.findAccount(id), 'payment account')
-        if (input.type !== undefined && input.type !== row.type) throw invalid('type: cannot be changed; create another payment account')
-        if (input.account_id !== undefined && input.account_id !== row.accountId) throw invalid('account_id: is generated and cannot be changed')
-        const changes = secrets(input, row.type, box)
-        if (input.name !== undefined) changes.name = requiredText(input.name, 'name')
-        // Without its secret a registered endpoint cannot be verified: the checkout registers it afresh.
-        if (changes.webhookSecret === null) changes.webhookRegisteredAt = null
-        return store.updateAccount(id, changes)
-      },
-    }),
-    delete: defineVerb({
-      name: 'commerce.payment-accounts.delete',
-      summary: 'Delete a payment account (conflict while a product uses it)',
-      permission: 'commerce:write',
-      input: IdInput,
-      async run(_actor, { id }) {
-        await store.deleteAccount(id)
-        return { ok: true as const }
-      },
-    }),
-  }
+  return crudVerbs({
+    name: 'commerce.payment-accounts', what: 'payment account', permissions: { read: 'commerce:read', write: 'commerce:write' },
+    summaries: {
+      list: 'List payment accounts (secrets never shown)',
+      get: 'Get a payment account (secrets never shown)',
+      create: 'Create a payment account (account_id is generated; secrets are write-only)',
+      update: 'Change a payment account: its name and secrets (null clears one); type and account_id cannot change',
+      delete: 'Delete a payment account (conflict while a product uses it)',
+    },
+    inputs: { create: PaymentAccountCreate, patch: PaymentAccountPatch },
+    list: (page) => store.listAccounts(page), find: (id) => store.findAccount(id), delete: (id) => store.deleteAccount(id),
+    create(input) {
+      const type = accountType(input.type)
+      const name = requiredText(input.name, 'name')
+      const s = secrets(input, type, box)
+      return store.createAccount({
+        type, name, accountId: newAccountId(),
+        webhookSecret: s.webhookSecret ?? null, apiKey: s.apiKey ?? null, clientId: s.clientId ?? null, clientSecret: s.clientSecret ?? null,
+      })
+    },
+    async update(id, input) {
+      const row = await found(store.findAccount(id), 'payment account')
+      if (input.type !== undefined && input.type !== row.type) throw invalid('type: cannot be changed; create another payment account')
+      if (input.account_id !== undefined && input.account_id !== row.accountId) throw invalid('account_id: is generated and cannot be changed')
+      const changes = secrets(input, row.type, box)
+      if (input.name !== undefined) changes.name = requiredText(input.name, 'name')
+      // Without its secret a registered endpoint cannot be verified: the checkout registers it afresh.
+      if (changes.webhookSecret === null) changes.webhookRegisteredAt = null
+      return store.updateAccount(id, changes)
+    },
+  })
 }
 
 export type PaymentAccountVerbs = ReturnType<typeof paymentAccountVerbs>

@@ -3,10 +3,10 @@
 // processor's payment_intent.succeeded (/webhook/pay-a/…) counts the order. No HTTP framework here.
 import { invalid } from '../lib/errors'
 import { normalizeClickId } from '../lib/click-id'
-import { normalizeEmail } from '../email/address'
+import { normalizeEmail } from '../lib/email-address'
 import { errorFields, log } from '../lib/log'
 import { deadline } from '../lib/abortable'
-import type { SettingsStore } from '../settings/store'
+import type { SettingsStore } from '../context'
 import type { CommerceStore } from './store/types'
 import { NATIVE_PENDING } from './senders/pay-a'
 import { toMinorUnits } from './parse'

@@ -7,8 +7,7 @@ import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
 import type { VerbSet } from '../lib/verb'
-import type { ConversionRecorder } from '../postback/record'
-import type { ConversionTypes } from '../postback/conversion-types'
+import type { ConversionRecorder, ConversionTypes } from '../postback'
 import { PaymentAccounts } from './accounts'
 import { commerceAdminRoutes } from './admin-routes'
 import { commerceAdminVerbs } from './admin-verbs'
@@ -21,7 +20,7 @@ import { storefrontRoutes } from './storefront'
 import { commerceStore } from './store'
 import { commerceCatalogStore } from './store/catalog'
 import { WebhookReceiver } from './webhooks'
-import { ClickRetention } from '../tracking/retention'
+import { Retention } from '../lib/retention'
 import { errorFields, log } from '../lib/log'
 
 export interface CommerceFeature extends Feature {
@@ -62,7 +61,7 @@ export function commerceFeature(ctx: AppContext, deps: {
   for (const v of Object.values(admin).flatMap((set) => Object.values(set))) verbs[v.name] = v as never
   // Stored deliveries are a debugging aid: kept webhook_event_retention_days (orders, refunds and
   // conversions stay). The redelivery window of every sender is at most a few days, far inside the default.
-  const retention = new ClickRetention({ prune: (cutoff, limit) => store.pruneEvents(cutoff, limit) }, {
+  const retention = new Retention({ prune: (cutoff, limit) => store.pruneEvents(cutoff, limit) }, {
     days: () => ctx.settings.get('webhook_event_retention_days'),
     onError: (err) => log.error('commerce: webhook event retention failed', errorFields(err)),
   })

@@ -16,9 +16,7 @@
 // Money: every negative conversion is in the currency the sale counted in (orders.counted_currency); a refund
 // in another currency is kept as a refund row and moves no money; the error says so on the event.
 //   update   (fulfilled, pending, on-hold…): the order's status and totals, no money
-import type { ConversionInput, RecordResult } from '../postback/record'
-import type { ConversionType } from '../postback/conversion-types'
-import type { RecordingQueries } from '../postback/store'
+import type { ConversionInput, ConversionType, RecordingQueries, RecordResult } from '../postback'
 import type { Steps } from '../lib/steps'
 import type { Unit } from '../lib/event-bus'
 import type { CommerceQueries, EventResult, NewWebhookEvent, OrderRow, SubscriptionUpsert } from './store/types'

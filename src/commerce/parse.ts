@@ -3,7 +3,7 @@
 // reads as "no value" (null) or, for a decimal amount, 0.
 import { currencyCode } from '../lib/currency'
 import { parseJsonExact } from '../lib/json'
-import { normalizeEmail } from '../email/address'
+import { normalizeEmail } from '../lib/email-address'
 
 export type Obj = Record<string, unknown>
 
@@ -37,7 +37,7 @@ export const shortText = (v: unknown, max = 200): string | null =>
 
 export const crop = (s: string | null, n: number) => (s === null ? null : s.slice(0, n))
 
-/** An address as svc stores them everywhere (email/address.ts), so a customer's account finds its orders; else none. */
+/** An address as svc stores them everywhere (lib/email-address.ts), so a customer's account finds its orders; else none. */
 export const emailOf = (v: string | null | undefined): string | null => (v ? normalizeEmail(v) : null)
 
 /** A positive safe integer, as a JSON number or digits; else null (ids, epoch seconds). */

@@ -4,11 +4,10 @@
 // naming the field). Also here, read-only: what sales leave behind, the refunds and subscriptions the
 // processors report (newest first, cursor paging as conversions.list).
 import { Type as t } from '@sinclair/typebox'
-import { found, IdInput, listPage, PageInput, withId } from '../catalog/shared'
+import { crudVerbs } from '../lib/verb-inputs'
 import { invalid } from '../lib/errors'
 import { Int, requiredText } from '../lib/fields'
 import { iso } from '../lib/time'
-import { defineVerb } from '../lib/verb'
 import { readVerbs } from './read-verbs'
 import { ORDER_SOURCES } from './admin-verbs'
 import { CURRENCY_HINT, currencyCode } from '../lib/currency'
@@ -100,40 +99,23 @@ function productFields(input: ProductInput): Partial<ProductValues> {
 }
 
 export function productVerbs({ store }: { store: CommerceCatalogStore }) {
-  return {
-    list: defineVerb({
-      name: 'commerce.products.list', summary: 'List products', permission: 'commerce:read', input: PageInput,
-      run: (_actor, input) => listPage(input, (page) => store.listProducts(page)),
-    }),
-    get: defineVerb({
-      name: 'commerce.products.get', summary: 'Get a product', permission: 'commerce:read', input: IdInput,
-      run: (_actor, { id }) => found(store.findProduct(id), 'product'),
-    }),
-    create: defineVerb({
-      name: 'commerce.products.create', summary: 'Create a product', permission: 'commerce:write', input: ProductCreate,
-      async run(_actor, input) {
-        const f = productFields({ ...input, name: input.name ?? '', price: input.price ?? Number.NaN })
-        return store.createProduct({
-          name: f.name!, price: f.price!, currency: f.currency ?? 'USD', offerId: f.offerId ?? null, emailListId: f.emailListId ?? null,
-          paymentAccountId: f.paymentAccountId ?? null, active: f.active ?? true,
-        })
-      },
-    }),
-    update: defineVerb({
-      name: 'commerce.products.update', summary: 'Change a product', permission: 'commerce:write', input: withId(ProductPatch),
-      run: (_actor, { id, ...input }) => store.updateProduct(id, productFields(input)),
-    }),
-    delete: defineVerb({
-      name: 'commerce.products.delete',
-      summary: 'Delete a product (conflict once orders or subscriptions name it: set active=false instead)',
-      permission: 'commerce:write',
-      input: IdInput,
-      async run(_actor, { id }) {
-        await store.deleteProduct(id)
-        return { ok: true as const }
-      },
-    }),
-  }
+  return crudVerbs({
+    name: 'commerce.products', what: 'product', permissions: { read: 'commerce:read', write: 'commerce:write' },
+    summaries: {
+      list: 'List products', get: 'Get a product', create: 'Create a product', update: 'Change a product',
+      delete: 'Delete a product (conflict once orders or subscriptions name it: set active=false instead)',
+    },
+    inputs: { create: ProductCreate, patch: ProductPatch },
+    list: (page) => store.listProducts(page), find: (id) => store.findProduct(id), delete: (id) => store.deleteProduct(id),
+    create(input) {
+      const f = productFields({ ...input, name: input.name ?? '', price: input.price ?? Number.NaN })
+      return store.createProduct({
+        name: f.name!, price: f.price!, currency: f.currency ?? 'USD', offerId: f.offerId ?? null, emailListId: f.emailListId ?? null,
+        paymentAccountId: f.paymentAccountId ?? null, active: f.active ?? true,
+      })
+    },
+    update: (id, input) => store.updateProduct(id, productFields(input)),
+  })
 }
 
 export type ProductVerbs = ReturnType<typeof productVerbs>

@@ -1,7 +1,7 @@
 // The read side of commerce's records (webhook events, orders, refunds, subscriptions): one newest-first
 // list with its filters and one get, the same shape for each, built here once.
 import { Type, type TObject, type TProperties } from '@sinclair/typebox'
-import { IdInput, PageInput } from '../catalog/shared'
+import { IdInput, PageInput } from '../lib/verb-inputs'
 import { notFound } from '../lib/errors'
 import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { defineVerb } from '../lib/verb'

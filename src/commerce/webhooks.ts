@@ -6,9 +6,8 @@
 // and answers what this returns.
 import { RateLimiter } from '../lib/rate-limit'
 import { errorFields, log } from '../lib/log'
-import type { SettingsStore } from '../settings/store'
-import type { ConversionRecorder } from '../postback/record'
-import type { ConversionTypes } from '../postback/conversion-types'
+import type { SettingsStore } from '../context'
+import type { ConversionRecorder, ConversionTypes } from '../postback'
 import { orderEventSteps, type OrderEvent, type StepResult } from './orders'
 import { crop } from './parse'
 import type { Delivery, PaymentAccount, Reading } from './senders/delivery'

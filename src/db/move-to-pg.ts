@@ -17,7 +17,7 @@ import * as pgSchema from './pg-schema'
 
 /**
  * Columns only the Postgres schema has, left to their defaults by the copy: the conversion rollups' shard
- * (pg-schema/stats.ts; SQLite's single writer needs none, so every copied row is shard 0).
+ * (db/schema/stats.ts; SQLite's single writer needs none, so every copied row is shard 0).
  */
 const PG_ONLY: Record<string, readonly string[]> = { conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'] }
 

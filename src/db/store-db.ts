@@ -8,14 +8,20 @@ import type { AnyDatabase, Tx } from './engine'
 import type { RawDb, RawStatement } from './client'
 import { empty, raw, renderPg, renderSqlite, sql, type Sql } from './sql'
 import { runAsync, runSync, type MaybeAsync, type Steps } from '../lib/steps'
+import { int8ToNumbers } from './pg/client'
 
-/** Columns of a row to read as numbers: int8 (bigint) columns arrive as strings from Bun's Postgres client. */
-export type Int8Columns = readonly string[]
+/**
+ * Rows read the same on both engines: on Postgres every int8 column of a result (bigint ids, epoch-ms times, and
+ * computed ones: count(*), sum() of integers) is read as a number, found by the type the server gives each result
+ * column (pg/client.ts int8ToNumbers), so stores list nothing. A numeric result (sum() of an int8 column, avg())
+ * is not int8: name it here, or CAST it in SQL.
+ */
+export type NumericColumns = readonly string[]
 
 /** Queries bound to a connection or a transaction: plain values on SQLite, Promises on Postgres. */
 export interface Queries {
-  all<T>(q: Sql, int8?: Int8Columns): MaybeAsync<T[]>
-  get<T>(q: Sql, int8?: Int8Columns): MaybeAsync<T | undefined>
+  all<T>(q: Sql, numeric?: NumericColumns): MaybeAsync<T[]>
+  get<T>(q: Sql, numeric?: NumericColumns): MaybeAsync<T | undefined>
   /** Returns the number of rows changed. */
   run(q: Sql): MaybeAsync<number>
   /**
@@ -27,8 +33,8 @@ export interface Queries {
 
 export interface StoreDb {
   readonly engine: 'sqlite' | 'postgres'
-  all<T>(q: Sql, int8?: Int8Columns): Promise<T[]>
-  get<T>(q: Sql, int8?: Int8Columns): Promise<T | undefined>
+  all<T>(q: Sql, numeric?: NumericColumns): Promise<T[]>
+  get<T>(q: Sql, numeric?: NumericColumns): Promise<T | undefined>
   run(q: Sql): Promise<number>
   /** Runs the body in one transaction (a savepoint when one is open on SQLite); a throw rolls it all back. */
   atomically<R>(body: (q: Queries) => Steps<R>): Promise<R>
@@ -77,15 +83,6 @@ function safeInts(values: readonly number[]): readonly number[] {
   return values
 }
 
-function decode<T>(row: Record<string, unknown> | undefined, int8: Int8Columns | undefined): T | undefined {
-  if (!row || !int8) return row as T | undefined
-  for (const c of int8) {
-    const v = row[c]
-    if (typeof v === 'string' || typeof v === 'bigint') row[c] = Number(v)
-  }
-  return row as T
-}
-
 /** SQLite: statements prepared once per text (a store has a few dozen), run synchronously. */
 class SqliteQueries implements Queries {
   readonly tx = null
@@ -122,16 +119,14 @@ class SqliteQueries implements Queries {
 class PgQueries implements Queries {
   constructor(private readonly conn: SQL | TransactionSQL, readonly tx: Tx = null) {}
 
-  async all<T>(q: Sql, int8?: Int8Columns): Promise<T[]> {
+  async all<T>(q: Sql, numeric?: NumericColumns): Promise<T[]> {
     const { text, values } = renderPg(q)
-    const rows = (await this.conn.unsafe(text, values)) as Record<string, unknown>[]
-    return int8 ? rows.map((r) => decode<T>(r, int8)!) : ([...rows] as T[])
+    return [...int8ToNumbers(await this.conn.unsafe(text, values), numeric)] as T[]
   }
 
-  async get<T>(q: Sql, int8?: Int8Columns): Promise<T | undefined> {
+  async get<T>(q: Sql, numeric?: NumericColumns): Promise<T | undefined> {
     const { text, values } = renderPg(q)
-    const rows = (await this.conn.unsafe(text, values)) as Record<string, unknown>[]
-    return decode<T>(rows[0], int8)
+    return int8ToNumbers(await this.conn.unsafe(text, values), numeric)[0] as T | undefined
   }
 
   async run(q: Sql): Promise<number> {
@@ -204,12 +199,12 @@ class PgStoreDb implements StoreDb {
     this.q = new PgQueries(conn)
   }
 
-  all<T>(q: Sql, int8?: Int8Columns): Promise<T[]> {
-    return this.q.all<T>(q, int8)
+  all<T>(q: Sql, numeric?: NumericColumns): Promise<T[]> {
+    return this.q.all<T>(q, numeric)
   }
 
-  get<T>(q: Sql, int8?: Int8Columns): Promise<T | undefined> {
-    return this.q.get<T>(q, int8)
+  get<T>(q: Sql, numeric?: NumericColumns): Promise<T | undefined> {
+    return this.q.get<T>(q, numeric)
   }
 
   run(q: Sql): Promise<number> {

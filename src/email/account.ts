@@ -11,13 +11,13 @@
 // whoever asks, against mail bombing from many networks. A request over a limit gets the same answer and
 // enqueues nothing.
 import { createHash } from 'node:crypto'
-import { SessionSigner } from '../auth/session'
+import { SessionSigner } from '../auth'
 import { invalid } from '../lib/errors'
 import { randomToken } from '../lib/crypto'
 import { RateLimiter } from '../lib/rate-limit'
-import { JobError, type JobQueue } from '../jobs/types'
-import type { SettingsStore } from '../settings/store'
-import { normalizeEmail } from './address'
+import type { JobQueue, SettingsStore } from '../context'
+import { JobError } from '../jobs'
+import { normalizeEmail } from '../lib/email-address'
 import type { Sender } from './outbox'
 import type { Consumed, Customer, CustomerStore } from './store/customers'
 import type { OutboxStore } from './store/outbox-types'

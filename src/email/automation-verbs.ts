@@ -6,7 +6,7 @@ import { invalid, notFound } from '../lib/errors'
 import { Int, requiredText } from '../lib/fields'
 import { iso } from '../lib/time'
 import { defineVerb } from '../lib/verb'
-import { IdInput, listPage, PageInput, withId } from '../catalog/shared'
+import { IdInput, listPage, PageInput, withId } from '../lib/verb-inputs'
 import type { AutomationRow, AutomationStep, AutomationStore, AutomationValues } from './store/automations'
 
 const MAX_STEPS = 50

@@ -5,8 +5,8 @@
 // who is no longer active, and queues the mail in the outbox. Unsubscribing or removing the subscriber
 // cancels every pending step (jobs ref `subscriber:<id>`).
 import type { Tx } from '../db/engine'
-import type { JobQueue } from '../jobs/types'
-import { JobError } from '../jobs/types'
+import type { JobQueue } from '../context'
+import { JobError } from '../jobs'
 import { errorFields, log } from '../lib/log'
 import { renderMessage } from './macros'
 import type { Sender } from './outbox'

@@ -3,12 +3,12 @@
 // answered at once. The SNS subscription handshake is a job (`sns_confirm`): fetching SubscribeURL is
 // outbound work, retried like any other.
 import { Elysia } from 'elysia'
-import type { AppContext } from '../context'
+import type { AppContext, JobQueue } from '../context'
 import { errorResponse } from '../http/errors'
 import { tooLargeResponse, WEBHOOK_BODY_BYTES } from '../http/body-limit'
 import { readBodyLimited } from '../http/raw-body'
 import { RefusalThrottle } from '../http/refusal-throttle'
-import { JobError, type JobQueue } from '../jobs/types'
+import { JobError } from '../jobs'
 import { expectSuccess, outboundFetch } from '../lib/outbound'
 import { checkAndParse, PROVIDERS, WebhookRefused, type Provider } from './bounces'
 import { REPLAYED, type MailEvent, type MailEventStore } from './store/mail-events'
@@ -19,7 +19,7 @@ import { invalid } from '../lib/errors'
 import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { iso } from '../lib/time'
 import { adminActor, defineVerb, invoke } from '../lib/verb'
-import { normalizeEmail } from './address'
+import { normalizeEmail } from '../lib/email-address'
 import { firstParam as first } from '../http/collection'
 
 export const SNS_CONFIRM_JOB = 'sns_confirm'

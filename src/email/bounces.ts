@@ -14,9 +14,9 @@
 // authenticated by a secret that signs nothing (whoever holds it can write any body; keep it secret).
 import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto'
 import { hmacSha256Hex, safeEqual } from '../lib/crypto'
-import { normalizeEmail } from './address'
+import { normalizeEmail } from '../lib/email-address'
 import type { MailEvent, Nonce } from './store/mail-events'
-import type { SettingsStore } from '../settings/store'
+import type { SettingsStore } from '../context'
 
 export const PROVIDERS = ['generic', 'ses', 'postmark', 'mailgun', 'sendgrid'] as const
 export type Provider = (typeof PROVIDERS)[number]

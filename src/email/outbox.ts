@@ -4,9 +4,8 @@
 // wait as `unsent`; the first start with both, or setting email_from, queues them, so nothing written is lost.
 import { randomUUID } from 'node:crypto'
 import type { Tx } from '../db/engine'
-import type { JobQueue } from '../jobs/types'
-import { JobError } from '../jobs/types'
-import type { SettingsStore } from '../settings/store'
+import type { JobQueue, SettingsStore } from '../context'
+import { JobError } from '../jobs'
 import type { EventBus } from '../lib/event-bus'
 import { errorFields, log } from '../lib/log'
 import type { MailTransport } from './smtp'

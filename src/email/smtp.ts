@@ -3,7 +3,7 @@
 // answers decides what happens next: 2xx sent; 4xx or no answer (network, timeout) retried by the job
 // loop; 5xx failed for good, with the relay's reply kept as the job's last_error.
 import type { Transporter } from 'nodemailer'
-import { JobError } from '../jobs/types'
+import { JobError } from '../jobs'
 
 export interface OutgoingMail {
   from: string

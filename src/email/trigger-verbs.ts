@@ -6,7 +6,7 @@ import { notFound } from '../lib/errors'
 import { Int } from '../lib/fields'
 import { iso } from '../lib/time'
 import { defineVerb } from '../lib/verb'
-import { IdInput, listPage, PageInput, withId } from '../catalog/shared'
+import { IdInput, listPage, PageInput, withId } from '../lib/verb-inputs'
 import type { TriggerRow, TriggerStore, TriggerValues } from './store/triggers'
 
 export const TriggerCreate = t.Object({

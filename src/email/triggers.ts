@@ -4,8 +4,8 @@
 // happens in the job (durable, retried, visible under section email). Only types that count as a
 // conversion fire triggers; chargebacks, rejects and other negative or uncounted types never do.
 import type { EventBus } from '../lib/event-bus'
-import type { JobQueue } from '../jobs/types'
-import { JobError } from '../jobs/types'
+import type { JobQueue } from '../context'
+import { JobError } from '../jobs'
 import { errorFields, log } from '../lib/log'
 import type { TriggerStore } from './store/triggers'
 import { subscriberOf } from './verbs'

@@ -4,7 +4,7 @@
 import { Elysia, t } from 'elysia'
 import type { TSchema } from '@sinclair/typebox'
 import type { AppContext } from '../context'
-import type { PermissionRef } from '../auth/permissions'
+import type { PermissionRef } from '../lib/permissions'
 import { notFound } from '../lib/errors'
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../lib/paging'
 import { adminActor, invoke, shapedBy, type Verb } from '../lib/verb'

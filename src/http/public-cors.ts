@@ -4,7 +4,7 @@
 // Not @elysiajs/cors: its hooks run on onRequest for the whole app, so even mounted inside one feature it
 // stamped CORS headers on /admin/api responses and on the /c redirects, and answered admin preflights
 // (verified with elysia 1.4.30 / @elysiajs/cors 1.4.2). Public routes call this explicitly instead.
-import type { SettingsStore } from '../settings/store'
+import type { SettingsStore } from '../context'
 
 const PREFLIGHT_MAX_AGE = '600'
 

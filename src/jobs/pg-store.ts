@@ -7,18 +7,25 @@
 import type { SQL } from 'bun'
 import type { Tx } from '../db/engine'
 import { numCols, type PgDatabase } from '../db/pg/client'
+import { jobs as jobsTable } from '../db/schema'
+import { int8Columns } from '../db/table'
+import { storeDb, type StoreDb } from '../db/store-db'
+import { listJobs } from './list'
 import { INTERRUPTED, type JobFilter, type JobRecord, type JobStore, type NewJob } from './store'
 
-/** int8 columns of a jobs row: Bun returns them as strings. */
-const INT8 = ['id', 'next_run_at', 'created_at', 'updated_at'] as const
+/** int8 columns of a jobs row (from the schema): Bun returns them as strings. */
+const INT8 = int8Columns(jobsTable)
 
 const toRecords = (rows: Record<string, unknown>[]): JobRecord[] => numCols(rows, ...INT8) as unknown as JobRecord[]
 
 export class PgJobStore implements JobStore {
   private readonly sql: SQL
 
+  private readonly db: StoreDb
+
   constructor(db: PgDatabase) {
     this.sql = db.sql
+    this.db = storeDb(db)
   }
 
   /** Through `tx` when given, so the job commits with the caller's change or not at all. */
@@ -119,16 +126,7 @@ export class PgJobStore implements JobStore {
     return r.count > 0
   }
 
-  async list(filter: JobFilter): Promise<JobRecord[]> {
-    const sql = this.sql
-    const conds = [
-      filter.status === undefined ? null : sql`AND status = ${filter.status}`,
-      filter.kind === undefined ? null : sql`AND kind = ${filter.kind}`,
-      filter.before === undefined ? null : sql`AND id < ${filter.before}`,
-      filter.sections === undefined ? null : sql`AND section = ANY(${filter.sections as string[]}::text[])`,
-      filter.conversionId === undefined ? null : sql`AND kind = 'source_postback' AND (payload::jsonb->>'conversion_id') = ${String(filter.conversionId)}`,
-    ].filter((c) => c !== null)
-    const rows = await sql`SELECT * FROM jobs WHERE TRUE ${conds.length ? conds : sql``} ORDER BY id DESC LIMIT ${filter.limit}`
-    return toRecords(rows)
+  list(filter: JobFilter): Promise<JobRecord[]> {
+    return listJobs(this.db, filter)
   }
 }

@@ -6,7 +6,7 @@ import { adminGuard } from '../http/admin-guard'
 import { docQuery } from '../http/api-docs'
 import { firstParam as first, pageQuery, parseId } from '../http/collection'
 import { adminActor, invoke } from '../lib/verb'
-import { SECTIONS } from '../auth/permissions'
+import { SECTIONS } from '../lib/permissions'
 import { JOB_STATUSES } from './types'
 import type { JobsVerbs } from './verbs'
 

@@ -3,7 +3,8 @@
 // reason for the job) and PgJobStore (pg-store.ts: leases, several instances on one database).
 import type { RawDb, RawStatement } from '../db/client'
 import type { AnyDatabase, Tx } from '../db/engine'
-import { where } from '../db/where'
+import { storeDb, type StoreDb } from '../db/store-db'
+import { listJobs } from './list'
 import { iso } from '../lib/time'
 import { PgJobStore } from './pg-store'
 import type { JobRow, JobStatus } from './types'
@@ -112,7 +113,7 @@ export interface JobStore {
 export const INTERRUPTED = 'was interrupted (server stopped or crashed during it)'
 
 export function createJobStore(db: AnyDatabase): JobStore {
-  return db.engine === 'postgres' ? new PgJobStore(db) : new SqliteJobStore(db.raw)
+  return db.engine === 'postgres' ? new PgJobStore(db) : new SqliteJobStore(db.raw, storeDb(db))
 }
 
 /** One process per data directory: no leases, and outcomes apply unconditionally (as before issue 8). */
@@ -131,7 +132,7 @@ export class SqliteJobStore implements JobStore {
   private readonly cancelJob: RawStatement
   private readonly cancelByRef: RawStatement
 
-  constructor(private readonly raw: RawDb) {
+  constructor(private readonly raw: RawDb, private readonly db: StoreDb) {
     this.insertJob = raw.prepare(
       'INSERT INTO jobs (kind, payload, status, attempts, max_attempts, section, ref, next_run_at, created_at, updated_at) ' +
         "VALUES ($kind, $payload, 'pending', 0, $maxAttempts, $section, $ref, $runAt, $now, $now)",
@@ -219,16 +220,7 @@ export class SqliteJobStore implements JobStore {
     return this.retryFailed.run({ id, budget, now }).changes > 0
   }
 
-  async list(filter: JobFilter): Promise<JobRecord[]> {
-    const w = where([
-      ['status = $status', 'status', filter.status],
-      ['kind = $kind', 'kind', filter.kind],
-      ['id < $before', 'before', filter.before],
-      // A scan of the forwards: done jobs are pruned, so the table holds recent and open work only.
-      ["kind = 'source_postback' AND json_extract(payload, '$.conversion_id') = $conversionId", 'conversionId', filter.conversionId],
-      // Bound as one JSON array: the same statement text for any set of sections.
-      ['section IN (SELECT value FROM json_each($sections))', 'sections', filter.sections && JSON.stringify(filter.sections)],
-    ])
-    return this.raw.prepare(`SELECT * FROM jobs ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit: filter.limit }) as JobRecord[]
+  list(filter: JobFilter): Promise<JobRecord[]> {
+    return listJobs(this.db, filter)
   }
 }

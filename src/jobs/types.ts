@@ -1,4 +1,4 @@
-import type { Section } from '../auth/permissions'
+import type { Section } from '../lib/permissions'
 import type { Tx } from '../db/engine'
 
 /**

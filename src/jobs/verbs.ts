@@ -1,7 +1,7 @@
 // Verbs of the job queue's admin view. Each job belongs to the permission section of its kind (forwarded
 // postbacks: conversions; mail: email), so a person sees and acts on the jobs of the sections they hold.
 import { Type } from '@sinclair/typebox'
-import { can, missingSomeSection, SECTIONS, type Section } from '../auth/permissions'
+import { can, missingSomeSection, SECTIONS, type Section } from '../lib/permissions'
 import { conflict, forbidden, invalid, notFound } from '../lib/errors'
 import { Int } from '../lib/fields'
 import { parseCursor, parseLimit, toPage } from '../lib/paging'

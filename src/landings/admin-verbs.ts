@@ -2,8 +2,8 @@
 // events browsers report (page views, custom events), whose counts per group also feed the reports
 // (reports:read). Filters arrive as query-string text and are parsed here, with a 400 naming the parameter.
 import { Type } from '@sinclair/typebox'
-import { PageInput, IdInput } from '../catalog/shared'
-import { normalizeEmail } from '../email/address'
+import { PageInput, IdInput } from '../lib/verb-inputs'
+import { normalizeEmail } from '../lib/email-address'
 import { normalizeClickId } from '../lib/click-id'
 import { csvLine } from '../lib/csv'
 import { invalid, notFound } from '../lib/errors'

@@ -13,8 +13,8 @@
 // every admin write (http/admin-guard.ts refuseCrossSiteWrite).
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../context'
-import type { AdminUser } from '../auth/permissions'
-import { can } from '../auth/permissions'
+import type { AdminUser } from '../lib/permissions'
+import { can } from '../lib/permissions'
 import { adminGuard, authenticateAdmin, earlyCheck, refuseCrossSiteWrite } from '../http/admin-guard'
 import { ASSET_BODY_BYTES, ASSET_MULTIPART_BODY_BYTES } from '../http/body-limit'
 import { firstParam as first, okResponse, pageQuery, parseId } from '../http/collection'

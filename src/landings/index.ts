@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
-import type { CatalogStore } from '../catalog/store/types'
+import type { CatalogStore } from '../catalog'
 import type { Tracker } from '../tracking'
 import type { VerbSet } from '../lib/verb'
 import { landingAdminRoutes } from './admin-routes'
@@ -19,7 +19,7 @@ import { landingApiRoutes, landingPageRoutes } from './public-routes'
 import { scriptRoutes } from './scripts/serve'
 import { assetStore } from './store/assets'
 import { leadStore, visitorEventStore } from './store'
-import { ClickRetention } from '../tracking/retention'
+import { Retention } from '../lib/retention'
 import { errorFields, log } from '../lib/log'
 
 export interface LandingsFeature extends Feature {
@@ -40,7 +40,7 @@ export function landingsFeature(ctx: AppContext, deps: { catalog: CatalogStore; 
   })
   // Page views and custom events are raw visit data: they follow raw_click_retention_days like the clicks
   // (leads are kept: they are the business's records).
-  const retention = new ClickRetention(events, {
+  const retention = new Retention(events, {
     days: () => ctx.settings.get('raw_click_retention_days'),
     onError: (err) => log.error('landings: visitor event retention failed', errorFields(err)),
   })

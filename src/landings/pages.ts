@@ -2,11 +2,8 @@
 // visitor's click, and pixel.js injected. The html is compiled once per landing (literal parts and macro
 // references) and cached until the catalog changes.
 import { escapeHtml } from '../lib/html'
-import type { LandingRow } from '../catalog/store/types'
-import type { Click, ContinuableClick } from '../tracking/store/click'
-import type { CampaignRoute } from '../tracking/routing'
-import { clickParams, encodeMacroValue } from '../tracking/template'
-import { analyzeMacros, fillSlot, type LANDING_MACROS, type MacroSlot } from '../catalog/landings/macro-context'
+import { analyzeMacros, fillSlot, type LandingRow, type LANDING_MACROS, type MacroSlot } from '../catalog'
+import { clickParams, encodeMacroValue, type CampaignRoute, type Click, type ContinuableClick } from '../tracking'
 
 type Known = (typeof LANDING_MACROS)[number]
 

@@ -7,9 +7,8 @@ import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { parseId } from '../http/collection'
 import { invalid, notFound } from '../lib/errors'
-import type { CatalogStore } from '../catalog/store/types'
-import { MAX_HTML } from '../catalog/landings/model'
-import { newClick } from '../tracking/store/click'
+import { MAX_HTML, type CatalogStore } from '../catalog'
+import { newClick } from '../tracking'
 import { compilePage, renderPage } from './pages'
 
 /** The click id a preview shows for {click_id}: plainly not a real one. */

@@ -1,6 +1,6 @@
 // Query-string names accepted for each postback parameter (spec §4 table), with operator overrides.
 import { invalid } from '../lib/errors'
-import type { SettingsStore } from '../settings/store'
+import type { SettingsStore } from '../context'
 
 export const CANONICAL = ['subid', 'status', 'payout', 'tid', 'date', 'sig', 'email'] as const
 export type Canonical = (typeof CANONICAL)[number]

@@ -23,9 +23,6 @@ export type ConversionTypeRow = Omit<ConversionTypeRecord, 'builtin' | 'created_
 
 export type StatusMapRow = { status: string; type_slug: string }
 
-/** int8 columns of a conversion_types row (strings from Bun's Postgres client). */
-const INT8 = ['created_at', 'updated_at'] as const
-
 export class ConversionTypesStore {
   private readonly db: StoreDb
 
@@ -42,7 +39,7 @@ export class ConversionTypesStore {
     const typesSql = this.typesSql()
     const statusMapSql = this.statusMapSql()
     return this.db.snapshot(function* (q) {
-      const types: ConversionTypeRecord[] = yield q.all(typesSql, INT8)
+      const types: ConversionTypeRecord[] = yield q.all(typesSql)
       const statusMap: StatusMapRow[] = yield q.all(statusMapSql)
       return { types, statusMap }
     })
@@ -50,7 +47,7 @@ export class ConversionTypesStore {
 
   /** Built in first, then by slug. */
   loadTypes(): Promise<ConversionTypeRecord[]> {
-    return this.db.all<ConversionTypeRecord>(this.typesSql(), INT8)
+    return this.db.all<ConversionTypeRecord>(this.typesSql())
   }
 
   async exists(slug: string): Promise<boolean> {
@@ -75,7 +72,7 @@ export class ConversionTypesStore {
   }
 
   async countConversionsOfType(slug: string): Promise<number> {
-    return (await this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM conversions WHERE type = ${slug}`, ['n']))!.n
+    return (await this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM conversions WHERE type = ${slug}`))!.n
   }
 
   /** By status. */

@@ -5,15 +5,15 @@
 // job loop is woken after the commit, only when a job was enqueued (a claim query per postback otherwise).
 import type { EventBus } from '../lib/event-bus'
 import { expectSuccess, outboundFetch } from '../lib/outbound'
-import { JobError, type JobHandler, type JobQueue } from '../jobs/types'
+import type { JobHandler, JobQueue } from '../context'
+import { JobError } from '../jobs'
 import { VERSION } from '../version'
 import type { RecordedConversion } from './record'
 import type { Tx } from '../db/engine'
-import type { ContinuableClick } from '../tracking/store/click'
-import { clickParams, encodeMacroValue } from '../tracking/template'
+import { clickParams, encodeMacroValue, type ContinuableClick } from '../tracking'
 import {
   authorityEnd, CONVERSION_MACROS, fillMacros, forwardWarning, SUB_MACROS, unreplacedPlaceholders,
-} from '../catalog/sources/postback-macros'
+} from '../catalog'
 
 export const FORWARD_JOB = 'source_postback'
 

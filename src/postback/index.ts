@@ -8,22 +8,29 @@ import { conversionAdminRoutes } from './admin-routes'
 import { PostbackBatcher } from './batch'
 import { ConversionTypes } from './conversion-types'
 import { ConversionTypesStore } from './conversion-types-store'
+import { ConversionReads } from './conversion-reads'
 import { PgPostbackBatcher } from './pg-batch'
 import { PgPostbackStore } from './pg-store'
 import type { AnyDatabase } from '../db/engine'
 import { subscribeForwarding } from './forward'
 import { forwardWarningWriter } from './forward-store'
-import type { ClickStore } from '../tracking/store/types'
+import type { ClickStore } from '../tracking'
 import { PostbackReceiver } from './receive'
 import { ConversionRecorder } from './record'
 import { postbackRoutes } from './routes'
 import { SqlitePostbackStore, type PostbackStore } from './store'
 import { conversionTypeVerbs } from './type-verbs'
 import { conversionVerbs } from './verbs'
+import { storeDb } from '../db/store-db'
+import { normalizeClickId } from '../lib/click-id'
 import type { VerbSet } from '../lib/verb'
 
-export type { RecordedConversion, ConversionInput, RecordResult } from './record'
+export type { RecordedConversion, ConversionInput, ConversionRecorder, RecordResult } from './record'
+export type { ConversionType, ConversionTypes } from './conversion-types'
+export type { RecordingQueries } from './store'
 export { postbackSignature } from './receive'
+export { BUILTIN_TYPES } from './builtin-types'
+export { postbackOperation } from './docs'
 
 /**
  * Picks the stores and the batcher by `ctx.database.engine`. `findClickRow`: on SQLite, the tracking
@@ -44,6 +51,7 @@ export function postbackFeature(
   const sqlite = database.engine === 'postgres' ? null : new SqlitePostbackStore(database.raw, findClickRow ?? noClickIndex)
   const store: PostbackStore = (pg ?? sqlite)!
   const typesStore = new ConversionTypesStore(database)
+  const reads = new ConversionReads(storeDb(database), sqlite ? (id) => { const c = normalizeClickId(id); return c === null ? undefined : findClickRow!(c) } : undefined)
   const aliases = new Aliases(ctx.settings)
   const types = new ConversionTypes(typesStore, ctx.events)
   // SQLite: incoming webhooks' conversions are group-committed (withinBatched); Postgres transactions are async.
@@ -55,7 +63,7 @@ export function postbackFeature(
     // Read by the forward job, only when its URL still has a {macro}: never on the /postback path.
     lookup: clicks && {
       clickOf: async (id) => {
-        const conversion = await store.conversionById(id)
+        const conversion = await reads.conversionById(id)
         return (conversion && (await clicks.find(conversion.click_id))) ?? null
       },
       warn,
@@ -63,7 +71,7 @@ export function postbackFeature(
   })
 
   const batcher = pg ? new PgPostbackBatcher(pg, ctx.events, receiver) : new PostbackBatcher(sqlite!, ctx.events, receiver)
-  const conversions = conversionVerbs({ store, recorder, types, aliases, settings: ctx.settings, events: ctx.events })
+  const conversions = conversionVerbs({ store, reads, recorder, types, aliases, settings: ctx.settings, events: ctx.events })
   const typeVerbs = conversionTypeVerbs({ store: typesStore, types, events: ctx.events })
   const routes = new Elysia({ name: 'postback' }).use(conversionAdminRoutes(ctx, conversions, typeVerbs))
 

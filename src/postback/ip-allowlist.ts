@@ -3,7 +3,7 @@
 // hands out the same array until a write replaces it, so a postback costs one identity check and, with a
 // list, one binary search.
 import { CidrSet } from '../lib/cidr'
-import type { SettingsStore } from '../settings/store'
+import type { SettingsStore } from '../context'
 
 export class PostbackIpAllowlist {
   private source: readonly string[] | null = null

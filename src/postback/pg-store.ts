@@ -4,18 +4,16 @@
 import type { SQL, TransactionSQL } from 'bun'
 import type { PgDatabase } from '../db/pg/client'
 import { num, numCols } from '../db/pg/client'
+import { conversions } from '../db/schema'
+import { int8Columns } from '../db/table'
 import { runAsync, type Steps } from '../lib/steps'
 import {
   POSTBACK_ERRORS_KEEP,
   type ClickForConversion,
-  type ConversionFilter,
   type ConversionRecord,
-  type ErrorFilter,
   type NewConversion,
   type NewHistory,
-  type StatusHistoryRecord,
   TRANSACTION_ROWS,
-  type PostbackErrorRecord,
   type PostbackStore,
   type RecordingQueries,
 } from './store'
@@ -121,44 +119,11 @@ export class PgPostbackStore extends PgRecording implements PostbackStore {
   atomically<R>(body: (q: RecordingQueries, tx: TransactionSQL) => Steps<R>): Promise<R> {
     return this.begin((tx) => runAsync(body(this.in(tx), tx)))
   }
-
-  async conversionById(id: number): Promise<ConversionRecord | null> {
-    const rows = await this.pool`SELECT * FROM conversions WHERE id = ${id}`
-    return (conversionRows(rows)[0] as ConversionRecord | undefined) ?? null
-  }
-
-  async listConversions(f: ConversionFilter): Promise<ConversionRecord[]> {
-    const sql = this.pool
-    // A filter left out is `TRUE` (an empty fragment), so the statement text is always the same few shapes.
-    const rows = await sql`
-      SELECT * FROM conversions
-      WHERE ${f.clickId !== undefined ? sql`click_id = ${f.clickId}` : sql`TRUE`}
-        AND ${f.campaignId !== undefined ? sql`campaign_id = ${f.campaignId}` : sql`TRUE`}
-        AND ${f.type !== undefined ? sql`type = ${f.type}` : sql`TRUE`}
-        AND ${f.from !== undefined ? sql`date >= ${f.from}` : sql`TRUE`}
-        AND ${f.to !== undefined ? sql`date < ${f.to}` : sql`TRUE`}
-        AND ${f.before !== undefined ? sql`id < ${f.before}` : sql`TRUE`}
-      ORDER BY id DESC LIMIT ${f.limit}`
-    return conversionRows(rows)
-  }
-
-  async statusHistory(conversionId: number): Promise<StatusHistoryRecord[]> {
-    const rows = await this.pool`SELECT * FROM conversion_status_history WHERE conversion_id = ${conversionId} ORDER BY id`
-    return numCols(rows as Record<string, unknown>[], 'id', 'conversion_id', 'reversal_id', 'changed_at') as unknown as StatusHistoryRecord[]
-  }
-
-  async listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]> {
-    const sql = this.pool
-    const rows = await sql`
-      SELECT * FROM postback_errors
-      WHERE ${f.reason !== undefined ? sql`reason = ${f.reason}` : sql`TRUE`}
-        AND ${f.before !== undefined ? sql`id < ${f.before}` : sql`TRUE`}
-      ORDER BY id DESC LIMIT ${f.limit}`
-    return numCols(rows as Record<string, unknown>[], 'id', 'conversion_id', 'created_at') as unknown as PostbackErrorRecord[]
-  }
 }
 
-/** int8 columns of conversions, read back as numbers as on SQLite. */
+/** The int8 columns of a whole conversion row (from the schema), read back as numbers as on SQLite. */
+const CONVERSION_INT8 = int8Columns(conversions)
+
 function conversionRows(rows: unknown): ConversionRecord[] {
-  return numCols(rows as Record<string, unknown>[], 'id', 'click_row_id', 'date', 'created_at') as unknown as ConversionRecord[]
+  return numCols(rows as Record<string, unknown>[], ...CONVERSION_INT8) as unknown as ConversionRecord[]
 }

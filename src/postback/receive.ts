@@ -1,6 +1,6 @@
 // GET /postback: query string in, outcome out. Expected outcomes are data, not exceptions.
 import { hmacSha256Hex, safeEqual } from '../lib/crypto'
-import type { SettingsStore } from '../settings/store'
+import type { SettingsStore } from '../context'
 import type { Aliases } from './aliases'
 import type { ConversionTypes } from './conversion-types'
 import { conversionDate, isUnreplacedMacro, pickParams, type PostbackParams } from './parse'

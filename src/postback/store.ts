@@ -1,11 +1,9 @@
 // SQL of conversions and postback errors on SQLite, and the engine-neutral interface (PgPostbackStore in
 // pg-store.ts is the Postgres one). The recording path (click lookup, duplicate check, insert, error rows)
 // is synchronous here and prepared once: it runs inside the postback batch's transaction, and that keeps
-// /postback fast. The admin reads return Promises so a network database can stand behind them.
+// /postback fast. The admin reads are written once for both engines (conversion-reads.ts).
 import type { RawDb, RawStatement } from '../db/client'
 import type { Tx } from '../db/engine'
-import { where } from '../db/where'
-import { normalizeClickId } from '../lib/click-id'
 import { runSync, type MaybeAsync, type Steps } from '../lib/steps'
 
 /** A click with everything attribution and forwarding need, read in one indexed lookup. */
@@ -131,12 +129,6 @@ export interface PostbackStore extends RecordingQueries {
    * Synchronous on SQLite, a Promise on Postgres.
    */
   atomically<R>(body: (q: RecordingQueries, tx: Tx) => Steps<R>): MaybeAsync<R>
-  conversionById(id: number): Promise<ConversionRecord | null>
-  /** Newest received first. */
-  listConversions(f: ConversionFilter): Promise<ConversionRecord[]>
-  listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]>
-  /** The conversion's history rows, oldest first. */
-  statusHistory(conversionId: number): Promise<StatusHistoryRecord[]>
 }
 
 export interface ErrorFilter {
@@ -151,11 +143,9 @@ export class SqlitePostbackStore implements PostbackStore {
   private readonly duplicate: RawStatement
   private readonly insertError: RawStatement
   private readonly pruneErrors: RawStatement
-  private readonly byId: RawStatement
   private readonly transactionRows: RawStatement
   private readonly setStatus: RawStatement
   private readonly addHistory: RawStatement
-  private readonly historyOf: RawStatement
 
   /** `findClickRow` resolves a click id to its row through the tracking feature's click index. */
   constructor(private readonly raw: RawDb, private readonly findClickRow: (clickId: string) => number | undefined) {
@@ -182,7 +172,6 @@ export class SqlitePostbackStore implements PostbackStore {
         'VALUES ($reason, $clickId, $query, $ip, $conversionId, $now)',
     )
     this.pruneErrors = raw.prepare('DELETE FROM postback_errors WHERE id <= $below')
-    this.byId = raw.prepare('SELECT * FROM conversions WHERE id = $id')
     this.transactionRows = raw.prepare(
       `SELECT * FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId ORDER BY id DESC LIMIT ${TRANSACTION_ROWS}`,
     )
@@ -191,7 +180,6 @@ export class SqlitePostbackStore implements PostbackStore {
       'INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, changed_at) ' +
         'VALUES ($conversionId, $type, $status, $revenue, $reversalId, $now)',
     )
-    this.historyOf = raw.prepare('SELECT * FROM conversion_status_history WHERE conversion_id = $conversionId ORDER BY id')
   }
 
   /**
@@ -209,12 +197,6 @@ export class SqlitePostbackStore implements PostbackStore {
   findClick(clickId: string): ClickForConversion | null {
     const row = this.findClickRow(clickId)
     return row === undefined ? null : ((this.clickByRow.get({ row }) as ClickForConversion | undefined) ?? null)
-  }
-
-  /** The row of a click id as stored (lower-case UUID); undefined for anything else or a click no longer stored. */
-  private findClickRowOf(clickId: string): number | undefined {
-    const normal = normalizeClickId(clickId)
-    return normal === null ? undefined : this.findClickRow(normal)
   }
 
   duplicateExists(clickRowId: number, transactionId: string): boolean {
@@ -240,38 +222,5 @@ export class SqlitePostbackStore implements PostbackStore {
 
   insertHistory(h: NewHistory): void {
     this.addHistory.run({ ...h })
-  }
-
-  async statusHistory(conversionId: number): Promise<StatusHistoryRecord[]> {
-    return this.historyOf.all({ conversionId }) as StatusHistoryRecord[]
-  }
-
-  async conversionById(id: number): Promise<ConversionRecord | null> {
-    return (this.byId.get({ id }) as ConversionRecord | undefined) ?? null
-  }
-
-  async listConversions(f: ConversionFilter): Promise<ConversionRecord[]> {
-    // conversions has no click_id index here (schema/conversions.ts): the click's row, found through the click
-    // index, leads to its conversions by (click_row_id, …). A click already pruned by retention has no row any
-    // more; its conversions are then found by a scan (admin reads only).
-    const clickRow = f.clickId === undefined ? undefined : this.findClickRowOf(f.clickId)
-    const w = where([
-      ['click_row_id = $clickRow', 'clickRow', clickRow],
-      ['click_id = $clickId', 'clickId', f.clickId],
-      ['campaign_id = $campaignId', 'campaignId', f.campaignId],
-      ['type = $type', 'type', f.type],
-      ['date >= $from', 'from', f.from],
-      ['date < $to', 'to', f.to],
-      ['id < $before', 'before', f.before],
-    ])
-    return this.raw.prepare(`SELECT * FROM conversions ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit: f.limit }) as ConversionRecord[]
-  }
-
-  async listErrors(f: ErrorFilter): Promise<PostbackErrorRecord[]> {
-    const w = where([
-      ['reason = $reason', 'reason', f.reason],
-      ['id < $before', 'before', f.before],
-    ])
-    return this.raw.prepare(`SELECT * FROM postback_errors ${w.sql} ORDER BY id DESC LIMIT $limit`).all({ ...w.params, limit: f.limit }) as PostbackErrorRecord[]
   }
 }

@@ -7,7 +7,7 @@ import { Int } from '../lib/fields'
 import { parseCursor, parseLimit, toPage } from '../lib/paging'
 import { normalizeClickId } from '../lib/click-id'
 import { defineVerb, type VerbSet } from '../lib/verb'
-import type { SettingsStore } from '../settings/store'
+import type { SettingsStore } from '../context'
 import { SETTINGS_KEY as ALIASES_KEY, type Aliases } from './aliases'
 import type { ConversionTypes } from './conversion-types'
 import { conversionToApi, errorToApi, idFilter, statusHistoryToApi, timeFilter } from './conversions'
@@ -16,9 +16,11 @@ import { MAX_ABS_PAYOUT } from './payout'
 import { ERROR_REASONS, MAX_EMAIL, MAX_STATUS, MAX_TID } from './receive'
 import type { ConversionRecorder } from './record'
 import type { PostbackStore } from './store'
+import type { ConversionReads } from './conversion-reads'
 
 export interface ConversionVerbDeps {
   store: PostbackStore
+  reads: ConversionReads
   recorder: ConversionRecorder
   types: ConversionTypes
   aliases: Aliases
@@ -29,7 +31,7 @@ export interface ConversionVerbDeps {
 const text = () => Type.Optional(Type.String())
 
 export function conversionVerbs(deps: ConversionVerbDeps) {
-  const { store, recorder, types, aliases, settings, events } = deps
+  const { store, reads, recorder, types, aliases, settings, events } = deps
 
   return {
     record: defineVerb({
@@ -63,7 +65,7 @@ export function conversionVerbs(deps: ConversionVerbDeps) {
           dedupByTransactionId: settings.get('postback_dedup'),
         })
         if (!result.recorded) throw conflict('a conversion with this click and transaction id is already recorded')
-        return conversionToApi((await store.conversionById(result.conversion.id))!)
+        return conversionToApi((await reads.conversionById(result.conversion.id))!)
       },
     }),
     list: defineVerb({
@@ -74,7 +76,7 @@ export function conversionVerbs(deps: ConversionVerbDeps) {
       // `from` inclusive and `to` exclusive, both on the conversion date.
       async run(_actor, query) {
         const limit = parseLimit(query.limit)
-        const rows = await store.listConversions({
+        const rows = await reads.listConversions({
           clickId: query.click_id ? query.click_id.trim().toLowerCase() : undefined,
           campaignId: idFilter(query, 'campaign_id'),
           type: query.type || undefined,
@@ -92,9 +94,9 @@ export function conversionVerbs(deps: ConversionVerbDeps) {
       permission: 'conversions:read',
       input: Type.Object({ id: Int() }),
       async run(_actor, { id }) {
-        const row = await store.conversionById(id)
+        const row = await reads.conversionById(id)
         if (!row) throw notFound('conversion not found')
-        return { ...conversionToApi(row), status_history: statusHistoryToApi(row, await store.statusHistory(id)) }
+        return { ...conversionToApi(row), status_history: statusHistoryToApi(row, await reads.statusHistory(id)) }
       },
     }),
     listErrors: defineVerb({
@@ -108,7 +110,7 @@ export function conversionVerbs(deps: ConversionVerbDeps) {
         if (reason !== undefined && !ERROR_REASONS.includes(reason)) {
           throw invalid(`reason: must be one of ${ERROR_REASONS.join(', ')}`)
         }
-        const rows = await store.listErrors({ reason, before: parseCursor(query.cursor), limit: limit + 1 })
+        const rows = await reads.listErrors({ reason, before: parseCursor(query.cursor), limit: limit + 1 })
         return toPage(rows, { limit }, errorToApi)
       },
     }),

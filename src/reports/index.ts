@@ -3,9 +3,8 @@
 // rollups it reads (kept in the conversions' transaction: a before-commit subscriber of conversion.recorded).
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
-import { PgConversionRollup } from './pg-rollup-store'
 import { ReportQueries } from './queries'
-import { ConversionRollup, type RollupConversion } from './rollup-store'
+import { createConversionRollup, type RollupConversion } from './rollup-store'
 import type { ConversionUpdated } from '../events'
 import { reportRoutes } from './routes'
 import { ReportService } from './service'
@@ -17,16 +16,10 @@ const moved = (us: readonly ConversionUpdated[]): RollupConversion[] => us.flatM
 export function reportsFeature(ctx: AppContext): Feature {
   // Widened until AppContext.database is AnyDatabase (the integrator's change).
   const database = ctx.database as AnyDatabase
-  if (database.engine === 'postgres') {
-    // Async subscriber writing through the conversions' transaction (the emitter awaits bus.beforeCommit()).
-    const rollup = new PgConversionRollup()
-    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', rollup.addAll)
-    ctx.events.on('conversion.updated', 'before-commit', 'reports.conversion-rollup-move', (us, tx) => rollup.addAll(moved(us), tx))
-  } else {
-    const rollup = new ConversionRollup(database.raw)
-    ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', rollup.addAll)
-    ctx.events.on('conversion.updated', 'before-commit', 'reports.conversion-rollup-move', (us) => rollup.addAll(moved(us)))
-  }
+  // Written through the conversions' own transaction (the emitter awaits bus.beforeCommit() on Postgres).
+  const rollup = createConversionRollup(database)
+  ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', rollup)
+  ctx.events.on('conversion.updated', 'before-commit', 'reports.conversion-rollup-move', (us, tx) => rollup(moved(us), tx))
   const queries = ReportQueries.of(database)
   const verbs = reportsVerbs({ service: new ReportService(queries, () => ctx.settings.get('cost_currency')), queries })
   return { name: 'reports', routes: reportRoutes(ctx, verbs), verbs }

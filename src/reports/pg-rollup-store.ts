@@ -17,7 +17,7 @@ const UPSERT_SQL =
   'conversions = s.conversions + excluded.conversions, revenue = s.revenue + excluded.revenue, revenue_abs = s.revenue_abs + excluded.revenue_abs'
 
 /**
- * Rows per campaign-hour that transactions take in turn (striped counters, schema pg-schema/stats.ts):
+ * Rows per campaign-hour that transactions take in turn (striped counters, schema db/schema/stats.ts):
  * more than the postback batches that run side by side on one instance's pool, so those rarely share a
  * row and none waits for another's COMMIT. Reports sum the shards.
  */

@@ -10,7 +10,7 @@
 import type { AnyDatabase } from '../db/engine'
 import { join, raw, sql, type Sql } from '../db/sql'
 import { storeDb, type Queries, type StoreDb } from '../db/store-db'
-import { BUILTIN_TYPES } from '../postback/builtin-types'
+import { BUILTIN_TYPES } from '../postback'
 import { clickColumn, idColumn, isIdDimension, labelTable, type Dimension, type IdDimension } from './dimensions'
 import type { TypeFlags } from './metrics'
 import type { Zone } from './tz'
@@ -83,9 +83,6 @@ export const FILTER_NAMES = ['campaign_id', 'source_id', 'offer_id', 'landing_id
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
-/** Sums and counts: int8 or numeric from Postgres (strings there), read as numbers. */
-const CLICK_SUMS = ['clicks', 'unique_clicks', 'bot_clicks', 'cost', 'landing_views', 'landing_clicks'] as const
-const CONVERSION_SUMS = ['conversions', 'revenue', 'revenue_abs'] as const
 
 type Reader = Pick<Queries, 'all' | 'get'>
 
@@ -112,23 +109,23 @@ export class ReportQueries {
   }
 
   async rollupClicks(g: Grouping, f: Filters, seg: Segment): Promise<ClickSumsRow[]> {
-    return this.grouped(rollupClicksQuery(this.db, g, f, seg), g, CLICK_SUMS)
+    return this.r.all<ClickSumsRow>(rollupClicksQuery(this.db, g, f, seg))
   }
 
   async rollupConversions(g: Grouping, f: Filters, seg: Segment): Promise<ConversionSumsRow[]> {
-    return this.grouped(rollupConversionsQuery(this.db, g, f, seg), g, CONVERSION_SUMS)
+    return this.r.all<ConversionSumsRow>(rollupConversionsQuery(this.db, g, f, seg))
   }
 
   /** Clicks created in [from, to), excluded ones left out, grouped; at most `limit` groups. */
   async rawClicks(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ClickSumsRow[]> {
-    return this.grouped(sql`
+    return this.r.all<ClickSumsRow>(sql`
       SELECT ${keys(g, (d) => rawExpr(d, g, 'c', raw('c.created_at')))}, count(*) AS clicks,
         sum(CASE WHEN coalesce(c.bot_reason, '') = '' AND c.is_unique <> 0 THEN 1 ELSE 0 END) AS unique_clicks,
         sum(CASE WHEN coalesce(c.bot_reason, '') <> '' THEN 1 ELSE 0 END) AS bot_clicks, coalesce(sum(c.cost), 0) AS cost,
         count(c.landing_viewed_at) AS landing_views, count(c.landing_clicked_at) AS landing_clicks
       FROM clicks c
       WHERE c.created_at >= ${from} AND c.created_at < ${to} AND c.excluded = 0${rawFilters(f, 'c')}
-      GROUP BY ${groupBy(g)} LIMIT ${limit}`, g, CLICK_SUMS)
+      GROUP BY ${groupBy(g)} LIMIT ${limit}`)
   }
 
   /**
@@ -138,12 +135,12 @@ export class ReportQueries {
   async rawConversions(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ConversionSumsRow[]> {
     // CROSS JOIN keeps conversions (date index) as SQLite's outer loop: one click lookup per conversion.
     // The condition sits in WHERE: Postgres takes no ON after CROSS JOIN (and plans it as any inner join).
-    return this.grouped(sql`
+    return this.r.all<ConversionSumsRow>(sql`
       SELECT ${keys(g, (d) => rawExpr(d, g, 'v', raw('v.date')))}, v.type AS type, ${CONVERSION_CURRENCY} AS currency,
         count(*) AS conversions, coalesce(sum(v.revenue), 0) AS revenue, coalesce(sum(abs(v.revenue)), 0) AS revenue_abs
       FROM conversions v CROSS JOIN clicks c
       WHERE c.id = v.click_row_id AND v.date >= ${from} AND v.date < ${to} AND c.excluded = 0${rawFilters(f, 'v')}
-      GROUP BY ${groupBy(g)}, v.type, ${CONVERSION_CURRENCY} LIMIT ${limit}`, g, CONVERSION_SUMS)
+      GROUP BY ${groupBy(g)}, v.type, ${CONVERSION_CURRENCY} LIMIT ${limit}`)
   }
 
   /**
@@ -153,7 +150,7 @@ export class ReportQueries {
   async sliceEnd(kind: 'clicks' | 'conversions', t: number, to: number, rows: number): Promise<number> {
     const col = raw(kind === 'clicks' ? 'created_at' : 'date')
     const hit = await this.r.get<{ t: number }>(sql`
-      SELECT ${col} AS t FROM ${raw(kind)} WHERE ${col} >= ${t} AND ${col} < ${to} ORDER BY ${col} LIMIT 1 OFFSET ${rows}`, ['t'])
+      SELECT ${col} AS t FROM ${raw(kind)} WHERE ${col} >= ${t} AND ${col} < ${to} ORDER BY ${col} LIMIT 1 OFFSET ${rows}`)
     return hit === undefined ? to : Math.max(hit.t, t + 1)
   }
 
@@ -161,7 +158,7 @@ export class ReportQueries {
   async labels(d: IdDimension, ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map()
     const rows = await this.r.all<{ id: number; name: string }>(
-      sql`SELECT id, name FROM ${raw(labelTable[d])} WHERE ${this.db.inInts(raw('id'), ids)}`, ['id'])
+      sql`SELECT id, name FROM ${raw(labelTable[d])} WHERE ${this.db.inInts(raw('id'), ids)}`)
     return new Map(rows.map((r) => [r.id, r.name]))
   }
 
@@ -186,13 +183,7 @@ export class ReportQueries {
       FROM conversions v
       WHERE v.date >= ${from} AND v.date < ${to}
         AND (v.date > ${afterDate} OR (v.date = ${afterDate} AND v.id > ${afterId}))${rawFilters(f, 'v')}
-      ORDER BY v.date, v.id LIMIT ${limit}`, ['id', 'date'])
-  }
-
-  /** Runs a grouped read; int8 values (time keys, the UTC day `u`, sums) as numbers. */
-  private async grouped<T>(q: Sql, g: Grouping, sums: readonly string[]): Promise<T[]> {
-    const timeKeys = g.dims.flatMap((d, i) => (d === 'day' || d === 'hour' ? [`k${i + 1}`] : []))
-    return this.r.all<T>(q, [...timeKeys, 'u', ...sums])
+      ORDER BY v.date, v.id LIMIT ${limit}`)
   }
 }
 

@@ -6,6 +6,8 @@
 // negative types are applied when a report reads them.
 // This file: the row a conversion adds (both engines) and the SQLite writer; pg-rollup-store.ts: Postgres.
 import type { RawDb, RawStatement } from '../db/client'
+import type { AnyDatabase, Tx } from '../db/engine'
+import { PgConversionRollup } from './pg-rollup-store'
 import type { RecordedConversion } from '../postback'
 
 const HOUR_MS = 3_600_000
@@ -106,4 +108,9 @@ export class ConversionRollup {
   readonly addAll = (cs: readonly RollupConversion[]): void => {
     for (const row of rollupSums(cs)) this.upsert.run(row)
   }
+}
+
+/** The rollup writer for the engine: a before-commit subscriber body (`tx` is the conversions' transaction on Postgres). */
+export function createConversionRollup(db: AnyDatabase): (cs: readonly RollupConversion[], tx: Tx) => void | Promise<void> {
+  return db.engine === 'postgres' ? new PgConversionRollup().addAll : new ConversionRollup(db.raw).addAll
 }

@@ -7,6 +7,10 @@ import { moneyFacts } from './money-facts'
 import { storeDb } from '../db/store-db'
 import { log } from '../lib/log'
 
+// The registry other features read: every key with its rules (secrets: the MCP catalog masks them), and the
+// shortest webhook secret accepted (commerce's payment accounts hold one too).
+export { SETTINGS, WEBHOOK_SECRET_MIN } from './registry'
+
 export function settingsFeature(ctx: AppContext): Feature {
   const db = storeDb(ctx.database)
   const money = () => moneyFacts(db)

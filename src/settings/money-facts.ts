@@ -6,7 +6,7 @@ import type { MoneyFacts } from './warnings'
 
 export async function moneyFacts(db: StoreDb): Promise<MoneyFacts> {
   const costing = await db.get<{ n: number }>(
-    sql`SELECT count(*) AS n FROM campaigns WHERE cost_model = 'param' OR (cost_model = 'cpc' AND cpc > 0)`, ['n'],
+    sql`SELECT count(*) AS n FROM campaigns WHERE cost_model = 'param' OR (cost_model = 'cpc' AND cpc > 0)`,
   )
   const offers = await db.all<{ currency: string }>(sql`SELECT DISTINCT upper(currency) AS currency FROM offers`)
   return { costRecorded: (costing?.n ?? 0) > 0, offerCurrencies: offers.map((o) => o.currency) }

@@ -3,7 +3,7 @@ import { createPublicKey } from 'node:crypto'
 import { invalid } from '../lib/errors'
 import { optionalPlainUrl } from '../lib/fields'
 import { CidrError, parseCidr } from '../lib/cidr'
-import { normalizeEmail } from '../email/address'
+import { normalizeEmail } from '../lib/email-address'
 import { CURRENCY_HINT, currencyCode } from '../lib/currency'
 
 export interface SettingDef<T> {

@@ -1,19 +1,25 @@
 // Tracking feature: the redirect hot path (/c, /r), the click store behind it, and the admin read of clicks.
 import type { AppContext, Feature } from '../context'
+import { errorFields, log } from '../lib/log'
 import type { RoutingSource } from '../catalog'
-import { ClickRetention } from './retention'
+import { Retention } from '../lib/retention'
 import { RoutingCache } from './routing'
 import { trackingAdminRoutes, trackingLinkRoutes } from './routes'
-import { createClickStore } from './store/factory'
+import { createClickStore } from './store/click-store'
 import type { ClickStore } from './store/types'
 import { Tracker, type ClickQuality } from './track'
 import { TrafficClassifier, trafficConfig } from './quality/classify'
 import { UniqueVisitors, type UniqueWindows } from './unique-visitors'
 import { trackingVerbs } from './verbs'
 
-export { normalizeClickId, CLICK_COOKIE } from './visitor'
+export { normalizeClickId, CLICK_COOKIE, clickCookie } from './visitor'
 export { clickCookieHeader, readVisitor } from './routes'
 export type { Tracker, LandingVisit, Visitor } from './track'
+export type { CampaignRoute } from './routing'
+// A click's stored parameters and macro values, as landings and postback forwarding fill them in.
+export { clickParams, encodeMacroValue } from './template'
+export { newClick, type Click, type ContinuableClick } from './store/click'
+export type { ClickStore } from './store/types'
 
 export interface TrackingFeature extends Feature {
   /**
@@ -25,7 +31,7 @@ export interface TrackingFeature extends Feature {
   /** The click store: lookups, and import() for clicks from elsewhere (seeds, imports). */
   clicks: ClickStore
   /** Raw click retention (setting raw_click_retention_days); `run()` prunes what is due now. */
-  retention: ClickRetention
+  retention: Retention
   /** The click decisions, for hosted landings (/lp visits, leads, page views, bot signals). */
   tracker: Tracker
 }
@@ -46,7 +52,13 @@ export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSourc
     isUnique: (campaignId, ip, ua, now) => uniques.isUnique(campaignId, ip, ua, now),
   }
   const tracker = new Tracker(cache, clicks, quality)
-  const retention = new ClickRetention(clicks, { days: () => ctx.settings.get('raw_click_retention_days') })
+  // Raw click retention: the click store deletes click rows older than N days with their click_index
+  // entries. Rollups are never touched (a click is counted when it commits), so reports keep their totals;
+  // conversions keep the attribution they copied from their click.
+  const retention = new Retention(clicks, {
+    days: () => ctx.settings.get('raw_click_retention_days'),
+    onError: (err) => log.error('tracking: click retention failed', errorFields(err)),
+  })
   let retentionDays = ctx.settings.get('raw_click_retention_days')
   ctx.events.on('settings.changed', 'after-commit', 'tracking.retention', () => {
     const days = ctx.settings.get('raw_click_retention_days')

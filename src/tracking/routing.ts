@@ -2,7 +2,7 @@
 // targets, plus slug → fallback URL of the campaigns that cannot route (paused, or no usable offer).
 // Built from the catalog's routing rows, dropped on catalog.changed, rebuilt on next use (SQLite) or reloaded
 // at once (Postgres, whose store answers asynchronously).
-import type { RoutingRows, RoutingSource } from '../catalog/store/types'
+import type { RoutingRows, RoutingSource } from '../catalog'
 import { errorFields, log } from '../lib/log'
 import { compileUrlTemplate, encodeMacroValue, MACROS, type Template } from './template'
 

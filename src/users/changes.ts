@@ -1,6 +1,6 @@
 // The rules of changing and removing an admin user, once for both engines: step generators (lib/steps.ts)
 // that the store runs inside one transaction, so each check holds until its write commits.
-import type { Permissions } from '../auth/permissions'
+import type { Permissions } from '../lib/permissions'
 import type { Steps } from '../lib/steps'
 import type { UserRow } from './row'
 import type { UserQueries } from './store'

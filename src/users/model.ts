@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import type { UserRecord } from './store'
 import { iso } from '../lib/time'
 import { Int } from '../lib/fields'
-import { PermissionsView, permissionsView } from '../admin/session/model'
+import { PermissionsView, permissionsView } from '../admin'
 
 const permissionsInput = t.Unknown({
   description: '{"<section>":{"read":bool,"write":bool},…}; sections: campaigns landings conversions reports email commerce settings users. Missing sections and flags are false.',

@@ -4,7 +4,7 @@ import type { AppContext } from '../context'
 import { adminGuard } from '../http/admin-guard'
 import { idParams, okResponse, pageSchema, pageQuery, parseId } from '../http/collection'
 import { adminActor, invoke } from '../lib/verb'
-import { issueSessionCookie } from '../admin/session/cookie'
+import { issueSessionCookie } from '../admin'
 import { UserCreate, UserPatch, UserView } from './model'
 import type { UsersVerbs } from './verbs'
 

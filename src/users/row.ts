@@ -1,7 +1,7 @@
 // What both user stores share: the row shape, its mapping to AdminUser/UserRecord, the checks a new user
 // passes before any SQL, and the constant-time password check of login.
 import { randomToken } from '../lib/crypto'
-import { allPermissions, parsePermissions, type AdminUser, type Permissions } from '../auth/permissions'
+import { allPermissions, parsePermissions, type AdminUser, type Permissions } from '../lib/permissions'
 import { checkPassword, normalizeEmail } from './rules'
 
 export interface UserRow {

@@ -1,6 +1,6 @@
 // Field rules of admin users, shared by the store (which creates users for the CLI, start-up and tests)
 // and the users verbs.
-import { parsePermissions, type Permissions } from '../auth/permissions'
+import { parsePermissions, type Permissions } from '../lib/permissions'
 import { invalid } from '../lib/errors'
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/

@@ -7,7 +7,7 @@ import { sql, type Sql } from '../db/sql'
 import { storeDb, type Queries, type StoreDb } from '../db/store-db'
 import type { AnyDatabase } from '../db/engine'
 import { conflict } from '../lib/errors'
-import type { AdminUser } from '../auth/permissions'
+import type { AdminUser } from '../lib/permissions'
 import type { MaybeAsync } from '../lib/steps'
 import { EMAIL_TAKEN } from './rules'
 import { removeSteps, updateSteps, type RemoveOutcome, type UpdateOutcome, type UserChanges } from './changes'
@@ -15,9 +15,6 @@ import { lookupEmail, newUserFields, toRecord, toUser, verifyLogin, type NewUser
 
 export type { UserRecord, NewUserInput } from './row'
 export type { RemoveOutcome, UpdateOutcome, UserChanges } from './changes'
-
-/** int8 columns of a users row (numbers on SQLite, strings from Bun's Postgres client). */
-const INT8 = ['created_at', 'updated_at'] as const
 
 /** The users queries a check-then-write step runs, bound to its transaction. */
 export interface UserQueries {
@@ -43,29 +40,29 @@ export class UserStore {
   }
 
   async count(): Promise<number> {
-    return Number((await this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM users`, ['n']))!.n)
+    return Number((await this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM users`))!.n)
   }
 
   /** The admin guard's lookup on every admin request (session epoch included). */
   async findById(id: number): Promise<AdminUser | null> {
-    const row = await this.db.get<UserRow>(byIdSql(id), INT8)
+    const row = await this.db.get<UserRow>(byIdSql(id))
     return row ? toUser(row) : null
   }
 
   async findRecord(id: number): Promise<UserRecord | null> {
-    const row = await this.db.get<UserRow>(byIdSql(id), INT8)
+    const row = await this.db.get<UserRow>(byIdSql(id))
     return row ? toRecord(row) : null
   }
 
   /** The user with this email (normalised like login), for `svc user passwd --email`. */
   async findByEmail(email: string): Promise<UserRecord | null> {
-    const row = await this.db.get<UserRow>(byEmailSql(lookupEmail(email)), INT8)
+    const row = await this.db.get<UserRow>(byEmailSql(lookupEmail(email)))
     return row ? toRecord(row) : null
   }
 
   /** Users with id > afterId, in id order. */
   async list(afterId: number, limit: number): Promise<UserRecord[]> {
-    const rows = await this.db.all<UserRow>(sql`SELECT * FROM users WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`, INT8)
+    const rows = await this.db.all<UserRow>(sql`SELECT * FROM users WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`)
     return rows.map(toRecord)
   }
 
@@ -87,7 +84,7 @@ export class UserStore {
 
   /** Returns the user only when the password matches; always spends one hash verification. */
   async authenticate(email: string, password: string): Promise<AdminUser | null> {
-    return verifyLogin(await this.db.get<UserRow>(byEmailSql(lookupEmail(email)), INT8), password)
+    return verifyLogin(await this.db.get<UserRow>(byEmailSql(lookupEmail(email))), password)
   }
 
   /** Validates email and password, hashes, inserts; conflict (409) when the email is taken. */
@@ -100,7 +97,7 @@ export class UserStore {
     try {
       const row = await this.db.get<UserRow>(sql`
         INSERT INTO users (email, password_hash, permissions, is_owner, session_epoch, created_at, updated_at)
-        VALUES (${email}, ${hash}, ${permissions}, ${owner}, 0, ${now}, ${now}) RETURNING *`, INT8)
+        VALUES (${email}, ${hash}, ${permissions}, ${owner}, 0, ${now}, ${now}) RETURNING *`)
       return toRecord(row!)
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(EMAIL_TAKEN)
@@ -116,9 +113,9 @@ export class UserStore {
   private queries(q: Queries): UserQueries {
     const db = this.db
     return {
-      byId: (id) => q.get<UserRow>(byIdSql(id), INT8),
+      byId: (id) => q.get<UserRow>(byIdSql(id)),
       idByEmail: (email) => q.get<{ id: number }>(sql`SELECT id FROM users WHERE email = ${email}`),
-      owners: () => q.get<{ n: number }>(sql`SELECT count(*) AS n FROM users WHERE is_owner = 1`, ['n']),
+      owners: () => q.get<{ n: number }>(sql`SELECT count(*) AS n FROM users WHERE is_owner = 1`),
       write: (id, changes, now) => q.run(updateSql(id, changes, now)),
       delete: (id) => q.run(sql`DELETE FROM users WHERE id = ${id}`),
       lock: () => db.lockTable(q, 'users'),

@@ -10,9 +10,9 @@
 // The system (CLI, start-up) may do anything.
 import { Type } from '@sinclair/typebox'
 import {
-  allPermissions, effectivePermissions, firstUngrantable, grantsAsOwner, granterOf, samePermissions, selfOf,
-  requireConfirmed, type Granter, type PermissionRef,
-} from '../auth/permissions'
+  effectivePermissions, firstUngrantable, grantsAsOwner, granterOf, samePermissions, selfOf, requireConfirmed, type Granter,
+} from '../auth'
+import { allPermissions, type PermissionRef } from '../lib/permissions'
 import { conflict, forbidden, notFound } from '../lib/errors'
 import { Int } from '../lib/fields'
 import { parsePage, toPage } from '../lib/paging'

@@ -3,8 +3,8 @@
 // 5-per-15-minutes login budget.
 import type { TestServer } from '../helpers/server'
 import { testDb } from '../helpers/db'
-import { SESSION_COOKIE } from '../../src/auth/session'
-import type { Permissions } from '../../src/auth/permissions'
+import { SESSION_COOKIE } from '../../src/auth'
+import type { Permissions } from '../../src/lib/permissions'
 
 export const USER_PASSWORD = 'user-password-1'
 let cheapHash: Promise<string> | null = null

@@ -2,7 +2,7 @@
 // running app's route list, so a new route is covered (or fails the table check) automatically.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'
-import { SECTIONS, type Section } from '../../src/auth/permissions'
+import { SECTIONS, type Section } from '../../src/lib/permissions'
 import { addUser, cookieFor, send } from './helpers'
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { testDb } from '../helpers/db'
 import { OWNER, startServer, type TestServer } from '../helpers/server'
-import { SECTIONS } from '../../src/auth/permissions'
+import { SECTIONS } from '../../src/lib/permissions'
 import { addUser, cookieFor, send } from './helpers'
 
 let s: TestServer

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { startServer, type TestServer } from '../helpers/server'
 import { adminActor, invoke, systemActor, type Verb } from '../../src/lib/verb'
 import type { AppError } from '../../src/lib/errors'
-import type { AdminUser } from '../../src/auth/permissions'
+import type { AdminUser } from '../../src/lib/permissions'
 import type { DomainEvents } from '../../src/events'
 
 let s: TestServer

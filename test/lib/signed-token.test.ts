@@ -2,7 +2,7 @@
 // before lib/signed-token.ts existed (issue 27); they sit in browsers, sent mail and cached pages, so they must
 // keep verifying, and the same inputs must keep producing the same strings.
 import { describe, expect, test } from 'bun:test'
-import { SessionSigner } from '../../src/auth/session'
+import { SessionSigner } from '../../src/auth'
 import { Confirmations } from '../../src/agent/mcp/confirm'
 import { UnsubscribeLinks } from '../../src/email/unsubscribe'
 import { FormTokens } from '../../src/landings/form-token'

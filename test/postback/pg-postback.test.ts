@@ -27,6 +27,8 @@ import { ConversionRecorder, type RecordedConversion } from '../../src/postback/
 import { SqlitePostbackStore, type PostbackStore } from '../../src/postback/store'
 import { conversionTypeVerbs } from '../../src/postback/type-verbs'
 import { conversionVerbs } from '../../src/postback/verbs'
+import { ConversionReads } from '../../src/postback/conversion-reads'
+import { storeDb } from '../../src/db/store-db'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
 const avail = pgAvailable()
@@ -46,6 +48,8 @@ interface Harness {
   events: EventBus
   settings: ReturnType<typeof fakeSettings>
   store: PostbackStore
+  /** The admin reads, written once for both engines. */
+  reads: ConversionReads
   typesStore: ConversionTypesStore
   types: ConversionTypes
   recorder: ConversionRecorder
@@ -63,7 +67,7 @@ async function harness(engine: Engine): Promise<Harness> {
   const settings = fakeSettings()
   const s = settings as unknown as SettingsStore
   const aliases = new Aliases(s)
-  let store: PostbackStore, typesStore: ConversionTypesStore, submitter: { submit(q: string, ip: string): Promise<PostbackOutcome> }
+  let store: PostbackStore, reads: ConversionReads, typesStore: ConversionTypesStore, submitter: { submit(q: string, ip: string): Promise<PostbackOutcome> }
   let rows: Harness['rows'], close: () => Promise<void>
   let begins = 0
   let types!: ConversionTypes
@@ -74,6 +78,7 @@ async function harness(engine: Engine): Promise<Harness> {
     const begin = pg.begin.bind(pg)
     pg.begin = (fn) => { begins++; return begin(fn) }
     store = pg
+    reads = new ConversionReads(storeDb(db))
     typesStore = new ConversionTypesStore(db)
     types = new ConversionTypes(typesStore, events)
     await types.loaded()
@@ -88,6 +93,7 @@ async function harness(engine: Engine): Promise<Harness> {
     const byClickId = db.raw.prepare('SELECT id FROM clicks WHERE click_id = $id')
     const lite = new SqlitePostbackStore(db.raw, (id) => (byClickId.get({ id }) as { id: number } | undefined)?.id)
     store = lite
+    reads = new ConversionReads(storeDb(db), (id) => (byClickId.get({ id }) as { id: number } | undefined)?.id)
     typesStore = new ConversionTypesStore(db)
     types = new ConversionTypes(typesStore, events)
     submitter = new PostbackBatcher(lite, events, new PostbackReceiver(s, aliases, types, lite))
@@ -105,7 +111,7 @@ async function harness(engine: Engine): Promise<Harness> {
   const recorder = new ConversionRecorder(store, events)
   let seq = 0
   return {
-    engine, events, settings, store, typesStore, types, recorder,
+    engine, events, settings, store, reads, typesStore, types, recorder,
     submit: (q, ip = '198.51.100.1') => submitter.submit(q, ip),
     async addClick() {
       const n = ++seq
@@ -178,7 +184,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('an unknown click records an error row, no conversion', async () => {
       const id = randomUUID()
       expect(await h.submit(`subid=${id}&payout=3`)).toEqual({ kind: 'ignored', reason: 'unknown_click' })
-      const errs = await h.store.listErrors({ reason: 'unknown_click', limit: 5 })
+      const errs = await h.reads.listErrors({ reason: 'unknown_click', limit: 5 })
       expect(errs[0]).toMatchObject({ reason: 'unknown_click', click_id: id, query: `subid=${id}&payout=3`, ip: '198.51.100.1', conversion_id: null })
       expect(typeof errs[0]!.id).toBe('number')
       expect(typeof errs[0]!.created_at).toBe('number')
@@ -190,9 +196,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const o = await h.submit(`subid=${id}&payout=12abc`)
       expect(o.kind).toBe('recorded')
       const conversionId = (o as { conversionId: number }).conversionId
-      const [err] = await h.store.listErrors({ reason: 'payout_unreadable', limit: 1 })
+      const [err] = await h.reads.listErrors({ reason: 'payout_unreadable', limit: 1 })
       expect(err).toMatchObject({ click_id: id, conversion_id: conversionId })
-      expect(await h.store.conversionById(conversionId)).toMatchObject({ id: conversionId, revenue: 7.5, click_id: id })
+      expect(await h.reads.conversionById(conversionId)).toMatchObject({ id: conversionId, revenue: 7.5, click_id: id })
     })
 
     test('every 1000th error row prunes rows more than POSTBACK_ERRORS_KEEP back', async () => {
@@ -229,7 +235,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     })
 
     test('conversions.record verb: recorded in its own transaction, 409 on a duplicate, 404 on an unknown click', async () => {
-      const verbs = conversionVerbs({ store: h.store, recorder: h.recorder, types: h.types, aliases: new Aliases(h.settings as never), settings: h.settings as never, events: h.events })
+      const verbs = conversionVerbs({ store: h.store, reads: h.reads, recorder: h.recorder, types: h.types, aliases: new Aliases(h.settings as never), settings: h.settings as never, events: h.events })
       const actor = systemActor('test')
       const id = await h.addClick()
       const heard: number[] = []
@@ -254,12 +260,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('listConversions: newest first, filters and cursor; numbers come back as numbers', async () => {
       const id = await h.addClick()
       for (const p of [1, 2, 3]) await h.submit(`subid=${id}&payout=${p}&date=${1_700_000_000 + p}`)
-      const all = await h.store.listConversions({ clickId: id, limit: 10 })
+      const all = await h.reads.listConversions({ clickId: id, limit: 10 })
       expect(all.map((r) => r.revenue)).toEqual([3, 2, 1])
       for (const k of ['id', 'click_row_id', 'campaign_id', 'date', 'created_at'] as const) expect(typeof all[0]![k]).toBe('number')
-      expect((await h.store.listConversions({ clickId: id, before: all[0]!.id, limit: 1 })).map((r) => r.revenue)).toEqual([2])
-      expect((await h.store.listConversions({ clickId: id, from: 1_700_000_002_000, to: 1_700_000_003_000, limit: 10 })).map((r) => r.revenue)).toEqual([2])
-      expect(await h.store.listConversions({ clickId: id, campaignId: all[0]!.campaign_id + 1000, limit: 10 })).toEqual([])
+      expect((await h.reads.listConversions({ clickId: id, before: all[0]!.id, limit: 1 })).map((r) => r.revenue)).toEqual([2])
+      expect((await h.reads.listConversions({ clickId: id, from: 1_700_000_002_000, to: 1_700_000_003_000, limit: 10 })).map((r) => r.revenue)).toEqual([2])
+      expect(await h.reads.listConversions({ clickId: id, campaignId: all[0]!.campaign_id + 1000, limit: 10 })).toEqual([])
     })
 
     test('conversion types CRUD and the status map; the cache follows every change', async () => {

@@ -4,7 +4,7 @@
 // grants only what both its scopes and its creator hold, and its user changes are Tier 2 (confirmed on /mcp,
 // refused on REST).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { SECTIONS } from '../../src/auth/permissions'
+import { SECTIONS } from '../../src/lib/permissions'
 import { startServer, type TestServer } from '../helpers/server'
 import { addUser, cookieFor, USER_PASSWORD } from '../admin/helpers'
 import { call, callConfirmed, createToken, structured, TIER2_REST, toolError, withClient } from '../agent/helpers'

@@ -1,7 +1,7 @@
 import type { Cookie } from 'elysia'
 import type { AppContext } from '../../context'
-import type { AdminUser } from '../../auth/permissions'
-import { SESSION_COOKIE } from '../../auth/session'
+import type { AdminUser } from '../../lib/permissions'
+import { SESSION_COOKIE } from '../../auth'
 import { isHttpsRequest } from '../../http/https'
 
 type Jar = Record<string, Cookie<unknown>>

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { Int } from '../../lib/fields'
-import { allPermissions, SECTIONS, type AdminUser } from '../../auth/permissions'
+import { allPermissions, SECTIONS, type AdminUser } from '../../lib/permissions'
 
 const flags = t.Object({ read: t.Boolean(), write: t.Boolean() })
 /** All 8 sections, always present. */

@@ -1,7 +1,7 @@
 // One tool call of an agent: scope, rate bucket, Tier-2 confirmation, the verb, the audit row. The answer is
 // an MCP CallToolResult: failures an agent can act on (missing scope, rate limit, a verb's 400/404/409) are
 // tool errors (isError) it can read; only an unknown tool is a protocol error (raised by the caller).
-import type { AdminUser, AgentIdentity } from '../../auth/permissions'
+import type { AdminUser, AgentIdentity } from '../../lib/permissions'
 import { AppError } from '../../lib/errors'
 import { errorFields, log } from '../../lib/log'
 import { iso } from '../../lib/time'

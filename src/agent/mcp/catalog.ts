@@ -5,7 +5,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { invalid } from '../../lib/errors'
 import { viewOf, type Verb } from '../../lib/verb'
 import { scopeOfVerb, type Scope } from '../scopes'
-import { SETTINGS } from '../../settings/registry'
+import { SETTINGS } from '../../settings'
 
 export type Bucket = 'default' | 'ai'
 type Json = Record<string, unknown>

@@ -1,6 +1,6 @@
 // Read-only MCP resources an agent can pull into its context: the scope list, its own token, a campaign,
 // a report. Each is read through a verb with the token's scopes, like a tool.
-import type { AdminUser, AgentIdentity } from '../../auth/permissions'
+import type { AdminUser, AgentIdentity } from '../../lib/permissions'
 import { adminActor, invoke, viewOf, type Verb } from '../../lib/verb'
 import { RESOURCES, SCOPES, type ResourceName } from '../scopes'
 

@@ -11,7 +11,7 @@ import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { AdminUser, AgentIdentity } from '../../auth/permissions'
+import type { AdminUser, AgentIdentity } from '../../lib/permissions'
 import { AppError } from '../../lib/errors'
 import { VERSION } from '../../version'
 import type { AuditLog } from '../audit'

@@ -10,10 +10,6 @@ const TOKEN = raw(`id, name, token_hash AS "tokenHash", token_hint AS "tokenHint
 const AUDIT = raw(`id, token_id AS "tokenId", token_name AS "tokenName", surface, tool, arguments, outcome, error,
   duration_ms AS "durationMs", ip, created_at AS "createdAt"`)
 
-/** int8 columns (numbers on SQLite, strings from Bun's Postgres client). */
-const TOKEN_INT8 = ['id', 'createdBy', 'createdByToken', 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt']
-const AUDIT_INT8 = ['id', 'tokenId', 'createdAt']
-
 /** The columns a token change may set; names from this fixed map, never from input. */
 const TOKEN_COLUMNS: Record<keyof TokenChanges, string> = {
   name: 'name', scopes: 'scopes', rateDefault: 'rate_default', rateAi: 'rate_ai', expiresAt: 'expires_at',
@@ -27,20 +23,20 @@ class SqlAgentStore implements AgentStore {
       INSERT INTO agent_tokens (name, token_hash, token_hint, scopes, rate_default, rate_ai, created_by, created_by_token, created_at, expires_at)
       VALUES (${t.name}, ${t.tokenHash}, ${t.tokenHint}, ${t.scopes}, ${t.rateDefault}, ${t.rateAi}, ${t.createdBy},
         ${t.createdByToken}, ${t.createdAt}, ${t.expiresAt})
-      RETURNING ${TOKEN}`, TOKEN_INT8))!
+      RETURNING ${TOKEN}`))!
   }
 
   tokenByHash(hash: string): Promise<TokenRow | undefined> {
-    return this.db.get<TokenRow>(sql`SELECT ${TOKEN} FROM agent_tokens WHERE token_hash = ${hash}`, TOKEN_INT8)
+    return this.db.get<TokenRow>(sql`SELECT ${TOKEN} FROM agent_tokens WHERE token_hash = ${hash}`)
   }
 
   tokenById(id: number): Promise<TokenRow | undefined> {
-    return this.db.get<TokenRow>(sql`SELECT ${TOKEN} FROM agent_tokens WHERE id = ${id}`, TOKEN_INT8)
+    return this.db.get<TokenRow>(sql`SELECT ${TOKEN} FROM agent_tokens WHERE id = ${id}`)
   }
 
   listTokens(before: number | undefined, limit: number): Promise<TokenRow[]> {
     const w = whereAll([before !== undefined && sql`id < ${before}`])
-    return this.db.all<TokenRow>(sql`SELECT ${TOKEN} FROM agent_tokens ${w} ORDER BY id DESC LIMIT ${limit}`, TOKEN_INT8)
+    return this.db.all<TokenRow>(sql`SELECT ${TOKEN} FROM agent_tokens ${w} ORDER BY id DESC LIMIT ${limit}`)
   }
 
   /** Sets only the columns the change names (null is a value: "no expiry", "default rate"). */
@@ -51,12 +47,12 @@ class SqlAgentStore implements AgentStore {
     }
     if (sets.length === 0) return this.tokenById(id)
     const set = sets.reduce((a, b) => sql`${a}, ${b}`)
-    return this.db.get<TokenRow>(sql`UPDATE agent_tokens SET ${set} WHERE id = ${id} RETURNING ${TOKEN}`, TOKEN_INT8)
+    return this.db.get<TokenRow>(sql`UPDATE agent_tokens SET ${set} WHERE id = ${id} RETURNING ${TOKEN}`)
   }
 
   revokeToken(id: number, now: number): Promise<TokenRow | undefined> {
     return this.db.get<TokenRow>(
-      sql`UPDATE agent_tokens SET revoked_at = coalesce(revoked_at, ${now}) WHERE id = ${id} RETURNING ${TOKEN}`, TOKEN_INT8)
+      sql`UPDATE agent_tokens SET revoked_at = coalesce(revoked_at, ${now}) WHERE id = ${id} RETURNING ${TOKEN}`)
   }
 
   async touchToken(id: number, now: number, ip: string | null): Promise<void> {
@@ -80,7 +76,7 @@ class SqlAgentStore implements AgentStore {
       f.to !== undefined && sql`created_at < ${f.to}`,
       before !== undefined && sql`id < ${before}`,
     ])
-    return this.db.all<AuditRow>(sql`SELECT ${AUDIT} FROM agent_audit ${w} ORDER BY id DESC LIMIT ${limit}`, AUDIT_INT8)
+    return this.db.all<AuditRow>(sql`SELECT ${AUDIT} FROM agent_audit ${w} ORDER BY id DESC LIMIT ${limit}`)
   }
 
   /** Two instances pruning at once take different rows (SKIP LOCKED on Postgres; SQLite has one writer). */

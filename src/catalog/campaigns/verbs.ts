@@ -2,7 +2,8 @@
 import { defineVerb } from '../../lib/verb'
 import { invalid } from '../../lib/errors'
 import { optionalPlainUrl, optionalText, positiveId, requiredText, slug, urlTemplate } from '../../lib/fields'
-import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { found, IdInput, listPage, PageInput, withId } from '../../lib/verb-inputs'
+import { announce, type CatalogDeps } from '../shared'
 import type { CampaignValues, LinkChanges, LinkRef } from '../store/types'
 import { CampaignCreate, CampaignPatch, DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, type CampaignInput } from './model'
 

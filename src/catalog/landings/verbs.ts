@@ -1,8 +1,8 @@
 // Landings: a page between the click and the offer, hosted here (html at /lp/:slug) or elsewhere (url).
-import { defineVerb } from '../../lib/verb'
 import { invalid } from '../../lib/errors'
 import { optionalUrlTemplate, requiredText, slug } from '../../lib/fields'
-import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { crudVerbs, found } from '../../lib/verb-inputs'
+import { announce, type CatalogDeps } from '../shared'
 import type { LandingValues } from '../store/types'
 import { LandingCreate, LandingPatch, MAX_HTML, type LandingInput } from './model'
 import { analyzeMacros } from './macro-context'
@@ -44,45 +44,27 @@ function needsContent(html: string | null, url: string | null) {
 }
 
 export function landingVerbs({ store, events }: CatalogDeps) {
-  return {
-    list: defineVerb({
-      name: 'catalog.landings.list', summary: 'List landings', permission: 'landings:read', input: PageInput,
-      run: (_actor, input) => listPage(input, (page) => store.listLandings(page)),
-    }),
-    get: defineVerb({
-      name: 'catalog.landings.get', summary: 'Get a landing', permission: 'landings:read', input: IdInput,
-      run: (_actor, { id }) => found(store.findLanding(id), 'landing'),
-    }),
-    create: defineVerb({
-      name: 'catalog.landings.create', summary: 'Create a landing', permission: 'landings:write', input: LandingCreate,
-      async run(_actor, input) {
-        const f = fields({ ...input, name: input.name ?? '', slug: input.slug ?? '' })
-        needsContent(f.html ?? null, f.url ?? null)
-        const row = await store.createLanding({ name: f.name!, slug: f.slug!, html: f.html ?? null, url: f.url ?? null, emailListId: f.emailListId ?? null })
-        announce(events, 'landing', row.id, 'created')
-        return row
-      },
-    }),
-    update: defineVerb({
-      name: 'catalog.landings.update', summary: 'Change a landing', permission: 'landings:write', input: withId(LandingPatch),
-      async run(_actor, { id, ...input }) {
-        const f = fields(input)
-        // The content rule reads the current row outside the write, as it always has: a concurrent edit can
-        // at worst leave a landing without content, which routing skips.
-        const current = await found(store.findLanding(id), 'landing')
-        needsContent(f.html !== undefined ? f.html : current.html, f.url !== undefined ? f.url : current.url)
-        const row = await store.updateLanding(id, f)
-        announce(events, 'landing', id, 'updated')
-        return row
-      },
-    }),
-    delete: defineVerb({
-      name: 'catalog.landings.delete', summary: 'Delete a landing (conflict while a campaign uses it)', permission: 'landings:write', input: IdInput,
-      async run(_actor, { id }) {
-        await store.deleteLanding(id)
-        announce(events, 'landing', id, 'deleted')
-        return { ok: true as const }
-      },
-    }),
-  }
+  return crudVerbs({
+    name: 'catalog.landings', what: 'landing', permissions: { read: 'landings:read', write: 'landings:write' },
+    summaries: {
+      list: 'List landings', get: 'Get a landing', create: 'Create a landing', update: 'Change a landing',
+      delete: 'Delete a landing (conflict while a campaign uses it)',
+    },
+    inputs: { create: LandingCreate, patch: LandingPatch },
+    list: (page) => store.listLandings(page), find: (id) => store.findLanding(id), delete: (id) => store.deleteLanding(id),
+    create(input) {
+      const f = fields({ ...input, name: input.name ?? '', slug: input.slug ?? '' })
+      needsContent(f.html ?? null, f.url ?? null)
+      return store.createLanding({ name: f.name!, slug: f.slug!, html: f.html ?? null, url: f.url ?? null, emailListId: f.emailListId ?? null })
+    },
+    async update(id, input) {
+      const f = fields(input)
+      // The content rule reads the current row outside the write, as it always has: a concurrent edit can
+      // at worst leave a landing without content, which routing skips.
+      const current = await found(store.findLanding(id), 'landing')
+      needsContent(f.html !== undefined ? f.html : current.html, f.url !== undefined ? f.url : current.url)
+      return store.updateLanding(id, f)
+    },
+    announce: (id, action) => announce(events, 'landing', id, action),
+  })
 }

@@ -1,8 +1,8 @@
 // Offers: the advertiser pages campaigns rotate, with the default payout postbacks fall back to.
-import { defineVerb } from '../../lib/verb'
 import { invalid } from '../../lib/errors'
 import { requiredText, slug, urlTemplate } from '../../lib/fields'
-import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { crudVerbs } from '../../lib/verb-inputs'
+import { announce, type CatalogDeps } from '../shared'
 import type { OfferValues } from '../store/types'
 import { OfferCreate, OfferPatch, type OfferInput } from './model'
 import { CURRENCY_HINT, currencyCode } from '../../lib/currency'
@@ -27,39 +27,19 @@ function fields(input: OfferInput): Partial<OfferValues> {
 }
 
 export function offerVerbs({ store, events }: CatalogDeps) {
-  return {
-    list: defineVerb({
-      name: 'catalog.offers.list', summary: 'List offers', permission: 'campaigns:read', input: PageInput,
-      run: (_actor, input) => listPage(input, (page) => store.listOffers(page)),
-    }),
-    get: defineVerb({
-      name: 'catalog.offers.get', summary: 'Get an offer', permission: 'campaigns:read', input: IdInput,
-      run: (_actor, { id }) => found(store.findOffer(id), 'offer'),
-    }),
-    create: defineVerb({
-      name: 'catalog.offers.create', summary: 'Create an offer', permission: 'campaigns:write', input: OfferCreate,
-      async run(_actor, input) {
-        const f = fields({ ...input, name: input.name ?? '', slug: input.slug ?? '', url: input.url ?? '' })
-        const row = await store.createOffer({ name: f.name!, slug: f.slug!, url: f.url!, payout: f.payout ?? 0, currency: f.currency ?? 'USD' })
-        announce(events, 'offer', row.id, 'created')
-        return row
-      },
-    }),
-    update: defineVerb({
-      name: 'catalog.offers.update', summary: 'Change an offer', permission: 'campaigns:write', input: withId(OfferPatch),
-      async run(_actor, { id, ...input }) {
-        const row = await store.updateOffer(id, fields(input))
-        announce(events, 'offer', id, 'updated')
-        return row
-      },
-    }),
-    delete: defineVerb({
-      name: 'catalog.offers.delete', summary: 'Delete an offer (conflict while a campaign uses it)', permission: 'campaigns:write', input: IdInput,
-      async run(_actor, { id }) {
-        await store.deleteOffer(id)
-        announce(events, 'offer', id, 'deleted')
-        return { ok: true as const }
-      },
-    }),
-  }
+  return crudVerbs({
+    name: 'catalog.offers', what: 'offer', permissions: { read: 'campaigns:read', write: 'campaigns:write' },
+    summaries: {
+      list: 'List offers', get: 'Get an offer', create: 'Create an offer', update: 'Change an offer',
+      delete: 'Delete an offer (conflict while a campaign uses it)',
+    },
+    inputs: { create: OfferCreate, patch: OfferPatch },
+    list: (page) => store.listOffers(page), find: (id) => store.findOffer(id), delete: (id) => store.deleteOffer(id),
+    create(input) {
+      const f = fields({ ...input, name: input.name ?? '', slug: input.slug ?? '', url: input.url ?? '' })
+      return store.createOffer({ name: f.name!, slug: f.slug!, url: f.url!, payout: f.payout ?? 0, currency: f.currency ?? 'USD' })
+    },
+    update: (id, input) => store.updateOffer(id, fields(input)),
+    announce: (id, action) => announce(events, 'offer', id, action),
+  })
 }

@@ -1,7 +1,7 @@
 // Traffic sources: where clicks come from, and the postback URL conversions are forwarded to.
-import { defineVerb } from '../../lib/verb'
 import { optionalUrlTemplate, requiredText } from '../../lib/fields'
-import { announce, found, IdInput, listPage, PageInput, withId, type CatalogDeps } from '../shared'
+import { crudVerbs, found } from '../../lib/verb-inputs'
+import { announce, type CatalogDeps } from '../shared'
 import type { SourceValues } from '../store/types'
 import { SourceCreate, SourcePatch, type SourceInput } from './model'
 
@@ -13,41 +13,23 @@ function fields(input: SourceInput): Partial<SourceValues> {
 }
 
 export function sourceVerbs({ store, events }: CatalogDeps) {
-  return {
-    list: defineVerb({
-      name: 'catalog.sources.list', summary: 'List traffic sources', permission: 'campaigns:read', input: PageInput,
-      run: (_actor, input) => listPage(input, (page) => store.listSources(page)),
-    }),
-    get: defineVerb({
-      name: 'catalog.sources.get', summary: 'Get a traffic source', permission: 'campaigns:read', input: IdInput,
-      run: (_actor, { id }) => found(store.findSource(id), 'source'),
-    }),
-    create: defineVerb({
-      name: 'catalog.sources.create', summary: 'Create a traffic source', permission: 'campaigns:write', input: SourceCreate,
-      async run(_actor, input) {
-        const f = fields({ ...input, name: input.name ?? '' })
-        const row = await store.createSource({ name: f.name!, postbackUrl: f.postbackUrl ?? null })
-        announce(events, 'source', row.id, 'created')
-        return row
-      },
-    }),
-    update: defineVerb({
-      name: 'catalog.sources.update', summary: 'Change a traffic source', permission: 'campaigns:write', input: withId(SourcePatch),
-      async run(_actor, { id, ...input }) {
-        // An unknown id answers not_found before the fields are looked at (as it always has).
-        await found(store.findSource(id), 'source')
-        const row = await store.updateSource(id, fields(input))
-        announce(events, 'source', id, 'updated')
-        return row
-      },
-    }),
-    delete: defineVerb({
-      name: 'catalog.sources.delete', summary: 'Delete a traffic source (conflict while a campaign uses it)', permission: 'campaigns:write', input: IdInput,
-      async run(_actor, { id }) {
-        await store.deleteSource(id)
-        announce(events, 'source', id, 'deleted')
-        return { ok: true as const }
-      },
-    }),
-  }
+  return crudVerbs({
+    name: 'catalog.sources', what: 'source', permissions: { read: 'campaigns:read', write: 'campaigns:write' },
+    summaries: {
+      list: 'List traffic sources', get: 'Get a traffic source', create: 'Create a traffic source', update: 'Change a traffic source',
+      delete: 'Delete a traffic source (conflict while a campaign uses it)',
+    },
+    inputs: { create: SourceCreate, patch: SourcePatch },
+    list: (page) => store.listSources(page), find: (id) => store.findSource(id), delete: (id) => store.deleteSource(id),
+    create(input) {
+      const f = fields({ ...input, name: input.name ?? '' })
+      return store.createSource({ name: f.name!, postbackUrl: f.postbackUrl ?? null })
+    },
+    async update(id, input) {
+      // An unknown id answers not_found before the fields are looked at (as it always has).
+      await found(store.findSource(id), 'source')
+      return store.updateSource(id, fields(input))
+    },
+    announce: (id, action) => announce(events, 'source', id, action),
+  })
 }

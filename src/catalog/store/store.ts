@@ -14,9 +14,6 @@ import type {
   OfferValues, RoutingRows, RoutingSource, SourceRow, SourceValues,
 } from './types'
 
-/** int8 columns of every catalog row (epoch ms; strings from Bun's Postgres client). */
-const INT8 = ['createdAt', 'updatedAt'] as const
-
 const TABLE: Record<Entity, string> = { source: 'sources', offer: 'offers', landing: 'landings', campaign: 'campaigns' }
 
 /** Each table's columns under their camelCase names (fixed text). */
@@ -92,14 +89,14 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
 
   listLandings = (page: Page) => this.list<LandingRow>('landing', page)
   findLanding = (id: number) => this.find<LandingRow>('landing', id)
-  findLandingBySlug = (slug: string) => this.db.get<LandingRow>(sql`SELECT ${COLS.landing} FROM landings WHERE slug = ${slug}`, INT8)
+  findLandingBySlug = (slug: string) => this.db.get<LandingRow>(sql`SELECT ${COLS.landing} FROM landings WHERE slug = ${slug}`)
   createLanding = (values: LandingValues) => this.create<LandingRow>('landing', values)
   updateLanding = (id: number, changes: Partial<LandingValues>) => this.update<LandingRow>('landing', id, changes)
   deleteLanding = (id: number) => this.remove('landing', id)
 
   async listCampaigns(page: Page): Promise<Campaign[]> {
     return this.db.snapshot(function* (q): Steps<Campaign[]> {
-      const rows: Values[] = yield q.all(sql`SELECT ${COLS.campaign} FROM campaigns WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
+      const rows: Values[] = yield q.all(sql`SELECT ${COLS.campaign} FROM campaigns WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`)
       return yield* withLinks(q, rows.map(toCampaign))
     })
   }
@@ -127,11 +124,11 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
   }
 
   private list<R>(what: Entity, page: Page): Promise<R[]> {
-    return this.db.all<R>(sql`SELECT ${COLS[what]} FROM ${raw(TABLE[what])} WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
+    return this.db.all<R>(sql`SELECT ${COLS[what]} FROM ${raw(TABLE[what])} WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`)
   }
 
   private find<R>(what: Exclude<Entity, 'campaign'>, id: number): Promise<R | undefined> {
-    return this.db.get<R>(sql`SELECT ${COLS[what]} FROM ${raw(TABLE[what])} WHERE id = ${id}`, INT8)
+    return this.db.get<R>(sql`SELECT ${COLS[what]} FROM ${raw(TABLE[what])} WHERE id = ${id}`)
   }
 
   private create<R>(what: Exclude<Entity, 'campaign'>, values: object): Promise<R> {
@@ -174,11 +171,11 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
         const cols = assigned(values)
         const text = sql`INSERT INTO ${raw(TABLE[what])} (${join(cols.map(([c]) => c))}) VALUES (${join(cols.map(([, v]) => sql`${v}`))})
           RETURNING ${COLS[what]}`
-        return then(q.get<Values>(text, INT8), (row) => (what === 'campaign' ? toCampaign(row!) : row!))
+        return then(q.get<Values>(text), (row) => (what === 'campaign' ? toCampaign(row!) : row!))
       },
       update: (what, id, changes) => {
         const sets = join(assigned(changes).map(([c, v]) => sql`${c} = ${v}`))
-        return q.get<Values>(sql`UPDATE ${raw(TABLE[what])} SET ${sets} WHERE id = ${id} RETURNING ${COLS[what]}`, INT8)
+        return q.get<Values>(sql`UPDATE ${raw(TABLE[what])} SET ${sets} WHERE id = ${id} RETURNING ${COLS[what]}`)
       },
       delete: (what, id) => q.run(sql`DELETE FROM ${raw(TABLE[what])} WHERE id = ${id}`),
       clearLinks: (kind, campaignId) => q.run(sql`DELETE FROM ${LINK[kind].table} WHERE campaign_id = ${campaignId}`),
@@ -190,7 +187,7 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
 }
 
 function* campaignOf(q: Queries, id: number): Steps<Campaign | undefined> {
-  const row: Values | undefined = yield q.get(sql`SELECT ${COLS.campaign} FROM campaigns WHERE id = ${id}`, INT8)
+  const row: Values | undefined = yield q.get(sql`SELECT ${COLS.campaign} FROM campaigns WHERE id = ${id}`)
   if (!row) return undefined
   return (yield* withLinks(q, [toCampaign(row)]))[0]
 }

@@ -1,7 +1,7 @@
 // ecom-a, the Shopify-shaped store platform (spec §4; docs/commerce.md): how a delivery is verified and read.
 import { hmacSha256, safeEqual } from '../../lib/crypto'
 import { normalizeClickId } from '../../lib/click-id'
-import type { SettingsStore } from '../../settings/store'
+import type { SettingsStore } from '../../context'
 import type { OrderEffect } from '../orders'
 import type { SignatureOutcome } from '../store/types'
 import { asSent, crop, currencyOf, decimalReader, emailOf, entryValue, header, jsonObject, text, UUID_PATTERN, type Obj } from '../parse'

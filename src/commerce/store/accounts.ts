@@ -11,7 +11,6 @@ import type { NewPaymentAccount, PaymentAccountChanges, PaymentAccountRow } from
 const ACCOUNT = raw(`id, type, name, account_id AS "accountId", webhook_secret AS "webhookSecret", api_key AS "apiKey",
   client_id AS "clientId", client_secret AS "clientSecret", webhook_registered_at AS "webhookRegisteredAt",
   created_at AS "createdAt", updated_at AS "updatedAt"`)
-const ACCOUNT_INT8 = ['webhookRegisteredAt', 'createdAt', 'updatedAt']
 
 const accountMissing = () => notFound('payment account not found')
 const accountIdTaken = () => conflict('account_id: already used by another payment account')
@@ -27,16 +26,16 @@ const merge = (row: PaymentAccountRow, changes: PaymentAccountChanges): PaymentA
 
 export const accountStore = (db: StoreDb) => ({
   listAccounts: (page: Page): Promise<PaymentAccountRow[]> =>
-    db.all<PaymentAccountRow>(sql`SELECT ${ACCOUNT} FROM payment_accounts WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, ACCOUNT_INT8),
+    db.all<PaymentAccountRow>(sql`SELECT ${ACCOUNT} FROM payment_accounts WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`),
 
-  findAccount: (id: number): Promise<PaymentAccountRow | undefined> => db.get<PaymentAccountRow>(byId(id), ACCOUNT_INT8),
+  findAccount: (id: number): Promise<PaymentAccountRow | undefined> => db.get<PaymentAccountRow>(byId(id)),
 
   findAccountByAccountId: (accountId: string): Promise<PaymentAccountRow | undefined> =>
-    db.get<PaymentAccountRow>(sql`SELECT ${ACCOUNT} FROM payment_accounts WHERE account_id = ${accountId}`, ACCOUNT_INT8),
+    db.get<PaymentAccountRow>(sql`SELECT ${ACCOUNT} FROM payment_accounts WHERE account_id = ${accountId}`),
 
   registeredPayAAccounts: (): Promise<PaymentAccountRow[]> =>
     db.all<PaymentAccountRow>(sql`SELECT ${ACCOUNT} FROM payment_accounts WHERE type = 'pay-a' AND webhook_registered_at IS NOT NULL
-      ORDER BY id`, ACCOUNT_INT8),
+      ORDER BY id`),
 
   async createAccount(v: NewPaymentAccount): Promise<PaymentAccountRow> {
     const now = Date.now()
@@ -44,7 +43,7 @@ export const accountStore = (db: StoreDb) => ({
       return (await db.get<PaymentAccountRow>(sql`INSERT INTO payment_accounts (type, name, account_id, webhook_secret, api_key, client_id,
           client_secret, created_at, updated_at)
         VALUES (${v.type}, ${v.name}, ${v.accountId}, ${v.webhookSecret}, ${v.apiKey}, ${v.clientId}, ${v.clientSecret}, ${now}, ${now})
-        RETURNING ${ACCOUNT}`, ACCOUNT_INT8))!
+        RETURNING ${ACCOUNT}`))!
     } catch (err) {
       if (isUniqueViolation(err)) throw accountIdTaken()
       throw err
@@ -53,13 +52,13 @@ export const accountStore = (db: StoreDb) => ({
 
   updateAccount: (id: number, changes: PaymentAccountChanges): Promise<PaymentAccountRow> =>
     db.atomically(function* (q: Queries) {
-      const row: PaymentAccountRow | undefined = yield q.get(sql`${byId(id)} ${db.forUpdate}`, ACCOUNT_INT8)
+      const row: PaymentAccountRow | undefined = yield q.get(sql`${byId(id)} ${db.forUpdate}`)
       if (!row) throw accountMissing()
       const m = merge(row, changes)
       const updated: PaymentAccountRow | undefined = yield q.get(sql`UPDATE payment_accounts SET name = ${m.name},
           webhook_secret = ${m.webhookSecret}, api_key = ${m.apiKey}, client_id = ${m.clientId}, client_secret = ${m.clientSecret},
           webhook_registered_at = ${m.webhookRegisteredAt}, updated_at = ${Date.now()}
-        WHERE id = ${id} RETURNING ${ACCOUNT}`, ACCOUNT_INT8)
+        WHERE id = ${id} RETURNING ${ACCOUNT}`)
       return updated!
     }),
 

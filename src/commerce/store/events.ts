@@ -12,7 +12,6 @@ const cols = (payload: string) => raw(`id, source, external_id AS "externalId", 
   conversion_id AS "conversionId", ${payload}, deliveries, received_at AS "receivedAt", last_received_at AS "lastReceivedAt"`)
 const EVENT = cols('payload')
 const LISTED = cols('CAST(NULL AS text) AS payload')
-const EVENT_INT8 = ['id', 'orderId', 'conversionId', 'receivedAt', 'lastReceivedAt']
 
 const insertEvent = (e: NewWebhookEvent, dedupKey: string | null): Sql => sql`INSERT INTO webhook_events (source, external_id, dedup_key,
   topic, order_external_id, signature, outcome, error, payload, deliveries, received_at, last_received_at)
@@ -33,7 +32,7 @@ const delivered = (row: { id: number; deliveries: number } | undefined) => ({ id
 export function recordDelivery(q: Queries, e: NewWebhookEvent): MaybeAsync<{ id: number; duplicate: boolean }> {
   return then(q.get<{ id: number; deliveries: number }>(sql`${insertEvent(e, e.dedupKey)}
     ON CONFLICT (source, dedup_key) DO UPDATE SET deliveries = webhook_events.deliveries + 1, last_received_at = excluded.received_at
-    RETURNING id, deliveries`, ['id']), delivered)
+    RETURNING id, deliveries`), delivered)
 }
 
 export const finishEvent = (q: Queries, id: number, r: EventResult): MaybeAsync<number> =>
@@ -48,7 +47,7 @@ export const eventStore = (db: StoreDb) => ({
 
   /** One statement; never deduplicated, so its dedup_key is stored as NULL. */
   recordRefused: async (e: NewWebhookEvent): Promise<number> =>
-    (await db.get<{ id: number }>(sql`${insertEvent(e, null)} RETURNING id`, ['id']))!.id,
+    (await db.get<{ id: number }>(sql`${insertEvent(e, null)} RETURNING id`))!.id,
 
   listEvents: (filter: WebhookEventFilter, before: number | undefined, limit: number): Promise<WebhookEventRow[]> =>
     db.all<WebhookEventRow>(sql`SELECT ${LISTED} FROM webhook_events ${whereAll([
@@ -57,8 +56,8 @@ export const eventStore = (db: StoreDb) => ({
       filter.orderExternalId !== undefined && sql`order_external_id = ${filter.orderExternalId}`,
       filter.clickId !== undefined && sql`click_id = ${filter.clickId}`,
       before !== undefined && sql`id < ${before}`,
-    ])} ORDER BY id DESC LIMIT ${limit}`, EVENT_INT8),
+    ])} ORDER BY id DESC LIMIT ${limit}`),
 
   findEvent: (id: number): Promise<WebhookEventRow | undefined> =>
-    db.get<WebhookEventRow>(sql`SELECT ${EVENT} FROM webhook_events WHERE id = ${id}`, EVENT_INT8),
+    db.get<WebhookEventRow>(sql`SELECT ${EVENT} FROM webhook_events WHERE id = ${id}`),
 })

@@ -18,8 +18,6 @@ export const ORDER = raw(`id, source, external_id AS "externalId", status, curre
   counted_currency AS "countedCurrency", reversed, email, click_id AS "clickId", conversion_id AS "conversionId",
   reversal_id AS "reversalId", product_id AS "productId", payment_account_id AS "paymentAccountId",
   created_at AS "createdAt", updated_at AS "updatedAt"`)
-// int8 columns (strings from Bun's Postgres client); money columns are float8, numbers already.
-export const ORDER_INT8 = ['id', 'conversionId', 'reversalId', 'createdAt', 'updatedAt']
 
 /**
  * Inserts the order or updates it. A cancelled, refunded or failed order stays so: a late or replayed event
@@ -44,7 +42,7 @@ const upsertOrder = (q: Queries, o: OrderUpsert): MaybeAsync<OrderRow> =>
       product_id = coalesce(orders.product_id, excluded.product_id),
       payment_account_id = coalesce(orders.payment_account_id, excluded.payment_account_id),
       updated_at = excluded.updated_at
-    RETURNING ${ORDER}`, ORDER_INT8) as MaybeAsync<OrderRow>
+    RETURNING ${ORDER}`) as MaybeAsync<OrderRow>
 
 /** The receivers' queries on one transaction's Queries (see the header). */
 class ReceiverQueries implements CommerceQueries {
@@ -82,7 +80,7 @@ class ReceiverQueries implements CommerceQueries {
   }
 
   lockOrder(id: number) {
-    return this.q.get<OrderRow>(sql`SELECT ${ORDER} FROM orders WHERE id = ${id} ${this.db.forUpdate}`, ORDER_INT8)
+    return this.q.get<OrderRow>(sql`SELECT ${ORDER} FROM orders WHERE id = ${id} ${this.db.forUpdate}`)
   }
 
   setOrderStatus(id: number, status: string, now: number) {
@@ -105,13 +103,13 @@ export const orderStore = (db: StoreDb) => ({
       filter.status !== undefined && sql`status = ${filter.status}`,
       filter.clickId !== undefined && sql`click_id = ${filter.clickId}`,
       before !== undefined && sql`id < ${before}`,
-    ])} ORDER BY id DESC LIMIT ${limit}`, ORDER_INT8),
+    ])} ORDER BY id DESC LIMIT ${limit}`),
 
-  findOrder: (id: number): Promise<OrderRow | undefined> => db.get<OrderRow>(sql`SELECT ${ORDER} FROM orders WHERE id = ${id}`, ORDER_INT8),
+  findOrder: (id: number): Promise<OrderRow | undefined> => db.get<OrderRow>(sql`SELECT ${ORDER} FROM orders WHERE id = ${id}`),
 
   /** A customer's orders (email exactly as stored), newest first. */
   ordersOfEmail: (email: string): Promise<OrderRow[]> =>
-    db.all<OrderRow>(sql`SELECT ${ORDER} FROM orders WHERE email = ${email} ORDER BY id DESC LIMIT ${OF_EMAIL_LIMIT}`, ORDER_INT8),
+    db.all<OrderRow>(sql`SELECT ${ORDER} FROM orders WHERE email = ${email} ORDER BY id DESC LIMIT ${OF_EMAIL_LIMIT}`),
 
   /** A native order before its payment (checkout): the upsert in a transaction of its own. */
   createOrder: (o: OrderUpsert): Promise<OrderRow> =>

@@ -10,7 +10,6 @@ import type { ProductRow, ProductValues } from './catalog'
 
 const PRODUCT = raw(`id, name, price, currency, offer_id AS "offerId", email_list_id AS "emailListId",
   payment_account_id AS "paymentAccountId", active, created_at AS "createdAt", updated_at AS "updatedAt"`)
-const PRODUCT_INT8 = ['createdAt', 'updatedAt']
 
 const productMissing = () => notFound('product not found')
 const productHas = (what: 'orders' | 'subscriptions') => conflict(`product has ${what}; set active=false instead`)
@@ -48,11 +47,10 @@ export const productStore = (db: StoreDb) => {
 
   return {
     listProducts: async (page: Page): Promise<ProductRow[]> =>
-      (await db.all<ProductRow>(sql`SELECT ${PRODUCT} FROM products WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`,
-        PRODUCT_INT8)).map((r) => decoded(r)!),
+      (await db.all<ProductRow>(sql`SELECT ${PRODUCT} FROM products WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`)).map((r) => decoded(r)!),
 
     findProduct: async (id: number): Promise<ProductRow | undefined> =>
-      decoded(await db.get<ProductRow>(sql`SELECT ${PRODUCT} FROM products WHERE id = ${id}`, PRODUCT_INT8)),
+      decoded(await db.get<ProductRow>(sql`SELECT ${PRODUCT} FROM products WHERE id = ${id}`)),
 
     createProduct: (v: ProductValues): Promise<ProductRow> =>
       db.atomically(function* (q: Queries) {
@@ -61,20 +59,20 @@ export const productStore = (db: StoreDb) => {
         const row: ProductRow | undefined = yield q.get(sql`INSERT INTO products (name, price, currency, offer_id, email_list_id,
             payment_account_id, active, created_at, updated_at)
           VALUES (${v.name}, ${v.price}, ${v.currency}, ${v.offerId}, ${v.emailListId}, ${v.paymentAccountId}, ${v.active}, ${now}, ${now})
-          RETURNING ${PRODUCT}`, PRODUCT_INT8)
+          RETURNING ${PRODUCT}`)
         return decoded(row)!
       }),
 
     updateProduct: (id: number, changes: Partial<ProductValues>): Promise<ProductRow> =>
       db.atomically(function* (q: Queries) {
-        const row: ProductRow | undefined = yield q.get(sql`SELECT ${PRODUCT} FROM products WHERE id = ${id} ${db.forUpdate}`, PRODUCT_INT8)
+        const row: ProductRow | undefined = yield q.get(sql`SELECT ${PRODUCT} FROM products WHERE id = ${id} ${db.forUpdate}`)
         if (!row) throw productMissing()
         yield* checkReferences(q, changes)
         const m = merge(decoded(row)!, changes)
         const updated: ProductRow | undefined = yield q.get(sql`UPDATE products SET name = ${m.name}, price = ${m.price},
             currency = ${m.currency}, offer_id = ${m.offerId}, email_list_id = ${m.emailListId}, payment_account_id = ${m.paymentAccountId},
             active = ${m.active}, updated_at = ${Date.now()}
-          WHERE id = ${id} RETURNING ${PRODUCT}`, PRODUCT_INT8)
+          WHERE id = ${id} RETURNING ${PRODUCT}`)
         return decoded(updated)!
       }),
 

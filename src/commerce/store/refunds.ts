@@ -7,7 +7,6 @@ import type { NewRefund } from './types'
 
 const REFUND = raw(`id, order_id AS "orderId", source, external_id AS "externalId", amount, currency, conversion_id AS "conversionId",
   created_at AS "createdAt"`)
-const REFUND_INT8 = ['id', 'orderId', 'conversionId', 'createdAt']
 
 /** One refund row; a refund already stored (same source and external id) is left as it is. */
 export const insertRefund = (q: Queries, r: NewRefund): MaybeAsync<number> =>
@@ -21,7 +20,7 @@ export const refundStore = (db: StoreDb) => ({
       filter.orderId !== undefined && sql`order_id = ${filter.orderId}`,
       filter.source !== undefined && sql`source = ${filter.source}`,
       before !== undefined && sql`id < ${before}`,
-    ])} ORDER BY id DESC LIMIT ${limit}`, REFUND_INT8),
+    ])} ORDER BY id DESC LIMIT ${limit}`),
 
-  findRefund: (id: number): Promise<RefundRow | undefined> => db.get<RefundRow>(sql`SELECT ${REFUND} FROM refunds WHERE id = ${id}`, REFUND_INT8),
+  findRefund: (id: number): Promise<RefundRow | undefined> => db.get<RefundRow>(sql`SELECT ${REFUND} FROM refunds WHERE id = ${id}`),
 })

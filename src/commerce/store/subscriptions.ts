@@ -9,7 +9,6 @@ import type { SubscriptionUpsert } from './types'
 const SUBSCRIPTION = raw(`id, source, external_id AS "externalId", payment_account_id AS "paymentAccountId",
   customer_external_id AS "customerExternalId", email, status, click_id AS "clickId", product_id AS "productId",
   current_period_end AS "currentPeriodEnd", canceled_at AS "canceledAt", created_at AS "createdAt", updated_at AS "updatedAt"`)
-const SUBSCRIPTION_INT8 = ['id', 'currentPeriodEnd', 'canceledAt', 'createdAt', 'updatedAt']
 
 /** Inserts or updates the subscription (status, email, period end, cancellation; click and product kept once set). */
 export const upsertSubscription = (q: Queries, s: SubscriptionUpsert): MaybeAsync<number> =>
@@ -32,12 +31,11 @@ export const subscriptionStore = (db: StoreDb) => ({
       filter.status !== undefined && sql`status = ${filter.status}`,
       filter.email !== undefined && sql`email = ${filter.email}`,
       before !== undefined && sql`id < ${before}`,
-    ])} ORDER BY id DESC LIMIT ${limit}`, SUBSCRIPTION_INT8),
+    ])} ORDER BY id DESC LIMIT ${limit}`),
 
   findSubscription: (id: number): Promise<SubscriptionRow | undefined> =>
-    db.get<SubscriptionRow>(sql`SELECT ${SUBSCRIPTION} FROM subscriptions WHERE id = ${id}`, SUBSCRIPTION_INT8),
+    db.get<SubscriptionRow>(sql`SELECT ${SUBSCRIPTION} FROM subscriptions WHERE id = ${id}`),
 
   subscriptionsOfEmail: (email: string): Promise<SubscriptionRow[]> =>
-    db.all<SubscriptionRow>(sql`SELECT ${SUBSCRIPTION} FROM subscriptions WHERE email = ${email} ORDER BY id DESC LIMIT ${OF_EMAIL_LIMIT}`,
-      SUBSCRIPTION_INT8),
+    db.all<SubscriptionRow>(sql`SELECT ${SUBSCRIPTION} FROM subscriptions WHERE email = ${email} ORDER BY id DESC LIMIT ${OF_EMAIL_LIMIT}`),
 })

@@ -31,9 +31,9 @@ export function redactUrl(url: string): string {
  * with one line naming the host (never the password) instead of on the first request.
  *
  * Options, from Bun's SQL docs: `bigint` stays false, so int8 values (bigint ids, epoch-ms times, count(*),
- * sum() of integers) arrive as decimal STRINGS, not numbers: Bun has no per-column type transform yet.
- * Stores convert them with `num()` / `numCols()` below (or cast in SQL, e.g. `count(*)::int`), so rows read
- * back as numbers exactly as on SQLite. `prepare` stays true (named prepared statements: the hot paths
+ * sum() of integers) arrive as decimal STRINGS, not numbers (`bigint: true` gives BigInts): Bun has no
+ * per-column type transform yet. They are read back as numbers, exactly as on SQLite, by int8ToNumbers() for
+ * every query of a StoreDb, and by `num()` / `numCols()` / int8Columns() of the schema on the hot paths. `prepare` stays true (named prepared statements: the hot paths
  * repeat the same few statements). idleTimeout closes pooled connections unused for a minute.
  */
 export async function openPg(url: string, opts?: { max?: number }): Promise<PgDatabase> {
@@ -73,6 +73,31 @@ function reason(err: unknown, url: string): string {
   try { password = decodeURIComponent(new URL(url).password) } catch {}
   if (password) msg = msg.split(password).join('***')
   return msg
+}
+
+/** The type OID Postgres gives int8 columns in a result's description. */
+const INT8_OID = 20
+
+/**
+ * Every int8 column of a result (and the `also` ones: numeric sums) as numbers, in place. Which columns are int8
+ * is what the server says of each result column (Bun: `result.columns`, type = the type's OID), so an alias or a
+ * count(*) is found as well as a schema column, and a text column is never touched whatever its name.
+ * Per result: one pass over its columns; per row: the int8 columns only, as numCols.
+ */
+export function int8ToNumbers<R extends Record<string, unknown>>(result: R[], also?: readonly string[]): R[] {
+  if (result.length === 0) return result
+  const columns = (result as R[] & { columns?: { name: string; type: number }[] }).columns
+  if (!columns) throw new Error('Bun SQL gave a result without its columns: int8 values cannot be told apart')
+  const names = columns.filter((c) => c.type === INT8_OID).map((c) => c.name)
+  if (also) names.push(...also)
+  if (names.length === 0) return result
+  for (const row of result) {
+    for (const n of names) {
+      const v = row[n]
+      if (typeof v === 'string' || typeof v === 'bigint') (row as Record<string, unknown>)[n] = Number(v)
+    }
+  }
+  return result
 }
 
 /** An int8/numeric value as Bun SQL returns it (string, or BigInt with `bigint: true`) → number; null stays null. */

@@ -1,4 +1,5 @@
-import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { table, bigId, int8, ms } from '../table'
 
 /**
  * Agent API tokens (issue 12): `svc_ap_…` bearer tokens for /mcp and /admin/api. Only the SHA-256 of a
@@ -6,20 +7,20 @@ import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqli
  * scopes: JSON array of "<resource>:read|write". rate_default/rate_ai: calls a minute per bucket (null:
  * the documented defaults). Revoked tokens stay (revoked_at set) so the audit log keeps naming them.
  */
-export const agentTokens = sqliteTable('agent_tokens', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const agentTokens = table('agent_tokens', {
+  id: bigId(),
   name: text('name').notNull(),
   tokenHash: text('token_hash').notNull(),
   tokenHint: text('token_hint').notNull(),
   scopes: text('scopes').notNull(),
   rateDefault: integer('rate_default'),
   rateAi: integer('rate_ai'),
-  createdBy: integer('created_by'),
-  createdByToken: integer('created_by_token'),
-  createdAt: integer('created_at').notNull(),
-  expiresAt: integer('expires_at'),
-  revokedAt: integer('revoked_at'),
-  lastUsedAt: integer('last_used_at'),
+  createdBy: int8('created_by'),
+  createdByToken: int8('created_by_token'),
+  createdAt: ms('created_at').notNull(),
+  expiresAt: ms('expires_at'),
+  revokedAt: ms('revoked_at'),
+  lastUsedAt: ms('last_used_at'),
   lastUsedIp: text('last_used_ip'),
 }, (t) => [uniqueIndex('agent_tokens_hash_idx').on(t.tokenHash)])
 
@@ -28,9 +29,9 @@ export const agentTokens = sqliteTable('agent_tokens', {
  * denied ones included. arguments: JSON with secret values redacted. outcome: ok | error | denied |
  * rate_limited | confirmation_required | replayed.
  */
-export const agentAudit = sqliteTable('agent_audit', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  tokenId: integer('token_id'),
+export const agentAudit = table('agent_audit', {
+  id: bigId(),
+  tokenId: int8('token_id'),
   tokenName: text('token_name'),
   surface: text('surface').notNull(),
   tool: text('tool').notNull(),
@@ -39,7 +40,7 @@ export const agentAudit = sqliteTable('agent_audit', {
   error: text('error'),
   durationMs: integer('duration_ms').notNull(),
   ip: text('ip'),
-  createdAt: integer('created_at').notNull(),
+  createdAt: ms('created_at').notNull(),
 }, (t) => [
   index('agent_audit_created_idx').on(t.createdAt),
   index('agent_audit_token_idx').on(t.tokenId, t.id),
@@ -50,11 +51,11 @@ export const agentAudit = sqliteTable('agent_audit', {
  * before the call acts, so a repeat or a concurrent duplicate never acts twice; result holds the first
  * answer, which a repeat returns.
  */
-export const agentConfirmations = sqliteTable('agent_confirmations', {
+export const agentConfirmations = table('agent_confirmations', {
   key: text('key').primaryKey(),
-  tokenId: integer('token_id').notNull(),
+  tokenId: int8('token_id').notNull(),
   tool: text('tool').notNull(),
   state: text('state').notNull(),
   result: text('result'),
-  createdAt: integer('created_at').notNull(),
+  createdAt: ms('created_at').notNull(),
 }, (t) => [index('agent_confirmations_created_idx').on(t.createdAt)])

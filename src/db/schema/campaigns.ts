@@ -1,39 +1,40 @@
-import { sqliteTable, integer, text, real, primaryKey, index } from 'drizzle-orm/sqlite-core'
+import { integer, text, real, primaryKey, index } from 'drizzle-orm/sqlite-core'
+import { table, id, ms } from '../table'
 
-export const sources = sqliteTable('sources', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const sources = table('sources', {
+  id: id(),
   name: text('name').notNull(),
   /** Template with the macros of catalog/sources/postback-macros.ts ({click_id} {payout} {sub1}…); null = never forward. */
   postbackUrl: text('postback_url'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
-export const offers = sqliteTable('offers', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const offers = table('offers', {
+  id: id(),
   name: text('name').notNull(),
   slug: text('slug').notNull().unique(),
   url: text('url').notNull(),
   /** Default payout, used when a postback carries none. */
   payout: real('payout').notNull().default(0),
   currency: text('currency').notNull().default('USD'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
-export const landings = sqliteTable('landings', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const landings = table('landings', {
+  id: id(),
   name: text('name').notNull(),
   slug: text('slug').notNull().unique(),
   url: text('url'),
   html: text('html'),
   emailListId: integer('email_list_id'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
-export const campaigns = sqliteTable('campaigns', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const campaigns = table('campaigns', {
+  id: id(),
   name: text('name').notNull(),
   slug: text('slug').notNull().unique(),
   sourceId: integer('source_id').references(() => sources.id),
@@ -47,11 +48,11 @@ export const campaigns = sqliteTable('campaigns', {
   /** 'none' | 'cpc' (every click costs `cpc`) | 'param' (the source passes the cost in the `cost` query parameter). */
   costModel: text('cost_model', { enum: ['none', 'cpc', 'param'] }).notNull().default('none'),
   cpc: real('cpc').notNull().default(0),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [index('campaigns_source_idx').on(t.sourceId)])
 
-export const campaignOffers = sqliteTable('campaign_offers', {
+export const campaignOffers = table('campaign_offers', {
   campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
   offerId: integer('offer_id').notNull().references(() => offers.id),
   weight: integer('weight').notNull().default(100),
@@ -59,7 +60,7 @@ export const campaignOffers = sqliteTable('campaign_offers', {
   position: integer('position').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.campaignId, t.offerId] }), index('campaign_offers_offer_idx').on(t.offerId)])
 
-export const campaignLandings = sqliteTable('campaign_landings', {
+export const campaignLandings = table('campaign_landings', {
   campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
   landingId: integer('landing_id').notNull().references(() => landings.id),
   weight: integer('weight').notNull().default(100),

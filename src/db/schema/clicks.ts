@@ -1,4 +1,6 @@
-import { sqliteTable, integer, text, real, index, primaryKey } from 'drizzle-orm/sqlite-core'
+import { integer, text, real, index, primaryKey } from 'drizzle-orm/sqlite-core'
+import { uniqueIndex as pgUniqueIndex } from 'drizzle-orm/pg-core'
+import { table, bigId, ms } from '../table'
 
 /**
  * One row per tracked visit, appended by the tracking feature's group-commit writer.
@@ -6,9 +8,12 @@ import { sqliteTable, integer, text, real, index, primaryKey } from 'drizzle-orm
  * which costs 3-4x the rest of the insert. Lookups go through click_index, filled in sorted bulk later.
  * No foreign keys to campaigns/offers/landings on purpose: a click is a historical fact that must be
  * insertable at full speed and must survive edits of the records it points at.
+ * Postgres has no click_index: it gets a plain UNIQUE index on click_id instead. Its write path (WAL + shared
+ * buffers, group commit by the server) absorbs the random index insert, and the unique constraint catches a
+ * duplicate click_id at insert time.
  */
-export const clicks = sqliteTable('clicks', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const clicks = table('clicks', {
+  id: bigId(),
   clickId: text('click_id').notNull(),
   campaignId: integer('campaign_id').notNull(),
   sourceId: integer('source_id'),
@@ -34,28 +39,29 @@ export const clicks = sqliteTable('clicks', {
   browser: text('browser'),
   referrerDomain: text('referrer_domain'),
   /** First page view of the click's landing (pixel.js); null until then. */
-  landingViewedAt: integer('landing_viewed_at'),
+  landingViewedAt: ms('landing_viewed_at'),
   /** First click-through from the landing to the offer (/r); null until then. */
-  landingClickedAt: integer('landing_clicked_at'),
-  createdAt: integer('created_at').notNull(),
+  landingClickedAt: ms('landing_clicked_at'),
+  createdAt: ms('created_at').notNull(),
 }, (t) => [
   index('clicks_campaign_created_idx').on(t.campaignId, t.createdAt),
   index('clicks_created_idx').on(t.createdAt),
-])
+], { pg: { indexes: (t) => [pgUniqueIndex('clicks_click_id_idx').on(t.clickId!)] } })
 
 /**
  * click_id → clicks.id, written once per full bucket of 65 536 click rows, in key order, so the index is
  * only appended to (tracking/store/click-index.ts). key = the click_id's first 32 bits; a probe compares the
  * whole click_id through the click row. WITHOUT ROWID (hand-written in drizzle/0003): one B-tree.
+ * SQLite only, like click_index_state: Postgres indexes clicks.click_id itself (above).
  */
-export const clickIndex = sqliteTable('click_index', {
+export const clickIndex = table('click_index', {
   bucket: integer('bucket').notNull(),
   key: integer('key').notNull(),
   clickRow: integer('click_row').notNull(),
-}, (t) => [primaryKey({ columns: [t.bucket, t.key, t.clickRow] })])
+}, (t) => [primaryKey({ columns: [t.bucket, t.key, t.clickRow] })], { sqliteOnly: true })
 
 /** One row (id = 1): every click row up to indexed_through is in click_index. */
-export const clickIndexState = sqliteTable('click_index_state', {
+export const clickIndexState = table('click_index_state', {
   id: integer('id').primaryKey(),
   indexedThrough: integer('indexed_through').notNull(),
-})
+}, undefined, { sqliteOnly: true })

@@ -1,4 +1,5 @@
-import { sqliteTable, integer, text, real, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { integer, text, real, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { table, bigId, id, int8, ms } from '../table'
 
 /**
  * Every delivery a /webhook/* receiver answered (issue 11): what a merchant reads to see why an order was
@@ -7,8 +8,8 @@ import { sqliteTable, integer, text, real, index, uniqueIndex } from 'drizzle-or
  * signature: valid | legacy_key | ping | invalid | missing. outcome: attributed | unattributed | recorded |
  * ignored | rejected | error.
  */
-export const webhookEvents = sqliteTable('webhook_events', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const webhookEvents = table('webhook_events', {
+  id: bigId(),
   source: text('source').notNull(),
   /** The sender's event id, when it has one. */
   externalId: text('external_id'),
@@ -20,13 +21,13 @@ export const webhookEvents = sqliteTable('webhook_events', {
   outcome: text('outcome').notNull(),
   error: text('error'),
   clickId: text('click_id'),
-  orderId: integer('order_id'),
-  conversionId: integer('conversion_id'),
+  orderId: int8('order_id'),
+  conversionId: int8('conversion_id'),
   /** The body as received (first 64 KB), for debugging an integration. */
   payload: text('payload'),
   deliveries: integer('deliveries').notNull().default(1),
-  receivedAt: integer('received_at').notNull(),
-  lastReceivedAt: integer('last_received_at').notNull(),
+  receivedAt: ms('received_at').notNull(),
+  lastReceivedAt: ms('last_received_at').notNull(),
 }, (t) => [
   uniqueIndex('webhook_events_dedup_idx').on(t.source, t.dedupKey),
   index('webhook_events_received_idx').on(t.receivedAt),
@@ -38,8 +39,8 @@ export const webhookEvents = sqliteTable('webhook_events', {
  * source and external id. conversion_id: the sale conversion once the order counted; reversal_id: the
  * negative conversion of its cancellation. Money in the order's currency, as decimals.
  */
-export const orders = sqliteTable('orders', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const orders = table('orders', {
+  id: bigId(),
   source: text('source').notNull(),
   externalId: text('external_id').notNull(),
   status: text('status').notNull(),
@@ -53,13 +54,13 @@ export const orders = sqliteTable('orders', {
   reversed: real('reversed').notNull().default(0),
   email: text('email'),
   clickId: text('click_id'),
-  conversionId: integer('conversion_id'),
-  reversalId: integer('reversal_id'),
+  conversionId: int8('conversion_id'),
+  reversalId: int8('reversal_id'),
   /** Native orders: the product and the payment account (null for store orders). */
   productId: integer('product_id'),
   paymentAccountId: integer('payment_account_id'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [
   uniqueIndex('orders_source_external_idx').on(t.source, t.externalId),
   index('orders_click_idx').on(t.clickId),
@@ -73,8 +74,8 @@ export const orders = sqliteTable('orders', {
  * with the instance's SecretBox and never shown again: webhook_secret (pay-a: the endpoint's signing
  * secret; pay-b: the provider's webhook id), api_key (pay-a), client_id + client_secret (pay-b OAuth).
  */
-export const paymentAccounts = sqliteTable('payment_accounts', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const paymentAccounts = table('payment_accounts', {
+  id: id(),
   type: text('type').notNull(),
   name: text('name').notNull(),
   accountId: text('account_id').notNull().unique(),
@@ -83,14 +84,14 @@ export const paymentAccounts = sqliteTable('payment_accounts', {
   clientId: text('client_id'),
   clientSecret: text('client_secret'),
   /** When svc registered its webhook endpoint at the processor (pay-a, first checkout); null until then. */
-  webhookRegisteredAt: integer('webhook_registered_at'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  webhookRegisteredAt: ms('webhook_registered_at'),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
 /** What the merchant sells natively: a price in a currency, the offer its sales convert on, the list buyers join. */
-export const products = sqliteTable('products', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const products = table('products', {
+  id: id(),
   name: text('name').notNull(),
   price: real('price').notNull(),
   currency: text('currency').notNull(),
@@ -98,25 +99,25 @@ export const products = sqliteTable('products', {
   emailListId: integer('email_list_id'),
   paymentAccountId: integer('payment_account_id'),
   active: integer('active').notNull().default(1),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
 /** One row per refund a sender reported (pay-a: each new part of a charge's cumulative refunded amount). */
-export const refunds = sqliteTable('refunds', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  orderId: integer('order_id').notNull(),
+export const refunds = table('refunds', {
+  id: bigId(),
+  orderId: int8('order_id').notNull(),
   source: text('source').notNull(),
   externalId: text('external_id').notNull(),
   amount: real('amount').notNull(),
   currency: text('currency'),
-  conversionId: integer('conversion_id'),
-  createdAt: integer('created_at').notNull(),
+  conversionId: int8('conversion_id'),
+  createdAt: ms('created_at').notNull(),
 }, (t) => [uniqueIndex('refunds_source_external_idx').on(t.source, t.externalId), index('refunds_order_idx').on(t.orderId)])
 
 /** Subscriptions as the processors report them (customer.subscription.*, BILLING.SUBSCRIPTION.*). */
-export const subscriptions = sqliteTable('subscriptions', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const subscriptions = table('subscriptions', {
+  id: bigId(),
   source: text('source').notNull(),
   externalId: text('external_id').notNull(),
   paymentAccountId: integer('payment_account_id'),
@@ -125,8 +126,8 @@ export const subscriptions = sqliteTable('subscriptions', {
   status: text('status').notNull(),
   clickId: text('click_id'),
   productId: integer('product_id'),
-  currentPeriodEnd: integer('current_period_end'),
-  canceledAt: integer('canceled_at'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  currentPeriodEnd: ms('current_period_end'),
+  canceledAt: ms('canceled_at'),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [uniqueIndex('subscriptions_source_external_idx').on(t.source, t.externalId), index('subscriptions_email_idx').on(t.email)])

@@ -1,7 +1,9 @@
-import { sqliteTable, integer, text, real, index } from 'drizzle-orm/sqlite-core'
+import { integer, text, real, index } from 'drizzle-orm/sqlite-core'
+import { index as pgIndex } from 'drizzle-orm/pg-core'
+import { table, bigId, id, int8, ms } from '../table'
 
 /** Configurable conversion types (spec §2). `negative` = counts negative (chargeback). */
-export const conversionTypes = sqliteTable('conversion_types', {
+export const conversionTypes = table('conversion_types', {
   slug: text('slug').primaryKey(),
   name: text('name').notNull(),
   includeInConversions: integer('include_in_conversions', { mode: 'boolean' }).notNull(),
@@ -10,19 +12,19 @@ export const conversionTypes = sqliteTable('conversion_types', {
   negative: integer('negative', { mode: 'boolean' }).notNull().default(false),
   /** Built-in types may be edited but not deleted. */
   builtin: integer('builtin', { mode: 'boolean' }).notNull().default(false),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
 /** Received postback status (lower-cased) → conversion type slug. */
-export const statusMap = sqliteTable('status_map', {
+export const statusMap = table('status_map', {
   status: text('status').primaryKey(),
   typeSlug: text('type_slug').notNull(),
 })
 
-export const conversions = sqliteTable('conversions', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  clickRowId: integer('click_row_id').notNull(),
+export const conversions = table('conversions', {
+  id: bigId(),
+  clickRowId: int8('click_row_id').notNull(),
   clickId: text('click_id').notNull(),
   campaignId: integer('campaign_id').notNull(),
   sourceId: integer('source_id'),
@@ -36,28 +38,29 @@ export const conversions = sqliteTable('conversions', {
   transactionId: text('transaction_id'),
   email: text('email'),
   /** Conversion time (from the postback, default: received time), epoch ms. */
-  date: integer('date').notNull(),
-  createdAt: integer('created_at').notNull(),
+  date: ms('date').notNull(),
+  createdAt: ms('created_at').notNull(),
   /** Set by the forward job when the request to the source went out with placeholders svc could not fill. */
   forwardWarning: text('forward_warning'),
 }, (t) => [
   index('conversions_click_tid_idx').on(t.clickRowId, t.transactionId),
   // No index on click_id: a random UUID key dirtied one more page per postback, anywhere in the tree (dropped
   // in 0017: +25-65 % postbacks/s). A click's conversions are found through its row (click_row_id) instead.
+  // Postgres still has it (drizzle-pg/0000; that measurement was SQLite's page writes).
   index('conversions_campaign_date_idx').on(t.campaignId, t.date),
   index('conversions_date_idx').on(t.date),
-])
+], { pg: { indexes: (t) => [pgIndex('conversions_click_id_idx').on(t.clickId!)] } })
 
 /** Postbacks that recorded nothing for a reason the operator should see (unknown click, unreplaced macro…). */
-export const postbackErrors = sqliteTable('postback_errors', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const postbackErrors = table('postback_errors', {
+  id: id(),
   reason: text('reason').notNull(),
   clickId: text('click_id'),
   query: text('query').notNull(),
   ip: text('ip'),
   /** Set on a warning row: the postback recorded this conversion despite the problem. Null: it recorded nothing. */
-  conversionId: integer('conversion_id'),
-  createdAt: integer('created_at').notNull(),
+  conversionId: int8('conversion_id'),
+  createdAt: ms('created_at').notNull(),
 }, (t) => [index('postback_errors_created_idx').on(t.createdAt)])
 
 /**
@@ -65,12 +68,12 @@ export const postbackErrors = sqliteTable('postback_errors', {
  * in-place change, or, with reversal_id set, its state when a negative postback was recorded against it as
  * a conversion of its own (the original row keeps its type).
  */
-export const conversionStatusHistory = sqliteTable('conversion_status_history', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  conversionId: integer('conversion_id').notNull(),
+export const conversionStatusHistory = table('conversion_status_history', {
+  id: bigId(),
+  conversionId: int8('conversion_id').notNull(),
   type: text('type').notNull(),
   status: text('status'),
   revenue: real('revenue').notNull(),
-  reversalId: integer('reversal_id'),
-  changedAt: integer('changed_at').notNull(),
+  reversalId: int8('reversal_id'),
+  changedAt: ms('changed_at').notNull(),
 }, (t) => [index('conversion_status_history_conversion_idx').on(t.conversionId)])

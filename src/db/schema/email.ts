@@ -1,21 +1,22 @@
-import { sqliteTable, integer, text, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
+import { integer, text, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core'
+import { table, bigId, id, int8, ms } from '../table'
 import { offers } from './campaigns'
 
 /** Mailing lists: landings enrol leads into one, triggers enrol buyers, automations mail their subscribers. */
-export const emailLists = sqliteTable('email_lists', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const emailLists = table('email_lists', {
+  id: id(),
   name: text('name').notNull(),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
 /**
- * One address in one list. `email` is normalised (see src/email/address.ts), so the unique pair makes a
+ * One address in one list. `email` is normalised (see src/lib/email-address.ts), so the unique pair makes a
  * second enrolment of the same address a no-op that keeps the first consent.
  * source: lead | trigger | purchase | manual | import. status: active | unsubscribed | bounced | complained.
  */
-export const emailSubscribers = sqliteTable('email_subscribers', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const emailSubscribers = table('email_subscribers', {
+  id: bigId(),
   listId: integer('list_id').notNull().references(() => emailLists.id, { onDelete: 'cascade' }),
   email: text('email').notNull(),
   name: text('name'),
@@ -23,10 +24,10 @@ export const emailSubscribers = sqliteTable('email_subscribers', {
   fields: text('fields').notNull().default('{}'),
   source: text('source').notNull(),
   status: text('status').notNull().default('active'),
-  consentAt: integer('consent_at').notNull(),
+  consentAt: ms('consent_at').notNull(),
   consentIp: text('consent_ip'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [
   uniqueIndex('email_subscribers_list_email_idx').on(t.listId, t.email),
   // Suppression and the magic link look an address up across lists.
@@ -39,16 +40,16 @@ export const emailSubscribers = sqliteTable('email_subscribers', {
  * it) | sent | suppressed (the address may not be mailed any more, checked at send time) | cancelled.
  * A queued message whose job failed for good shows its job's error (job_id).
  */
-export const emailOutbox = sqliteTable('email_outbox', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const emailOutbox = table('email_outbox', {
+  id: bigId(),
   listId: integer('list_id'),
-  subscriberId: integer('subscriber_id'),
+  subscriberId: int8('subscriber_id'),
   toEmail: text('to_email').notNull(),
   subject: text('subject').notNull(),
   textBody: text('text_body').notNull(),
   htmlBody: text('html_body'),
   status: text('status').notNull(),
-  jobId: integer('job_id'),
+  jobId: int8('job_id'),
   /** The Message-ID header it was sent with. */
   messageId: text('message_id'),
   /** The relay's answer to a sent message, or why it was suppressed. */
@@ -58,8 +59,8 @@ export const emailOutbox = sqliteTable('email_outbox', {
    * step's job retried after a crash, whose first run already wrote it). Null for most messages.
    */
   dedupKey: text('dedup_key'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [
   index('email_outbox_status_idx').on(t.status, t.id),
   index('email_outbox_to_idx').on(t.toEmail),
@@ -70,13 +71,13 @@ export const emailOutbox = sqliteTable('email_outbox', {
  * Postback rule 6: a conversion of `offer_id` (of a type that counts as a conversion) enrols the buyer's
  * address in `target_list_id`. Deleting the offer or the list deletes its triggers.
  */
-export const emailTriggers = sqliteTable('email_triggers', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const emailTriggers = table('email_triggers', {
+  id: id(),
   offerId: integer('offer_id').notNull().references(() => offers.id, { onDelete: 'cascade' }),
   targetListId: integer('target_list_id').notNull().references(() => emailLists.id, { onDelete: 'cascade' }),
   active: integer('active', { mode: 'boolean' }).notNull().default(true),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [index('email_triggers_offer_idx').on(t.offerId)])
 
 /**
@@ -84,35 +85,35 @@ export const emailTriggers = sqliteTable('email_triggers', {
  * joined. `steps` is a JSON array of {delay_minutes, subject, text, html}; each message is read when it is
  * due, so an edit reaches the messages still pending. Deleting the list deletes its automations.
  */
-export const emailAutomations = sqliteTable('email_automations', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const emailAutomations = table('email_automations', {
+  id: id(),
   listId: integer('list_id').notNull().references(() => emailLists.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   active: integer('active', { mode: 'boolean' }).notNull().default(true),
   steps: text('steps').notNull().default('[]'),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [index('email_automations_list_idx').on(t.listId)])
 
 /** Customers: people who sign in with a magic link (by email; no password). The epoch ends their sessions. */
-export const customers = sqliteTable('customers', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const customers = table('customers', {
+  id: bigId(),
   email: text('email').notNull().unique(),
   sessionEpoch: integer('session_epoch').notNull().default(0),
-  createdAt: integer('created_at').notNull(),
-  lastLoginAt: integer('last_login_at'),
+  createdAt: ms('created_at').notNull(),
+  lastLoginAt: ms('last_login_at'),
 })
 
 /** Single-use sign-in links: only the SHA-256 of the token is stored. */
-export const customerLoginTokens = sqliteTable('customer_login_tokens', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  customerId: integer('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+export const customerLoginTokens = table('customer_login_tokens', {
+  id: bigId(),
+  customerId: int8('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
   tokenHash: text('token_hash').notNull().unique(),
   /** Where to send the person after signing in (checked against the allowlist when the link was asked for). */
   redirect: text('redirect'),
-  expiresAt: integer('expires_at').notNull(),
-  usedAt: integer('used_at'),
-  createdAt: integer('created_at').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+  usedAt: ms('used_at'),
+  createdAt: ms('created_at').notNull(),
 })
 
 /**
@@ -120,15 +121,15 @@ export const customerLoginTokens = sqliteTable('customer_login_tokens', {
  * `event_key` (the provider's event id and the address) makes a redelivered webhook a no-op. A soft
  * bounce is only counted here; a hard bounce or a complaint suppresses the address everywhere.
  */
-export const mailEvents = sqliteTable('mail_events', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const mailEvents = table('mail_events', {
+  id: bigId(),
   provider: text('provider').notNull(),
   eventKey: text('event_key').notNull(),
   kind: text('kind').notNull(),
   hard: integer('hard', { mode: 'boolean' }).notNull().default(false),
   email: text('email').notNull(),
-  occurredAt: integer('occurred_at').notNull(),
-  createdAt: integer('created_at').notNull(),
+  occurredAt: ms('occurred_at').notNull(),
+  createdAt: ms('created_at').notNull(),
 }, (t) => [uniqueIndex('mail_events_key_idx').on(t.provider, t.eventKey), index('mail_events_email_idx').on(t.email)])
 
 /**
@@ -138,10 +139,10 @@ export const mailEvents = sqliteTable('mail_events', {
  * redelivery of the same body (a no-op) from a replay with another body (refused). Shared by every
  * instance; rows past `expires_at` are pruned.
  */
-export const mailWebhookTokens = sqliteTable('mail_webhook_tokens', {
+export const mailWebhookTokens = table('mail_webhook_tokens', {
   provider: text('provider').notNull(),
   token: text('token').notNull(),
   bodyHash: text('body_hash').notNull(),
-  expiresAt: integer('expires_at').notNull(),
-  createdAt: integer('created_at').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+  createdAt: ms('created_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.provider, t.token] }), index('mail_webhook_tokens_expires_idx').on(t.expiresAt)])

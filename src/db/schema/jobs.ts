@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm'
-import { sqliteTable, integer, text, index } from 'drizzle-orm/sqlite-core'
+import { integer, text, index } from 'drizzle-orm/sqlite-core'
+import { table, bigId, ms } from '../table'
 
 /** Durable outbound work. status: pending → running → done | failed (pending again on retry); pending → cancelled. */
-export const jobs = sqliteTable('jobs', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const jobs = table('jobs', {
+  id: bigId(),
   kind: text('kind').notNull(),
   payload: text('payload').notNull(),
   status: text('status', { enum: ['pending', 'running', 'done', 'failed', 'cancelled'] }).notNull().default('pending'),
@@ -16,9 +17,9 @@ export const jobs = sqliteTable('jobs', {
   lastError: text('last_error'),
   /** Last outcome worth showing (e.g. the HTTP status of a forwarded postback). */
   result: text('result'),
-  nextRunAt: integer('next_run_at').notNull(),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  nextRunAt: ms('next_run_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 }, (t) => [
   index('jobs_due_idx').on(t.status, t.nextRunAt),
   // Partial: the jobs of the postback hot path (forwards) have no ref and cost no index entry.

@@ -1,7 +1,8 @@
-import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core'
+import { integer, text } from 'drizzle-orm/sqlite-core'
+import { table, id, ms } from '../table'
 
-export const users = sqliteTable('users', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
+export const users = table('users', {
+  id: id(),
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   /** JSON {"campaigns":{"read":true,"write":false},…}; ignored for owners, who have every permission. */
@@ -9,6 +10,6 @@ export const users = sqliteTable('users', {
   isOwner: integer('is_owner', { mode: 'boolean' }).notNull().default(false),
   /** Bumped on logout and password change: every cookie signed with an older epoch stops working. */
   sessionEpoch: integer('session_epoch').notNull().default(0),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })

@@ -56,7 +56,6 @@ export function automationStore(database: AnyDatabase): AutomationStore {
 }
 
 const COLS = raw('id, list_id AS "listId", name, active, steps, created_at AS "createdAt", updated_at AS "updatedAt"')
-const INT8 = ['createdAt', 'updatedAt']
 
 /** As stored: the flag a 0/1 integer and the steps JSON text on both engines. */
 type Stored = Omit<AutomationRow, 'active' | 'steps'> & { active: number; steps: string }
@@ -70,11 +69,11 @@ class EmailAutomationStore implements AutomationStore {
   }
 
   async list(page: Page) {
-    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)).map(fromStored)
+    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`)).map(fromStored)
   }
 
   async find(id: number) {
-    const r = await this.db.get<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id = ${id}`, INT8)
+    const r = await this.db.get<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id = ${id}`)
     return r ? fromStored(r) : undefined
   }
 
@@ -84,7 +83,7 @@ class EmailAutomationStore implements AutomationStore {
       yield* checkList(db, q, v.listId)
       const now = Date.now()
       const r: Stored | undefined = yield q.get<Stored>(sql`INSERT INTO email_automations (list_id, name, active, steps, created_at, updated_at)
-        VALUES (${v.listId}, ${v.name}, ${v.active}, ${JSON.stringify(v.steps)}, ${now}, ${now}) RETURNING ${COLS}`, INT8)
+        VALUES (${v.listId}, ${v.name}, ${v.active}, ${JSON.stringify(v.steps)}, ${now}, ${now}) RETURNING ${COLS}`)
       return fromStored(r!)
     })
   }
@@ -92,12 +91,12 @@ class EmailAutomationStore implements AutomationStore {
   update(id: number, c: Partial<AutomationValues>) {
     const db = this.db
     return db.atomically(function* (q) {
-      const current: Stored | undefined = yield q.get<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id = ${id} ${db.forUpdate}`, INT8)
+      const current: Stored | undefined = yield q.get<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE id = ${id} ${db.forUpdate}`)
       if (!current) throw missing()
       if (c.listId !== undefined) yield* checkList(db, q, c.listId)
       const next = { ...fromStored(current), ...c }
       const r: Stored | undefined = yield q.get<Stored>(sql`UPDATE email_automations SET list_id = ${next.listId}, name = ${next.name}, active = ${next.active},
-        steps = ${JSON.stringify(next.steps)}, updated_at = ${Date.now()} WHERE id = ${id} RETURNING ${COLS}`, INT8)
+        steps = ${JSON.stringify(next.steps)}, updated_at = ${Date.now()} WHERE id = ${id} RETURNING ${COLS}`)
       return fromStored(r!)
     })
   }
@@ -107,7 +106,7 @@ class EmailAutomationStore implements AutomationStore {
   }
 
   async active() {
-    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE active = 1 ORDER BY id`, INT8)).map(fromStored)
+    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_automations WHERE active = 1 ORDER BY id`)).map(fromStored)
   }
 }
 

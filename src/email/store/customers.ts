@@ -33,7 +33,6 @@ export function customerStore(database: AnyDatabase): CustomerStore {
 }
 
 const COLS = raw('id, email, session_epoch AS "sessionEpoch", created_at AS "createdAt", last_login_at AS "lastLoginAt"')
-const INT8 = ['id', 'createdAt', 'lastLoginAt']
 
 class EmailCustomerStore implements CustomerStore {
   private readonly db: StoreDb
@@ -51,7 +50,7 @@ class EmailCustomerStore implements CustomerStore {
   issueToken(email: string, hash: string, redirect: string | null, expiresAt: number, now: number) {
     return this.db.atomically(function* (q) {
       const c: { id: number } | undefined = yield q.get(sql`INSERT INTO customers (email, created_at) VALUES (${email}, ${now})
-        ON CONFLICT (email) DO UPDATE SET email = excluded.email RETURNING id`, ['id'])
+        ON CONFLICT (email) DO UPDATE SET email = excluded.email RETURNING id`)
       yield q.run(sql`INSERT INTO customer_login_tokens (customer_id, token_hash, redirect, expires_at, created_at)
         VALUES (${c!.id}, ${hash}, ${redirect}, ${expiresAt}, ${now})`)
       return c!.id
@@ -61,18 +60,18 @@ class EmailCustomerStore implements CustomerStore {
   consumeToken(hash: string, now: number): Promise<Consumed> {
     return this.db.atomically(function* (q): Steps<Consumed> {
       const used: { customerId: number; redirect: string | null } | undefined = yield q.get(sql`UPDATE customer_login_tokens SET used_at = ${now}
-        WHERE token_hash = ${hash} AND used_at IS NULL AND expires_at > ${now} RETURNING customer_id AS "customerId", redirect`, ['customerId'])
+        WHERE token_hash = ${hash} AND used_at IS NULL AND expires_at > ${now} RETURNING customer_id AS "customerId", redirect`)
       if (!used) {
         const state: { usedAt: unknown } | undefined = yield q.get(sql`SELECT used_at AS "usedAt" FROM customer_login_tokens WHERE token_hash = ${hash}`)
         return { ok: false, reason: !state ? 'unknown' : state.usedAt !== null ? 'used' : 'expired' }
       }
-      const customer: Customer | undefined = yield q.get(sql`UPDATE customers SET last_login_at = ${now} WHERE id = ${used.customerId} RETURNING ${COLS}`, INT8)
+      const customer: Customer | undefined = yield q.get(sql`UPDATE customers SET last_login_at = ${now} WHERE id = ${used.customerId} RETURNING ${COLS}`)
       return { ok: true, customer: customer!, redirect: used.redirect }
     })
   }
 
   find(id: number) {
-    return this.db.get<Customer>(sql`SELECT ${COLS} FROM customers WHERE id = ${id}`, INT8)
+    return this.db.get<Customer>(sql`SELECT ${COLS} FROM customers WHERE id = ${id}`)
   }
 
   async endSessions(id: number) {

@@ -18,9 +18,6 @@ const LIST = raw(`l.id, l.name, l.created_at AS "createdAt", l.updated_at AS "up
   (SELECT count(*) FROM email_subscribers s WHERE s.list_id = l.id AND s.status = 'active') AS "activeSubscribers"`)
 export const SUBSCRIBER = raw(`id, list_id AS "listId", email, name, fields, source, status, consent_at AS "consentAt",
   consent_ip AS "consentIp", created_at AS "createdAt", updated_at AS "updatedAt"`)
-// int8 columns (strings from Bun's Postgres client): count(*), subscriber ids and every epoch-ms time.
-const LIST_INT8 = ['createdAt', 'updatedAt', 'activeSubscribers']
-export const SUBSCRIBER_INT8 = ['id', 'consentAt', 'createdAt', 'updatedAt']
 
 /** Postgres import rows per statement: one array per column, so a fixed parameter count. */
 const IMPORT_CHUNK = 1000
@@ -39,24 +36,24 @@ export class EmailListStore implements EmailStore {
   // ── lists ──
 
   listLists(page: Page): Promise<ListRow[]> {
-    return this.db.all<ListRow>(sql`SELECT ${LIST} FROM email_lists l WHERE l.id > ${page.afterId} ORDER BY l.id LIMIT ${page.limit + 1}`, LIST_INT8)
+    return this.db.all<ListRow>(sql`SELECT ${LIST} FROM email_lists l WHERE l.id > ${page.afterId} ORDER BY l.id LIMIT ${page.limit + 1}`)
   }
 
   findList(id: number): Promise<ListRow | undefined> {
-    return this.db.get<ListRow>(listSql(id), LIST_INT8)
+    return this.db.get<ListRow>(listSql(id))
   }
 
   async createList(name: string): Promise<ListRow> {
     const now = Date.now()
     return (await this.db.get<ListRow>(sql`INSERT INTO email_lists (name, created_at, updated_at) VALUES (${name}, ${now}, ${now})
-      RETURNING id, name, created_at AS "createdAt", updated_at AS "updatedAt", 0 AS "activeSubscribers"`, LIST_INT8))!
+      RETURNING id, name, created_at AS "createdAt", updated_at AS "updatedAt", 0 AS "activeSubscribers"`))!
   }
 
   updateList(id: number, name: string): Promise<ListRow> {
     return this.db.atomically(function* (q) {
       const changed: number = yield q.run(sql`UPDATE email_lists SET name = ${name}, updated_at = ${Date.now()} WHERE id = ${id}`)
       if (changed === 0) throw listNotFound()
-      const row: ListRow | undefined = yield q.get<ListRow>(listSql(id), LIST_INT8)
+      const row: ListRow | undefined = yield q.get<ListRow>(listSql(id))
       return row!
     })
   }
@@ -68,9 +65,9 @@ export class EmailListStore implements EmailStore {
       const list: unknown = yield q.get(sql`SELECT id FROM email_lists WHERE id = ${id} ${db.forUpdate}`)
       if (!list) throw listNotFound()
       // landings.email_list_id has no foreign key: this read is what keeps a landing from pointing at nothing.
-      const landing: { id: number; slug: string } | undefined = yield q.get(sql`SELECT id, slug FROM landings WHERE email_list_id = ${id} ORDER BY id LIMIT 1`, ['id'])
+      const landing: { id: number; slug: string } | undefined = yield q.get(sql`SELECT id, slug FROM landings WHERE email_list_id = ${id} ORDER BY id LIMIT 1`)
       if (landing) throw listUsedByLanding(landing)
-      const product: { id: number; name: string } | undefined = yield q.get(sql`SELECT id, name FROM products WHERE email_list_id = ${id} ORDER BY id LIMIT 1`, ['id'])
+      const product: { id: number; name: string } | undefined = yield q.get(sql`SELECT id, name FROM products WHERE email_list_id = ${id} ORDER BY id LIMIT 1`)
       if (product) throw listUsedByProduct(product)
       // Its subscribers go with it (ON DELETE CASCADE).
       yield q.run(sql`DELETE FROM email_lists WHERE id = ${id}`)
@@ -84,11 +81,11 @@ export class EmailListStore implements EmailStore {
     const conds = [sql`list_id = ${listId}`, sql`id > ${page.afterId}`]
     if (filter.status !== undefined) conds.push(sql`status = ${filter.status}`)
     if (filter.email !== undefined) conds.push(sql`email = ${filter.email}`)
-    return this.db.all<SubscriberRow>(sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE ${join(conds, ' AND ')} ORDER BY id LIMIT ${page.limit + 1}`, SUBSCRIBER_INT8)
+    return this.db.all<SubscriberRow>(sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE ${join(conds, ' AND ')} ORDER BY id LIMIT ${page.limit + 1}`)
   }
 
   findSubscriber(listId: number, id: number): Promise<SubscriberRow | undefined> {
-    return this.db.get<SubscriberRow>(sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE list_id = ${listId} AND id = ${id}`, SUBSCRIBER_INT8)
+    return this.db.get<SubscriberRow>(sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE list_id = ${listId} AND id = ${id}`)
   }
 
   async enroll(listId: number, s: NewSubscriber, onCreated?: OnEnrolled): Promise<{ row: SubscriberRow; created: boolean }> {
@@ -100,7 +97,7 @@ export class EmailListStore implements EmailStore {
         // COMMITTED: each statement sees what was committed when it starts; SQLite never gets here twice).
         for (let attempt = 0; ; attempt++) {
           const inserted: SubscriberRow | undefined = yield q.get<SubscriberRow>(
-            sql`${INSERT_SUBSCRIBERS}${subscriberValues(listId, s, Date.now())} ON CONFLICT (list_id, email) DO NOTHING RETURNING ${SUBSCRIBER}`, SUBSCRIBER_INT8)
+            sql`${INSERT_SUBSCRIBERS}${subscriberValues(listId, s, Date.now())} ON CONFLICT (list_id, email) DO NOTHING RETURNING ${SUBSCRIBER}`)
           if (inserted) {
             // The hook's writes commit with the enrolment (a Promise is awaited on Postgres; refused on SQLite).
             yield onCreated?.(inserted, q.tx)
@@ -108,7 +105,7 @@ export class EmailListStore implements EmailStore {
           }
           // Already there: kept exactly as it was (its first consent included).
           const existing: SubscriberRow | undefined = yield q.get<SubscriberRow>(
-            sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE list_id = ${listId} AND email = ${s.email}`, SUBSCRIBER_INT8)
+            sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE list_id = ${listId} AND email = ${s.email}`)
           if (existing) return { row: existing, created: false }
           if (attempt >= 2) throw new Error('enroll: the subscriber kept disappearing between insert and read')
         }

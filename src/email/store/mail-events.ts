@@ -93,7 +93,7 @@ class EmailMailEventStore implements MailEventStore {
       f.before !== undefined && sql`id < ${f.before}`,
     ])
     const rows = await this.db.all<Omit<MailEventRow, 'hard'> & { hard: number }>(sql`SELECT id, provider, kind, hard, email,
-      occurred_at AS "occurredAt", created_at AS "createdAt" FROM mail_events ${where} ORDER BY id DESC LIMIT ${f.limit}`, ['id', 'occurredAt', 'createdAt'])
+      occurred_at AS "occurredAt", created_at AS "createdAt" FROM mail_events ${where} ORDER BY id DESC LIMIT ${f.limit}`)
     return rows.map((r) => ({ ...r, hard: Number(r.hard) === 1 }))
   }
 
@@ -128,7 +128,7 @@ class EmailMailEventStore implements MailEventStore {
         const fx = effect(e)
         if (!fx) continue
         const changed: Array<{ id: number }> = yield q.all(sql`UPDATE email_subscribers SET status = ${fx.status}, updated_at = ${now}
-          WHERE email = ${e.email} AND status IN ${inList(fx.from)} RETURNING id`, ['id'])
+          WHERE email = ${e.email} AND status IN ${inList(fx.from)} RETURNING id`)
         for (const r of changed) out.changedSubscribers.push(r.id)
       }
       return out

@@ -7,16 +7,13 @@
 import type { AnyDatabase } from '../../db/engine'
 import { raw, sql, whereAll } from '../../db/sql'
 import { storeDb, type StoreDb } from '../../db/store-db'
-import { SUBSCRIBER, SUBSCRIBER_INT8 } from './lists'
+import { SUBSCRIBER } from './lists'
 import type { EnqueueSend, NewMessage, OutboxFilter, OutboxRow, OutboxStore, OutboxView } from './outbox-types'
 import type { SubscriberRow } from './types'
 
 const ROW = raw(`o.id, o.list_id AS "listId", o.subscriber_id AS "subscriberId", o.to_email AS "toEmail", o.subject,
   o.text_body AS "textBody", o.html_body AS "htmlBody", o.status, o.job_id AS "jobId", o.message_id AS "messageId",
   o.result, o.created_at AS "createdAt", o.updated_at AS "updatedAt"`)
-// int8 columns arrive as strings from Bun's Postgres client: ids (the outbox's, its subscriber's and job's) and every epoch-ms time.
-const ROW_INT8 = ['id', 'subscriberId', 'jobId', 'createdAt', 'updatedAt']
-const VIEW_INT8 = [...ROW_INT8, 'jobAttempts']
 
 type Reason = 'bounced' | 'complained' | 'unsubscribed'
 
@@ -38,11 +35,11 @@ export class EmailOutboxStore implements OutboxStore {
         const row: { id: number } | undefined = yield q.get(sql`INSERT INTO email_outbox
             (list_id, subscriber_id, to_email, subject, text_body, html_body, status, dedup_key, created_at, updated_at)
           VALUES (${m.listId}, ${m.subscriberId}, ${m.toEmail}, ${m.subject}, ${m.textBody}, ${m.htmlBody}, ${status}, ${dedupKey}, ${now}, ${now})
-          ON CONFLICT (dedup_key) DO NOTHING RETURNING id`, ['id'])
+          ON CONFLICT (dedup_key) DO NOTHING RETURNING id`)
         if (!row) {
           // Already written under this key (by an earlier run, or another instance at the same moment):
           // that row and its send job stand.
-          const existing: { id: number } | undefined = yield q.get(sql`SELECT id FROM email_outbox WHERE dedup_key = ${dedupKey}`, ['id'])
+          const existing: { id: number } | undefined = yield q.get(sql`SELECT id FROM email_outbox WHERE dedup_key = ${dedupKey}`)
           ids.push(existing!.id)
           continue
         }
@@ -60,7 +57,7 @@ export class EmailOutboxStore implements OutboxStore {
     const db = this.db
     return db.atomically(function* (q) {
       // SKIP LOCKED: rows another instance is releasing right now are its own; this one takes the next ones.
-      const rows: Array<{ id: number }> = yield q.all(sql`SELECT id FROM email_outbox WHERE status = 'unsent' ORDER BY id LIMIT ${limit} ${db.skipLocked}`, ['id'])
+      const rows: Array<{ id: number }> = yield q.all(sql`SELECT id FROM email_outbox WHERE status = 'unsent' ORDER BY id LIMIT ${limit} ${db.skipLocked}`)
       for (const { id } of rows) {
         const jobId: number = yield enqueue(id, q.tx)
         yield q.run(sql`UPDATE email_outbox SET status = 'queued', job_id = ${jobId}, updated_at = ${Date.now()} WHERE id = ${id}`)
@@ -70,7 +67,7 @@ export class EmailOutboxStore implements OutboxStore {
   }
 
   get(id: number): Promise<OutboxRow | undefined> {
-    return this.db.get<OutboxRow>(sql`SELECT ${ROW} FROM email_outbox o WHERE o.id = ${id}`, ROW_INT8)
+    return this.db.get<OutboxRow>(sql`SELECT ${ROW} FROM email_outbox o WHERE o.id = ${id}`)
   }
 
   async markSent(id: number, messageId: string, result: string): Promise<boolean> {
@@ -91,11 +88,11 @@ export class EmailOutboxStore implements OutboxStore {
       f.before !== undefined && sql`o.id < ${f.before}`,
     ])
     return this.db.all<OutboxView>(sql`SELECT ${ROW}, j.status AS "jobStatus", j.attempts AS "jobAttempts", j.last_error AS "jobLastError"
-      FROM email_outbox o LEFT JOIN jobs j ON j.id = o.job_id ${where} ORDER BY o.id DESC LIMIT ${f.limit}`, VIEW_INT8)
+      FROM email_outbox o LEFT JOIN jobs j ON j.id = o.job_id ${where} ORDER BY o.id DESC LIMIT ${f.limit}`)
   }
 
   activeSubscribers(listId: number): Promise<SubscriberRow[]> {
-    return this.db.all<SubscriberRow>(sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE list_id = ${listId} AND status = 'active' ORDER BY id`, SUBSCRIBER_INT8)
+    return this.db.all<SubscriberRow>(sql`SELECT ${SUBSCRIBER} FROM email_subscribers WHERE list_id = ${listId} AND status = 'active' ORDER BY id`)
   }
 
   async suppression(toEmail: string, listId: number | null): Promise<Reason | null> {

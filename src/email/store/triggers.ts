@@ -33,7 +33,6 @@ export function triggerStore(database: AnyDatabase): TriggerStore {
 }
 
 const COLS = raw('id, offer_id AS "offerId", target_list_id AS "targetListId", active, created_at AS "createdAt", updated_at AS "updatedAt"')
-const INT8 = ['createdAt', 'updatedAt']
 
 /** active is a 0/1 integer in the column on both engines, a boolean in the row. */
 type Stored = Omit<TriggerRow, 'active'> & { active: number }
@@ -47,11 +46,11 @@ class EmailTriggerStore implements TriggerStore {
   }
 
   async list(page: Page) {
-    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_triggers WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)).map(fromStored)
+    return (await this.db.all<Stored>(sql`SELECT ${COLS} FROM email_triggers WHERE id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`)).map(fromStored)
   }
 
   async find(id: number) {
-    const r = await this.db.get<Stored>(sql`SELECT ${COLS} FROM email_triggers WHERE id = ${id}`, INT8)
+    const r = await this.db.get<Stored>(sql`SELECT ${COLS} FROM email_triggers WHERE id = ${id}`)
     return r ? fromStored(r) : undefined
   }
 
@@ -61,7 +60,7 @@ class EmailTriggerStore implements TriggerStore {
       yield* check(db, q, values)
       const now = Date.now()
       const r: Stored | undefined = yield q.get<Stored>(sql`INSERT INTO email_triggers (offer_id, target_list_id, active, created_at, updated_at)
-        VALUES (${values.offerId}, ${values.targetListId}, ${values.active}, ${now}, ${now}) RETURNING ${COLS}`, INT8)
+        VALUES (${values.offerId}, ${values.targetListId}, ${values.active}, ${now}, ${now}) RETURNING ${COLS}`)
       return fromStored(r!)
     })
   }
@@ -69,12 +68,12 @@ class EmailTriggerStore implements TriggerStore {
   update(id: number, changes: Partial<TriggerValues>) {
     const db = this.db
     return db.atomically(function* (q) {
-      const current: Stored | undefined = yield q.get<Stored>(sql`SELECT ${COLS} FROM email_triggers WHERE id = ${id} ${db.forUpdate}`, INT8)
+      const current: Stored | undefined = yield q.get<Stored>(sql`SELECT ${COLS} FROM email_triggers WHERE id = ${id} ${db.forUpdate}`)
       if (!current) throw missing()
       yield* check(db, q, changes)
       const next = { ...fromStored(current), ...changes }
       const r: Stored | undefined = yield q.get<Stored>(sql`UPDATE email_triggers SET offer_id = ${next.offerId}, target_list_id = ${next.targetListId},
-        active = ${next.active}, updated_at = ${Date.now()} WHERE id = ${id} RETURNING ${COLS}`, INT8)
+        active = ${next.active}, updated_at = ${Date.now()} WHERE id = ${id} RETURNING ${COLS}`)
       return fromStored(r!)
     })
   }

@@ -72,8 +72,6 @@ export const assetStore = (database: AnyDatabase): AssetStore => new Assets(data
 const INFO = raw(`id, landing_id AS "landingId", path, content_type AS "contentType", size, etag, created_at AS "createdAt", updated_at AS "updatedAt"`)
 const INFO_A = raw(`a.id, a.landing_id AS "landingId", a.path, a.content_type AS "contentType", a.size, a.etag, a.created_at AS "createdAt",
   a.updated_at AS "updatedAt"`)
-/** int8 columns on Postgres (strings from its driver); the rest read as numbers already. */
-const INT8 = ['id', 'landingId', 'size', 'createdAt', 'updatedAt']
 
 /** A blob as bun:sqlite (Uint8Array), better-sqlite3 or Bun's Postgres client (Buffer) gives it, as a Uint8Array. */
 function bytes(v: unknown): Uint8Array {
@@ -92,23 +90,23 @@ export class Assets implements AssetStore {
   }
 
   landing(id: number): Promise<LandingRef | undefined> {
-    return this.db.get<LandingRef>(sql`SELECT id, slug FROM landings WHERE id = ${id}`, ['id'])
+    return this.db.get<LandingRef>(sql`SELECT id, slug FROM landings WHERE id = ${id}`)
   }
 
   list(landingId: number, page: Page): Promise<AssetInfo[]> {
     return this.db.all<AssetInfo>(sql`SELECT ${INFO} FROM landing_assets
-      WHERE landing_id = ${landingId} AND id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
+      WHERE landing_id = ${landingId} AND id > ${page.afterId} ORDER BY id LIMIT ${page.limit + 1}`)
   }
 
   async find(landingId: number, path: string): Promise<AssetRow | undefined> {
-    return withBytes(await this.db.get<AssetRow>(sql`SELECT ${INFO}, body FROM landing_assets WHERE landing_id = ${landingId} AND path = ${path}`, INT8))
+    return withBytes(await this.db.get<AssetRow>(sql`SELECT ${INFO}, body FROM landing_assets WHERE landing_id = ${landingId} AND path = ${path}`))
   }
 
   findBySlug(slug: string, path: string, withBody: true): Promise<AssetRow | undefined>
   findBySlug(slug: string, path: string, withBody: false): Promise<AssetInfo | undefined>
   async findBySlug(slug: string, path: string, withBody: boolean): Promise<AssetInfo | AssetRow | undefined> {
     const row = await this.db.get<AssetRow>(sql`SELECT ${INFO_A}${raw(withBody ? ', a.body' : '')}
-      FROM landing_assets a JOIN landings l ON l.id = a.landing_id WHERE l.slug = ${slug} AND a.path = ${path}`, INT8)
+      FROM landing_assets a JOIN landings l ON l.id = a.landing_id WHERE l.slug = ${slug} AND a.path = ${path}`)
     return withBody ? withBytes(row) : row
   }
 
@@ -118,18 +116,18 @@ export class Assets implements AssetStore {
     return db.atomically(function* (q) {
       // NO KEY UPDATE (Postgres): uploads to this landing take turns, and a delete of the landing (FOR UPDATE)
       // waits; rows that merely reference the landing (FOR KEY SHARE) are not held up.
-      const landing: LandingRef | undefined = yield q.get<LandingRef>(sql`SELECT id, slug FROM landings WHERE id = ${landingId} ${db.forNoKeyUpdate}`, ['id'])
+      const landing: LandingRef | undefined = yield q.get<LandingRef>(sql`SELECT id, slug FROM landings WHERE id = ${landingId} ${db.forNoKeyUpdate}`)
       if (!landing) throw landingNotFound()
       const totals: { others: number; existing: number } = yield q.get(sql`
         SELECT coalesce(sum(CASE WHEN path = ${path} THEN 0 ELSE size END), 0) AS others, count(CASE WHEN path = ${path} THEN 1 END) AS existing
-        FROM landing_assets WHERE landing_id = ${landingId}`, ['others', 'existing'])
+        FROM landing_assets WHERE landing_id = ${landingId}`)
       checkTotal?.(totals.others)
       const row: AssetInfo = yield q.get<AssetInfo>(sql`
         INSERT INTO landing_assets (landing_id, path, content_type, size, etag, body, created_at, updated_at)
         VALUES (${landingId}, ${path}, ${asset.contentType}, ${asset.body.byteLength}, ${asset.etag}, ${asset.body}, ${now}, ${now})
         ON CONFLICT (landing_id, path) DO UPDATE SET content_type = excluded.content_type, size = excluded.size,
           etag = excluded.etag, body = excluded.body, updated_at = excluded.updated_at
-        RETURNING ${INFO}`, INT8)
+        RETURNING ${INFO}`)
       return { row, created: totals.existing === 0, landing }
     })
   }
@@ -139,7 +137,7 @@ export class Assets implements AssetStore {
   }
 
   async totalSize(landingId: number): Promise<number> {
-    const row = await this.db.get<{ total: number }>(sql`SELECT coalesce(sum(size), 0) AS total FROM landing_assets WHERE landing_id = ${landingId}`, ['total'])
+    const row = await this.db.get<{ total: number }>(sql`SELECT coalesce(sum(size), 0) AS total FROM landing_assets WHERE landing_id = ${landingId}`)
     return row!.total
   }
 }

@@ -1,5 +1,5 @@
 // Leads and visitor events, one module for both engines (db/store-db.ts). ids and epoch-ms times are int8
-// on Postgres (strings from its driver): decoded by name, so a row has the same JS shape on both engines.
+// on Postgres (strings from its driver), read as numbers by StoreDb: a row has the same JS shape on both engines.
 import type { AnyDatabase } from '../../db/engine'
 import { raw, sql, whereAll, type Sql } from '../../db/sql'
 import { storeDb, type StoreDb } from '../../db/store-db'
@@ -12,7 +12,6 @@ import type {
 const LEAD = raw(`id, landing_id AS "landingId", campaign_id AS "campaignId", click_id AS "clickId", email, name, fields, ip,
   user_agent AS "userAgent", created_at AS "createdAt"`)
 const EVENT = raw(`id, name, click_id AS "clickId", campaign_id AS "campaignId", landing_id AS "landingId", props, url, ip, created_at AS "createdAt"`)
-const INT8 = ['id', 'createdAt']
 
 const DAY_MS = 86_400_000
 /** Each grouping's key. The day is grouped by its number (integer division on both engines) and named in JS. */
@@ -37,7 +36,7 @@ export class Leads implements LeadStore {
         INSERT INTO leads (landing_id, campaign_id, click_id, email, name, fields, ip, user_agent, created_at)
         VALUES (${lead.landingId}, ${lead.campaignId}, ${lead.clickId}, ${lead.email}, ${lead.name}, ${JSON.stringify(lead.fields)},
           ${lead.ip}, ${lead.userAgent}, ${lead.createdAt})
-        RETURNING ${LEAD}`, INT8)
+        RETURNING ${LEAD}`)
       const hooked: MaybeAsync<void> | undefined = onCreated?.(row, q.tx)
       // Without a transaction handle (SQLite) the hook writes on the shared connection, so it must be synchronous.
       if (hooked instanceof Promise && q.tx === null) throw new Error('leads.insert: an asynchronous hook on SQLite')
@@ -56,11 +55,11 @@ export class Leads implements LeadStore {
       f.email !== undefined && sql`email = ${f.email}`,
       ...timeConditions(f),
     ])
-    return this.db.all<LeadRow>(sql`SELECT ${LEAD} FROM leads ${w} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
+    return this.db.all<LeadRow>(sql`SELECT ${LEAD} FROM leads ${w} ORDER BY id LIMIT ${page.limit + 1}`)
   }
 
   find(id: number): Promise<LeadRow | undefined> {
-    return this.db.get<LeadRow>(sql`SELECT ${LEAD} FROM leads WHERE id = ${id}`, INT8)
+    return this.db.get<LeadRow>(sql`SELECT ${LEAD} FROM leads WHERE id = ${id}`)
   }
 
   async delete(id: number): Promise<boolean> {
@@ -94,7 +93,7 @@ export class VisitorEvents implements VisitorEventStore {
 
   list(f: VisitorEventFilter, page: Page): Promise<VisitorEventRow[]> {
     const w = whereAll([sql`id > ${page.afterId}`, ...eventConditions(f)])
-    return this.db.all<VisitorEventRow>(sql`SELECT ${EVENT} FROM visitor_events ${w} ORDER BY id LIMIT ${page.limit + 1}`, INT8)
+    return this.db.all<VisitorEventRow>(sql`SELECT ${EVENT} FROM visitor_events ${w} ORDER BY id LIMIT ${page.limit + 1}`)
   }
 
   /** Largest first, then by key: numbers ascending, text in byte order (SQLite's BINARY, Postgres's "C"), the null key last. */

@@ -15,7 +15,7 @@ export interface NewLead {
   landingId: number
   campaignId: number | null
   clickId: string | null
-  /** Normalised (email/address.ts). */
+  /** Normalised (lib/email-address.ts). */
   email: string
   name: string | null
   /** The custom form fields, as a JSON object of strings. */

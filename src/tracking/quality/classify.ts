@@ -13,7 +13,7 @@
 // must not use up the allowance of the people behind the same address (offices, mobile carriers' NAT).
 // Excluded IPs are still classified and counted (the two are independent).
 import { RateLimiter } from '../../lib/rate-limit'
-import type { SettingsStore } from '../../settings/store'
+import type { SettingsStore } from '../../context'
 import { CidrSet } from '../../lib/cidr'
 import { clientKey } from '../../lib/ip'
 import { parseUserAgent } from './user-agent'

@@ -1,5 +1,5 @@
 // Click rollups: hourly counts per campaign/source/offer/landing, maintained in the same transaction that
-// commits the clicks (commit.ts on SQLite, pg.ts on Postgres), so every committed click is counted exactly once.
+// commits the clicks (commit.ts on SQLite, pg-click-store.ts on Postgres), so every committed click is counted exactly once.
 import type { RawDb, RawStatement } from '../../db/client'
 import type { RollupClick } from './click'
 

@@ -10,6 +10,7 @@
 // index's tail before anyone hears of it, and click.committed is emitted once per commit (after-commit;
 // the commit runs on the store's own connection, so there is no in-transaction phase to join).
 import type { RawDb, RawStatement } from '../../db/client'
+import type { AnyDatabase } from '../../db/engine'
 import type { EventBus } from '../../lib/event-bus'
 import {
   CLICK_FIELDS, CONTINUE_FIELDS, selectList, type Click, type ContinuableClick, type StoredClick,
@@ -19,6 +20,7 @@ import type { ClickAmend } from './commit'
 import { ClickWriter } from './group-commit'
 import { startCheckpointer, type Checkpointer } from './checkpointer'
 import type { ClickStore, UniqueClick } from './types'
+import { PgClickStore } from './pg-click-store'
 
 export { WriterUnavailable } from './group-commit'
 export type { ClickStore, UniqueClick } from './types'
@@ -142,4 +144,10 @@ export class SqliteClickStore implements ClickStore {
     this.index.noteCommitted(clicks, rows)
     this.events.committed('click.committed', { clicks, rows })
   }
+}
+
+/** Picks the click store for the engine: this one (one process, synchronous lookups, click index) or
+ *  PgClickStore (any number of instances on one database, async lookups through the click_id index). */
+export function createClickStore(db: AnyDatabase, events: EventBus): ClickStore {
+  return db.engine === 'postgres' ? new PgClickStore(db, events) : new SqliteClickStore(db.raw, db.path, events)
 }

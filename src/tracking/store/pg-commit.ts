@@ -14,7 +14,7 @@ import { CLICK_COLUMNS, CLICK_FIELDS, type Click, type ClickField, type RollupCl
 import { addRollupDeltas, type RollupDelta } from './click-rollup'
 import { amended, type ClickAmend } from './commit'
 
-/** Postgres element type of each non-text click column (schema: src/db/pg-schema/clicks.ts). */
+/** Postgres element type of each non-text click column (schema: src/db/schema/clicks.ts). */
 const PG_TYPE: Partial<Record<ClickField, string>> = {
   campaignId: 'int4', sourceId: 'int4', offerId: 'int4', landingId: 'int4',
   excluded: 'int4', isUnique: 'int4', cost: 'float8', landingViewedAt: 'int8', landingClickedAt: 'int8', createdAt: 'int8',

@@ -1,6 +1,6 @@
 // The click store's boundary: what the tracker, the admin verb, retention and the seeds use, whichever
 // engine is behind it. SQLite (click-store.ts) answers lookups synchronously, which keeps the redirect's
-// /r path free of awaits; Postgres (pg.ts) answers them with Promises. Callers await a lookup only when
+// /r path free of awaits; Postgres (pg-click-store.ts) answers them with Promises. Callers await a lookup only when
 // they got a Promise (`if (r instanceof Promise) r = await r`), so SQLite's path stays as it was.
 import type { Click, ContinuableClick, StoredClick } from './click'
 import type { ClickAmend } from './commit'

@@ -1,12 +1,11 @@
-// Raw click retention (setting raw_click_retention_days, 0 = keep forever): the schedule. The click store
-// deletes click rows older than N days, with their click_index entries, a chunk per call, off the request
-// path. Rollups are never touched (a click is counted when it commits), so reports keep their totals;
-// conversions keep the attribution they copied from their click.
-import { errorFields, log } from '../lib/log'
+// The schedule of a retention setting (N days, 0 = keep forever): deletes rows older than N days, a chunk per
+// call, off the request path, once at start and then hourly. What is deleted is the caller's: raw clicks
+// (tracking), visitor events (landings), audit rows (agent), stored webhook deliveries (commerce).
+import { errorFields, log } from './log'
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
-/** Clicks per transaction: keeps the write lock (which the redirect's click commits wait for) short. */
+/** Rows per transaction: keeps the write lock (which the redirect's click commits wait for) short. */
 export const RETENTION_CHUNK = 5000
 
 export interface RetentionOptions {
@@ -17,18 +16,18 @@ export interface RetentionOptions {
   onError?: (err: unknown) => void
 }
 
-/** The click store's side of retention: deletes one chunk of clicks created before `cutoff`, resolves with how many. */
-export interface PrunableClicks {
+/** The store's side of retention: deletes one chunk of rows created before `cutoff`, resolves with how many. */
+export interface Prunable {
   prune(cutoff: number, limit: number): Promise<number>
 }
 
-export class ClickRetention {
+export class Retention {
   private timer: ReturnType<typeof setTimeout> | null = null
   private running: Promise<number> | null = null
   private again = false
   private stopped = false
 
-  constructor(private readonly clicks: PrunableClicks, private readonly opts: RetentionOptions) {}
+  constructor(private readonly rows: Prunable, private readonly opts: RetentionOptions) {}
 
   /** Runs once now, then every intervalMs (hourly by default). */
   start(): void {
@@ -51,12 +50,12 @@ export class ClickRetention {
     else this.schedule(0)
   }
 
-  /** Prunes everything due now (errors are reported, not thrown); resolves with the number of clicks deleted. */
+  /** Prunes everything due now (errors are reported, not thrown); resolves with the number of rows deleted. */
   run(): Promise<number> {
     if (this.running) return this.running
     const p = this.prune()
       .catch((err) => {
-        ;(this.opts.onError ?? ((e) => log.error('tracking: click retention failed', errorFields(e))))(err)
+        ;(this.opts.onError ?? ((e) => log.error('retention failed', errorFields(e))))(err)
         return 0
       })
       .finally(() => {
@@ -85,7 +84,7 @@ export class ClickRetention {
     const cutoff = (this.opts.now ?? Date.now)() - days * DAY_MS
     let deleted = 0
     while (!this.stopped) {
-      const n = await this.clicks.prune(cutoff, RETENTION_CHUNK)
+      const n = await this.rows.prune(cutoff, RETENTION_CHUNK)
       deleted += n
       if (n < RETENTION_CHUNK) break
       // Let redirects, click commits and indexing run between chunks.

@@ -1,6 +1,6 @@
 // normalizeEmail: one spelling per mailbox, and nothing that could smuggle a header or that a relay refuses.
 import { describe, expect, test } from 'bun:test'
-import { normalizeEmail } from '../../src/email/address'
+import { normalizeEmail } from '../../src/lib/email-address'
 
 describe('normalizeEmail', () => {
   test.each([
