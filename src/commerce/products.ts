@@ -10,7 +10,7 @@ import { Int, requiredText } from '../lib/fields'
 import { iso } from '../lib/time'
 import { readVerbs } from './read-verbs'
 import { ORDER_SOURCES } from './admin-verbs'
-import { CURRENCY_HINT, currencyCode } from '../lib/currency'
+import { requiredCurrency } from '../lib/currency'
 import type {
   CommerceCatalogStore, ProductRow, ProductValues, RefundFilter, RefundRow, SubscriptionFilter, SubscriptionRow,
 } from './store/catalog'
@@ -71,12 +71,6 @@ export function price(value: unknown): number {
   return value
 }
 
-function currency(value: unknown): string {
-  const code = currencyCode(value)
-  if (code === null) throw invalid(`currency: ${CURRENCY_HINT}`)
-  return code
-}
-
 function referenceId(value: unknown, field: string): number | null {
   if (value === null) return null
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalid(`${field}: must be a positive integer or null`)
@@ -87,7 +81,7 @@ function productFields(input: ProductInput): Partial<ProductValues> {
   const out: Partial<ProductValues> = {}
   if (input.name !== undefined) out.name = requiredText(input.name, 'name')
   if (input.price !== undefined) out.price = price(input.price)
-  if (input.currency !== undefined) out.currency = currency(input.currency)
+  if (input.currency !== undefined) out.currency = requiredCurrency(input.currency)
   if (input.offer_id !== undefined) out.offerId = referenceId(input.offer_id, 'offer_id')
   if (input.email_list_id !== undefined) out.emailListId = referenceId(input.email_list_id, 'email_list_id')
   if (input.payment_account_id !== undefined) out.paymentAccountId = referenceId(input.payment_account_id, 'payment_account_id')

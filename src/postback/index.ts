@@ -30,6 +30,7 @@ export type { ConversionType, ConversionTypes } from './conversion-types'
 export type { RecordingQueries } from './store'
 export { postbackSignature } from './receive'
 export { BUILTIN_TYPES } from './builtin-types'
+export { createConversionRollup, type RollupConversion } from './rollup'
 export { postbackOperation } from './docs'
 
 /**

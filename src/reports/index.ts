@@ -4,7 +4,7 @@
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'
 import { ReportQueries } from './queries'
-import { createConversionRollup, type RollupConversion } from './rollup-store'
+import { createConversionRollup, type RollupConversion } from '../postback'
 import type { ConversionUpdated } from '../events'
 import { reportRoutes } from './routes'
 import { ReportService } from './service'

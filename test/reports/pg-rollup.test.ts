@@ -13,8 +13,8 @@ import { migratePg } from '../../src/db/pg/migrate'
 import type { DomainEvents } from '../../src/events'
 import { EventBus } from '../../src/lib/event-bus'
 import { reportsFeature } from '../../src/reports'
-import { PgConversionRollup } from '../../src/reports/pg-rollup-store'
-import type { RollupConversion } from '../../src/reports/rollup-store'
+import { PgConversionRollup } from '../../src/postback/pg-rollup'
+import type { RollupConversion } from '../../src/postback/rollup'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
 const avail = pgAvailable()

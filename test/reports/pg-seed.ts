@@ -3,8 +3,8 @@
 // each engine's ConversionRollup. The clicks span both autumn 2025 DST changes (Europe 26 Oct, US 2 Nov).
 import type { Database } from '../../src/db/client'
 import type { PgDatabase } from '../../src/db/pg/client'
-import { PgConversionRollup } from '../../src/reports/pg-rollup-store'
-import { ConversionRollup, type RollupConversion } from '../../src/reports/rollup-store'
+import { PgConversionRollup } from '../../src/postback/pg-rollup'
+import { ConversionRollup, type RollupConversion } from '../../src/postback/rollup'
 
 export const HOUR = 3_600_000
 export const DAY = 86_400_000

@@ -5,13 +5,7 @@ import { crudVerbs } from '../../lib/verb-inputs'
 import { announce, type CatalogDeps } from '../shared'
 import type { OfferValues } from '../store/types'
 import { OfferCreate, OfferPatch, type OfferInput } from './model'
-import { CURRENCY_HINT, currencyCode } from '../../lib/currency'
-
-function currency(value: unknown): string {
-  const code = currencyCode(value)
-  if (code === null) throw invalid(`currency: ${CURRENCY_HINT}`)
-  return code
-}
+import { requiredCurrency } from '../../lib/currency'
 
 function fields(input: OfferInput): Partial<OfferValues> {
   const out: Partial<OfferValues> = {}
@@ -22,7 +16,7 @@ function fields(input: OfferInput): Partial<OfferValues> {
     if (typeof input.payout !== 'number' || !Number.isFinite(input.payout)) throw invalid('payout: must be a number')
     out.payout = input.payout
   }
-  if (input.currency !== undefined) out.currency = currency(input.currency)
+  if (input.currency !== undefined) out.currency = requiredCurrency(input.currency)
   return out
 }
 

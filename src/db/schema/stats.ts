@@ -6,7 +6,7 @@ import { table, ms, type TableOptions } from '../table'
 // (a click without landing), because NULLs never match in an upsert's conflict target.
 //
 // Hourly rows are written by the click commit (tracking/store/click-rollup.ts) and the conversion recorder
-// (reports/conversion-rollup.ts). The daily tables are kept equal to the sum of their hourly rows by SQL
+// (postback/rollup.ts, subscribed by reports/). The daily tables are kept equal to the sum of their hourly rows by SQL
 // triggers (migration 0002): a 30-day report reads ~24x fewer rows, which is what keeps it in single-digit
 // milliseconds at 10M clicks; hourly rows remain for time-zone day boundaries and hour grouping.
 // Postgres has the same triggers in plpgsql (drizzle-pg/0001_seed_and_rollup_triggers.sql).

@@ -1,10 +1,10 @@
-// Postgres conversion rollups: the rows of rollup-store.ts's rollupSums(), written in ONE statement through
+// Postgres conversion rollups: the rows of rollup.ts's rollupSums(), written in ONE statement through
 // the conversions' own transaction handle, last before its COMMIT (a before-commit subscriber), so the
 // rollup rows commit or roll back with the conversions and a hot campaign's row is locked only for the
 // commit; transactions side by side take different shards of it (ROLLUP_SHARDS). The plpgsql trigger of drizzle-pg/0001 keeps conversion_stats_daily in step, in the same
 // transaction, and in the same (day-first) order.
 import type { Tx } from '../db/engine'
-import { rollupSums, type RollupConversion } from './rollup-store'
+import { rollupSums, type RollupConversion } from './rollup'
 
 // Rows bound as one array per column (one prepared statement whatever the count); ORDER BY WITH
 // ORDINALITY keeps rollupSums()'s lock order through the insert. $11: the transaction's shard.

@@ -4,11 +4,13 @@
 // not per conversion, and it runs last, so a hot campaign's row is locked only for the COMMIT (Postgres).
 // The daily table follows by trigger. Raw count and revenue are stored; include flags and the sign of
 // negative types are applied when a report reads them.
-// This file: the row a conversion adds (both engines) and the SQLite writer; pg-rollup-store.ts: Postgres.
+// This file: the row a conversion adds (both engines) and the SQLite writer; pg-rollup.ts: Postgres. The
+// rollups are the reports' read model (reports/ subscribes the writer and reads the rows); the writer sits here,
+// with the other hot-path twins of a conversion's transaction.
 import type { RawDb, RawStatement } from '../db/client'
 import type { AnyDatabase, Tx } from '../db/engine'
-import { PgConversionRollup } from './pg-rollup-store'
-import type { RecordedConversion } from '../postback'
+import { PgConversionRollup } from './pg-rollup'
+import type { RecordedConversion } from '../events'
 
 const HOUR_MS = 3_600_000
 
