@@ -1,6 +1,7 @@
 // Command-line surface of the binary (CONTRACT.md §1). Parsing and help text only; src/index.ts runs the
 // commands. Anything the parser does not know is a usage error (exit 2), never a reason to start a server.
 import { ENVIRONMENT } from './config'
+import { IP_DATA } from './version'
 
 interface CommandSpec {
   usage: string
@@ -158,4 +159,6 @@ Passwords: \`user add\` and \`user passwd\` read the password from stdin when it
 Environment (default in brackets):
 ${column(ENVIRONMENT.map(([name, fallback, meaning]) => [fallback ? `${name} [${fallback}]` : name, meaning] as [string, string]))}
 
-Exit codes: 0 success, 1 error (the message says what), 2 usage error.`
+Exit codes: 0 success, 1 error (the message says what), 2 usage error.
+
+${IP_DATA}`

@@ -60,6 +60,12 @@ export interface Config {
   logRequests: boolean
   /** SVC_GC_PACE_MS: an eden collection this often while the server is busy (lib/gc-pacer.ts); 0 turns it off. */
   gcPaceMs: number
+  /**
+   * The IP data (docs/geoip.md): SVC_GEOIP_DIR, a directory of newer CSV files to use instead of the embedded
+   * tables (null: embedded); SVC_GEOIP_CITY, city databases in mmdb format (empty: no region and city).
+   * Resolved against the working directory; whether the files are usable is checked when they are loaded.
+   */
+  geoip: { dir: string | null; city: string[] }
 }
 
 export type Env = Record<string, string | undefined>
@@ -108,6 +114,8 @@ const VARIABLES = {
   SVC_LOG_FORMAT: { fallback: 'text', meaning: 'text: one line per event; json: one JSON object per line (for log shippers)' },
   SVC_LOG_REQUESTS: { fallback: false, meaning: '1: access log, one line per request (method, path without query, status, ms, client IP)' },
   SVC_GC_PACE_MS: { fallback: 50, meaning: 'while the server is busy, a young-generation garbage collection this often (keeps RSS near the live size); 0: off' },
+  SVC_GEOIP_DIR: { fallback: null, shown: 'embedded data', meaning: 'a directory of newer IP data CSV files (geo-whois-asn-country-ipv4/-ipv6.csv, asn-ipv4/-ipv6.csv of @ip-location-db) used instead of the embedded tables' },
+  SVC_GEOIP_CITY: { fallback: null, meaning: 'city database file(s) in mmdb format (DB-IP City Lite, GeoLite2 City), comma-separated: clicks get region and city' },
 } as const satisfies Record<string, Variable>
 
 type Name = keyof typeof VARIABLES
@@ -215,6 +223,13 @@ function emailFromOf(env: Env, publicUrl: string | null): Config['emailFrom'] {
   // parseMailbox refuses a host that is no mail domain (an IP address, localhost): no From rather than a bad one.
   const mailbox = host ? parseMailbox(`noreply@${host}`) : null
   return mailbox ? { mailbox, source: 'SVC_PUBLIC_URL' } : null
+}
+
+/** SVC_GEOIP_DIR and SVC_GEOIP_CITY (comma-separated), as absolute paths. */
+function geoipOf(env: Env): Config['geoip'] {
+  const dir = nonEmpty(env.SVC_GEOIP_DIR)
+  const city = (env.SVC_GEOIP_CITY ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '')
+  return { dir: dir === null ? null : resolve(dir.trim()), city: city.map((f) => resolve(f)) }
 }
 
 function nonEmpty(v: string | undefined): string | null {
@@ -344,6 +359,7 @@ export function loadConfig(env: Env = process.env, flags: ConfigFlags = {}, opti
     logFormat: logFormat(env),
     logRequests: flag(env, 'SVC_LOG_REQUESTS'),
     gcPaceMs: int(env, 'SVC_GC_PACE_MS', 0, 60_000),
+    geoip: geoipOf(env),
   }
   cfg.jobs.leaseMs = intOr(env, 'SVC_JOBS_LEASE_MS', cfg.jobs.timeoutMs + LEASE_MARGIN_MS, 100)
   if (cfg.jobs.leaseMs <= cfg.jobs.timeoutMs) {

@@ -96,6 +96,23 @@ export interface Click {
   os: string | null
   browser: string | null
   referrerDomain: string | null
+  // What the visitor's IP and headers tell (issue 28, docs/geoip.md); null when unknown, and on clicks
+  // stored before it.
+  /** ISO 3166-1 alpha-2, upper case: the IP data's, or CF-IPCountry's behind a trusted proxy. */
+  country: string | null
+  asn: number | null
+  /** The network's name as the IP data gives it. */
+  asOrg: string | null
+  /** hosting | residential | unknown. */
+  connection: string | null
+  /** Primary language tag of the visitor's preferred Accept-Language entry, lower case ('de'). */
+  language: string | null
+  /** Major versions, as text ('14', '126'). */
+  osVersion: string | null
+  browserVersion: string | null
+  /** With a city database (SVC_GEOIP_CITY) only. */
+  region: string | null
+  city: string | null
   /** First page view of the click's landing (pixel.js), epoch ms; null until then. */
   landingViewedAt: number | null
   /** First click-through from the landing to the offer (/r), epoch ms; null until then. */

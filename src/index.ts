@@ -5,8 +5,8 @@ import { resolve } from 'node:path'
 import { loadConfig, dataPaths, databaseUrlOf, requireDatabase, ConfigError, type Config, type ConfigFlags } from './config'
 import { parseArgs, HELP, UsageError, usageOf, type CommandName } from './cli'
 import { readNewPassword, PasswordInputError } from './cli-password'
-import { createContext, createServer, openStorage } from './server'
-import { VERSION } from './version'
+import { createContext, createServer, openStorage, type SvcServer } from './server'
+import { IP_DATA, VERSION } from './version'
 import { AppError } from './lib/errors'
 import { invoke, systemActor } from './lib/verb'
 import { usersVerbs } from './users/verbs'
@@ -19,6 +19,7 @@ import { PgUnavailable, redactUrl } from './db/pg/client'
 import { moveToPg, MoveError } from './db/move-to-pg'
 import { log, setLogFormat } from './lib/log'
 import { startGcPacer } from './lib/gc-pacer'
+import { GeoIpError } from './lib/geoip'
 
 type Flags = Record<string, string | true>
 
@@ -50,6 +51,13 @@ function mailFromOf(setting: string | null, config: Readonly<Config>): string {
   return 'none (mail waits in the outbox as unsent)'
 }
 
+/** Where the IP data comes from and its date, for the start line (an operator sees stale data there). */
+function ipDataOf(geo: SvcServer['geo'], config: Readonly<Config>): string {
+  const { date, city } = geo.info
+  const from = config.geoip.dir ? config.geoip.dir : 'embedded'
+  return `${from}, ${date}${city ? `, city ${city.join(',')}` : ''}`
+}
+
 async function serve(flags: Flags) {
   process.env.NODE_ENV ??= 'production'
   const config = loadConfig(process.env, configFlags(flags))
@@ -78,6 +86,7 @@ async function serve(flags: Flags) {
     mail_from: mailFromOf(settings.get('email_from'), config),
     postback_signing: settings.get('postback_secret') ? 'on' : 'off',
     access_log: config.logRequests ? 'on' : 'off',
+    ip_data: ipDataOf(server.geo, config),
   })
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -197,7 +206,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP)
       return 0
     case 'version':
-      console.log(VERSION)
+      console.log(`${VERSION}\n${IP_DATA}`)
       return 0
     case 'serve':
       await serve(flags)
@@ -223,7 +232,7 @@ function usageFailure(message: string, command: CommandName | null): number {
 function failure(err: unknown): number {
   if (err instanceof UsageError) return usageFailure(err.message, err.command)
   if (err instanceof ConfigError && err.usage) return usageFailure(err.message, 'serve')
-  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists, MoveError, PgUnavailable]
+  const expected = [ConfigError, AppError, CommandError, DataDirBusy, PasswordInputError, BackupTargetExists, MoveError, PgUnavailable, GeoIpError]
   if (expected.some((type) => err instanceof type)) {
     console.error(`error: ${(err as Error).message}`)
     return 1

@@ -38,6 +38,7 @@ import { AgentGate } from './agent/gate'
 import { agentFeature } from './agent'
 import { dashboardFeature } from './dashboard'
 import { agentStore } from './agent/store'
+import { loadGeoIp, type GeoIp } from './lib/geoip'
 
 export { MAX_BODY_BYTES } from './http/body-limit'
 
@@ -48,6 +49,8 @@ export interface SvcServer {
   verbs: ReadonlyMap<string, Verb>
   /** The click store (seeds and imports bring clicks in through its import()). */
   clicks: ClickStore
+  /** The IP data clicks are enriched with (its `info` says where it came from). */
+  geo: GeoIp
   listen(): Promise<{ port: number; hostname: string }>
   /** Graceful: stop accepting, finish in-flight work (click commits, job attempts), close the database. */
   stop(): Promise<void>
@@ -102,9 +105,12 @@ export async function createContext(config: Readonly<Config>): Promise<AppContex
 }
 
 export async function createServer(config: Readonly<Config>): Promise<SvcServer> {
+  // Before the database opens: a missing or bad IP data file (GeoIpError, naming it) stops the start with
+  // nothing to close. The embedded tables are read once per process (lib/geoip).
+  const geo = await loadGeoIp({ dir: config.geoip.dir ?? undefined, city: config.geoip.city.length > 0 ? config.geoip.city : undefined })
   const ctx = await createContext(config)
   const catalog = catalogFeature(ctx)
-  const tracking = trackingFeature(ctx, { routes: catalog.routingSource })
+  const tracking = trackingFeature(ctx, { routes: catalog.routingSource, geo })
   const postback = postbackFeature(ctx, tracking.findClickRow, tracking.clicks)
   await postback.ready
   const landings = landingsFeature(ctx, { catalog: catalog.store, tracker: tracking.tracker })
@@ -169,6 +175,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     ctx,
     verbs,
     clicks: tracking.clicks,
+    geo,
     async listen() {
       await shared() // Postgres: hear other instances' changes from the first request on
       app.listen({ port: config.port, hostname: config.host, reusePort: false })

@@ -189,6 +189,8 @@ export const SETTINGS = {
   excluded_ips: ipRanges(10000),
   /** Clicks per sliding minute from one IP (IPv6: one /64) before further clicks are bot clicks (reason ip_rate); 0 disables. */
   bot_clicks_per_minute: positiveInt(120, 100000),
+  /** Opt-in: clicks from hosting/data-centre networks (connection 'hosting') are bot clicks (reason datacenter). */
+  bot_datacenter: bool(false),
   /** Hours during which repeat clicks of one visitor count as one unique click. */
   unique_window_hours: intRange(24, 1, 8760),
   /** Days raw click rows are kept; 0 keeps them forever. */

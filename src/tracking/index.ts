@@ -11,6 +11,7 @@ import { Tracker, type ClickQuality } from './track'
 import { TrafficClassifier, trafficConfig } from './quality/classify'
 import { UniqueVisitors, type UniqueWindows } from './unique-visitors'
 import { trackingVerbs } from './verbs'
+import { ClickEnricher, type GeoLookup } from './enrich'
 
 export { normalizeClickId, CLICK_COOKIE, clickCookie } from './visitor'
 export { clickCookieHeader, readVisitor } from './routes'
@@ -36,8 +37,12 @@ export interface TrackingFeature extends Feature {
   tracker: Tracker
 }
 
-export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSource }): TrackingFeature {
-  const cache = new RoutingCache(catalog.routes, ctx.config.landingOrigin ?? ctx.config.publicUrl, () => ctx.settings.get('fallback_url'))
+/**
+ * `geo`: the IP data, loaded once at start-up by server.ts (embedded, or SVC_GEOIP_DIR / SVC_GEOIP_CITY);
+ * null: clicks store no country or network.
+ */
+export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource; geo: GeoLookup | null }): TrackingFeature {
+  const cache = new RoutingCache(deps.routes, ctx.config.landingOrigin ?? ctx.config.publicUrl, () => ctx.settings.get('fallback_url'))
   ctx.events.on('catalog.changed', 'after-commit', 'tracking.routing-cache', () => cache.invalidate())
   const clicks = createClickStore(ctx.database, ctx.events)
   const classifier = new TrafficClassifier(trafficConfig(ctx.settings))
@@ -47,11 +52,11 @@ export function trackingFeature(ctx: AppContext, catalog: { routes: RoutingSourc
     uniques.setWindowHours(ctx.settings.get('unique_window_hours'))
   })
   const quality: ClickQuality = {
-    classify: (v, now) => classifier.classify({ method: v.method, headers: v.headers, ip: v.ip, userAgent: v.userAgent, now }),
+    classify: (v, now, connection) => classifier.classify({ method: v.method, headers: v.headers, ip: v.ip, userAgent: v.userAgent, connection, now }),
     whenReady: () => uniques.whenReady(),
     isUnique: (campaignId, ip, ua, now) => uniques.isUnique(campaignId, ip, ua, now),
   }
-  const tracker = new Tracker(cache, clicks, quality)
+  const tracker = new Tracker(cache, clicks, quality, new ClickEnricher(deps.geo, ctx.config.trustProxy))
   // Raw click retention: the click store deletes click rows older than N days with their click_index
   // entries. Rollups are never touched (a click is counted when it commits), so reports keep their totals;
   // conversions keep the attribution they copied from their click.

@@ -7,10 +7,12 @@ import { render } from './template'
 import { normalizeClickId, type VisitQuery } from './visitor'
 import type { TrafficVerdict } from './quality/classify'
 import { parseUserAgent, referrerDomain } from './quality/user-agent'
+import { ClickEnricher, languageOf } from './enrich'
 
 /** Traffic quality as the tracker sees it: a verdict per visit and the unique-visitor windows. */
 export interface ClickQuality {
-  classify(v: Visitor, now: number): TrafficVerdict
+  /** `connection`: of the visitor's network (the datacenter step reads it). */
+  classify(v: Visitor, now: number, connection: string): TrafficVerdict
   /** A Promise while the unique-visitor windows are still loading (Postgres); null once isUnique() can answer. */
   whenReady?(): Promise<void> | null
   isUnique(campaignId: number, ip: string, userAgent: string | null, now: number): boolean
@@ -97,6 +99,8 @@ export class Tracker {
     private readonly routes: Routes,
     private readonly clicks: Pick<ClickStore, 'append' | 'amend' | 'find'>,
     private readonly quality: ClickQuality,
+    /** Country, network, connection (the IP data), language; without one a click knows none of them. */
+    private readonly enrich: ClickEnricher = new ClickEnricher(null, false),
   ) {}
 
   // click() and redirect() are synchronous up to the click's commit wherever the store and the tables are
@@ -283,7 +287,8 @@ export class Tracker {
     const clickId = crypto.randomUUID()
     const now = Date.now()
     const s = v.query.subs
-    const verdict = this.quality.classify(v, now)
+    const place = this.enrich.place(v)
+    const verdict = this.quality.classify(v, now, place.connection)
     // Bots are neither unique nor paid for; the operator's own clicks are left out of reports anyway.
     const human = verdict.bot === null && !verdict.excluded
     const unique = human && this.quality.isUnique(route.id, v.ip, v.userAgent, now)
@@ -297,6 +302,9 @@ export class Tracker {
       botReason: verdict.bot, excluded: verdict.excluded, isUnique: unique, cost,
       deviceType: ua.device_type, os: ua.os, browser: ua.browser, referrerDomain: referrerDomain(v.referrer),
       landingViewedAt: null, landingClickedAt: null, createdAt: now,
+      country: this.enrich.country(v, place), asn: place.asn, asOrg: place.as_org, connection: place.connection,
+      language: languageOf(v.headers.get('accept-language')), osVersion: ua.os_version, browserVersion: ua.browser_version,
+      region: place.region, city: place.city,
     }
     return click
   }

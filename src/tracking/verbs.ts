@@ -26,6 +26,17 @@ export interface ClickView {
   os: string | null
   browser: string | null
   referrer_domain: string | null
+  /** ISO 3166-1 alpha-2; asn, as_org and connection from the IP data (docs/geoip.md). */
+  country: string | null
+  asn: number | null
+  as_org: string | null
+  connection: string | null
+  language: string | null
+  os_version: string | null
+  browser_version: string | null
+  /** With a city database (SVC_GEOIP_CITY) only. */
+  region: string | null
+  city: string | null
   created_at: string
 }
 
@@ -65,6 +76,15 @@ async function clickView(clicks: Pick<ClickStore, 'record'>, rawId: string): Pro
     os: c.os,
     browser: c.browser,
     referrer_domain: c.referrerDomain,
+    country: c.country,
+    asn: c.asn,
+    as_org: c.asOrg,
+    connection: c.connection,
+    language: c.language,
+    os_version: c.osVersion,
+    browser_version: c.browserVersion,
+    region: c.region,
+    city: c.city,
     created_at: iso(c.createdAt),
   }
 }

@@ -7,7 +7,7 @@ import { startServer, TEST_ENV, type TestServer } from '../helpers/server'
 import { testDb } from '../helpers/db'
 import { onPostgres } from '../helpers/pg'
 import { svc, emptyDir, modeOf } from '../helpers/cli'
-import { VERSION } from '../../src/version'
+import { IP_DATA, VERSION } from '../../src/version'
 import { loadConfig } from '../../src/config'
 
 // Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
@@ -21,15 +21,21 @@ describe('svc CLI', () => {
   test('version prints the package version', () => {
     const r = svc(['version'])
     expect(r.code).toBe(0)
-    expect(r.out.trim()).toBe(VERSION)
+    const [first, second, ...rest] = r.out.trim().split('\n')
+    expect(first).toBe(VERSION)
+    // The embedded IP data's date and the attribution its licences ask for.
+    expect(second).toStartWith('IP data of 2026-06-17. IP data: country from @ip-location-db/geo-whois-asn-country (CC0')
+    expect(second).toContain('IP Geolocation by DB-IP: https://db-ip.com')
+    expect(rest).toEqual([])
   })
 
   test('--version, -h and help work as well', () => {
-    expect(svc(['--version'])).toEqual({ code: 0, out: `${VERSION}\n`, err: '' })
+    expect(svc(['--version'])).toEqual({ code: 0, out: `${VERSION}\n${IP_DATA}\n`, err: '' })
     for (const h of [['-h'], ['help'], ['serve', '--help']]) {
       const r = svc(h)
       expect(r.code).toBe(0)
       expect(r.out).toStartWith('svc — self-hosted click tracker')
+      expect(r.out).toContain(IP_DATA)
     }
   })
 

@@ -36,6 +36,9 @@ describe('GET /admin/api/clicks/:click_id', () => {
       params: { utm_source: 'news', gclid: 'abc' },
       bot_reason: null, excluded: false, is_unique: true, cost: 0,
       device_type: 'unknown', os: null, browser: null, referrer_domain: 'ref.example',
+      // From 127.0.0.1 without Accept-Language (test/tracking/enrichment.test.ts has the rest).
+      country: null, asn: null, as_org: null, connection: 'unknown', language: null, os_version: null, browser_version: null,
+      region: null, city: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     })
   })

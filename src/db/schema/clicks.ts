@@ -1,6 +1,6 @@
 import { integer, text, real, index, primaryKey } from 'drizzle-orm/sqlite-core'
 import { uniqueIndex as pgUniqueIndex } from 'drizzle-orm/pg-core'
-import { table, bigId, ms } from '../table'
+import { table, bigId, int8, ms } from '../table'
 
 /**
  * One row per tracked visit, appended by the tracking feature's group-commit writer.
@@ -38,6 +38,22 @@ export const clicks = table('clicks', {
   os: text('os'),
   browser: text('browser'),
   referrerDomain: text('referrer_domain'),
+  // Enrichment (issue 28; docs/geoip.md): what the visitor's IP and headers tell, read once at the click.
+  /** ISO 3166-1 alpha-2 (CF-IPCountry when SVC_TRUST_PROXY is on), null when unknown. */
+  country: text('country'),
+  /** int8 on Postgres: 32-bit AS numbers go past int4. */
+  asn: int8('asn'),
+  asOrg: text('as_org'),
+  /** hosting | residential | unknown (src/lib/geoip/hosting.ts). */
+  connection: text('connection'),
+  /** Primary tag of Accept-Language's preferred entry, lower-case ('de'). */
+  language: text('language'),
+  /** Major versions as text ('17', '126'; Windows 'XP', 'Vista'). */
+  osVersion: text('os_version'),
+  browserVersion: text('browser_version'),
+  /** From the city database (SVC_GEOIP_CITY) only. */
+  region: text('region'),
+  city: text('city'),
   /** First page view of the click's landing (pixel.js); null until then. */
   landingViewedAt: ms('landing_viewed_at'),
   /** First click-through from the landing to the offer (/r); null until then. */

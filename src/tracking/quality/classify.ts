@@ -7,6 +7,8 @@
 //   empty_user_agent  no User-Agent, or only blanks
 //   bot_user_agent    User-Agent on the shipped bot list (bot-user-agents.txt)
 //   blocked_ip        IP in the operator's bot ranges (setting bot_ip_ranges)
+//   datacenter        opt-in (setting bot_datacenter): the IP's network is a hosting/data-centre one
+//                     (connection 'hosting', src/lib/geoip/hosting.ts)
 //   ip_rate           more than bot_clicks_per_minute clicks from one IP in a sliding minute (0 disables)
 //
 // ip_rate runs last and counts only the clicks that no earlier step flagged: a crawler's own requests
@@ -19,9 +21,9 @@ import { clientKey } from '../../lib/ip'
 import { parseUserAgent } from './user-agent'
 import { log } from '../../lib/log'
 
-export type BotReason = 'head' | 'prefetch' | 'empty_user_agent' | 'bot_user_agent' | 'blocked_ip' | 'ip_rate'
+export type BotReason = 'head' | 'prefetch' | 'empty_user_agent' | 'bot_user_agent' | 'blocked_ip' | 'datacenter' | 'ip_rate'
 
-export const BOT_REASONS: readonly BotReason[] = ['head', 'prefetch', 'empty_user_agent', 'bot_user_agent', 'blocked_ip', 'ip_rate']
+export const BOT_REASONS: readonly BotReason[] = ['head', 'prefetch', 'empty_user_agent', 'bot_user_agent', 'blocked_ip', 'datacenter', 'ip_rate']
 
 export interface TrafficRequest {
   method: string
@@ -29,6 +31,8 @@ export interface TrafficRequest {
   /** The client address as clientIp() gives it ("unknown" when there is none). */
   ip: string
   userAgent: string | null
+  /** The connection type of the IP's network: hosting | residential | unknown (src/lib/geoip). */
+  connection: string
   /** Epoch ms. */
   now: number
 }
@@ -38,6 +42,8 @@ export interface TrafficConfig {
   excludedIps: readonly string[]
   /** 0 disables the ip_rate step. */
   botClicksPerMinute: number
+  /** The datacenter step (setting bot_datacenter, off by default). */
+  botDatacenter: boolean
 }
 
 export interface TrafficVerdict {
@@ -49,6 +55,7 @@ interface State {
   blocked: CidrSet
   excluded: CidrSet
   limiter: RateLimiter | null
+  datacenter: boolean
 }
 
 type Step = (r: TrafficRequest, s: State) => BotReason | null
@@ -84,6 +91,10 @@ const botUserAgent: Step = (r) => (parseUserAgent(r.userAgent).device_type === '
 
 const blockedIp: Step = (r, s) => (s.blocked.has(r.ip) ? 'blocked_ip' : null)
 
+// Data-centre networks carry crawlers, scrapers, proxies and VPNs, and rarely a person: what buyers filter
+// first. Opt-in, because VPN users and some corporate proxies are people (docs/tracking.md).
+const datacenter: Step = (r, s) => (s.datacenter && r.connection === 'hosting' ? 'datacenter' : null)
+
 const ipRate: Step = (r, s) => {
   if (!s.limiter) return null
   const key = rateKey(r.ip)
@@ -92,7 +103,7 @@ const ipRate: Step = (r, s) => {
 }
 
 /** The policy, in order. */
-export const PIPELINE: readonly Step[] = [head, prefetch, emptyUserAgent, botUserAgent, blockedIp, ipRate]
+export const PIPELINE: readonly Step[] = [head, prefetch, emptyUserAgent, botUserAgent, blockedIp, datacenter, ipRate]
 
 /** Rate-limit key of an address (IPv6 by its /64); null for non-addresses, which are not counted. */
 export const rateKey = clientKey
@@ -126,7 +137,7 @@ export class TrafficClassifier {
       limiter = cfg.botClicksPerMinute > 0 ? new RateLimiter(cfg.botClicksPerMinute, 60_000) : null
       this.perMinute = cfg.botClicksPerMinute
     }
-    this.state = { blocked, excluded, limiter }
+    this.state = { blocked, excluded, limiter, datacenter: cfg.botDatacenter }
   }
 
   classify(r: TrafficRequest): TrafficVerdict {
@@ -146,5 +157,6 @@ export function trafficConfig(settings: Pick<SettingsStore, 'get'>): TrafficConf
     botIpRanges: settings.get('bot_ip_ranges'),
     excludedIps: settings.get('excluded_ips'),
     botClicksPerMinute: settings.get('bot_clicks_per_minute'),
+    botDatacenter: settings.get('bot_datacenter'),
   }
 }

@@ -16,6 +16,8 @@ export const CLICK_COLUMNS = [
   ['cost', 'cost'], ['deviceType', 'device_type'], ['os', 'os'], ['browser', 'browser'],
   ['referrerDomain', 'referrer_domain'], ['landingViewedAt', 'landing_viewed_at'], ['landingClickedAt', 'landing_clicked_at'],
   ['createdAt', 'created_at'],
+  ['country', 'country'], ['asn', 'asn'], ['asOrg', 'as_org'], ['connection', 'connection'], ['language', 'language'],
+  ['osVersion', 'os_version'], ['browserVersion', 'browser_version'], ['region', 'region'], ['city', 'city'],
 ] as const satisfies ReadonlyArray<readonly [keyof Click, string]>
 
 export type ClickField = (typeof CLICK_COLUMNS)[number][0]
@@ -88,5 +90,8 @@ export function newClick(f: Pick<Click, 'clickId' | 'campaignId' | 'createdAt'> 
     cost: f.cost ?? 0, deviceType: f.deviceType ?? null, os: f.os ?? null, browser: f.browser ?? null,
     referrerDomain: f.referrerDomain ?? null, landingViewedAt: f.landingViewedAt ?? null,
     landingClickedAt: f.landingClickedAt ?? null, createdAt: f.createdAt,
+    country: f.country ?? null, asn: f.asn ?? null, asOrg: f.asOrg ?? null, connection: f.connection ?? null,
+    language: f.language ?? null, osVersion: f.osVersion ?? null, browserVersion: f.browserVersion ?? null,
+    region: f.region ?? null, city: f.city ?? null,
   }
 }

@@ -3,7 +3,7 @@ import { openConnection, type PositionalStatement } from '../../db/client'
 import { CLICK_FIELDS, ROLLUP_FIELDS, bindClicks, insertSql, selectList, type Click, type RollupClick } from './click'
 import { ClickRollup } from './click-rollup'
 
-/** 28 × 64 bound values stays far below SQLite's variable limit. */
+/** 39 × 64 bound values stays far below SQLite's variable limit (32,766). */
 const MAX_ROWS_PER_INSERT = 64
 
 /** A change to a stored click, committed with a batch; the click's rollup rows follow it. */

@@ -85,7 +85,7 @@ export class PgClickStore implements ClickStore {
   async record(clickId: string): Promise<StoredClick | undefined> {
     const [r] = await this.db.sql.unsafe(RECORD_SQL, [clickId])
     if (!r) return undefined
-    numCols([r], 'row', 'createdAt', 'landingViewedAt', 'landingClickedAt')
+    numCols([r], 'row', 'createdAt', 'landingViewedAt', 'landingClickedAt', 'asn')
     // Flags are stored as 0/1.
     r.excluded = r.excluded === 1
     r.isUnique = r.isUnique === 1

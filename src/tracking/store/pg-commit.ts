@@ -1,8 +1,8 @@
 // The SQL side of the Postgres click store's group commit: one transaction per batch, whatever its size.
 //
 // Clicks and rollup deltas are bound as one array per column and expanded by unnest(), so a batch is ONE
-// INSERT with a fixed parameter count (28 arrays, one prepared statement for every batch size) instead of
-// 28 × n parameters that would hit Postgres' 65,535 parameter limit at 2,340 clicks.
+// INSERT with a fixed parameter count (39 arrays, one prepared statement for every batch size) instead of
+// 39 × n parameters that would hit Postgres' 65,535 parameter limit at 1,680 clicks.
 //
 // Lock order, so that two instances committing at once never deadlock: amended click rows (sorted by
 // id, one statement), then the hourly rollup rows in (day, campaign, source, offer, landing, hour) order in one
@@ -18,6 +18,7 @@ import { amended, type ClickAmend } from './commit'
 const PG_TYPE: Partial<Record<ClickField, string>> = {
   campaignId: 'int4', sourceId: 'int4', offerId: 'int4', landingId: 'int4',
   excluded: 'int4', isUnique: 'int4', cost: 'float8', landingViewedAt: 'int8', landingClickedAt: 'int8', createdAt: 'int8',
+  asn: 'int8',
 }
 
 /** Constant text, derived once from CLICK_COLUMNS (never from input). */

@@ -8,6 +8,7 @@ const config = (over: Partial<TrafficConfig> = {}): TrafficConfig => ({
   botIpRanges: ['203.0.113.0/24', '2001:db8:bad::/48'],
   excludedIps: ['198.51.100.7', '2001:db8:ace::/48'],
   botClicksPerMinute: 120,
+  botDatacenter: false,
   ...over,
 })
 
@@ -15,6 +16,7 @@ const req = (over: Partial<Omit<TrafficRequest, 'headers'>> & { headers?: Record
   method: 'GET',
   ip: '192.0.2.10',
   userAgent: BROWSER,
+  connection: 'residential',
   now: T0,
   ...over,
   headers: new Headers(over.headers ?? {}),
@@ -81,18 +83,27 @@ describe('bot reasons, one step each', () => {
     expect(c.classify(req({ ip: '192.0.2.11', now: T0 + 5000 })).bot).toBeNull()
     expect(c.classify(req({ now: T0 + 120_000 })).bot).toBeNull()
   })
+
+  test('with bot_datacenter on, a click from a hosting network is a bot click with reason datacenter; off by default', () => {
+    expect(new TrafficClassifier(config()).classify(req({ connection: 'hosting' }))).toEqual({ bot: null, excluded: false })
+    const c = new TrafficClassifier(config({ botDatacenter: true }))
+    expect(c.classify(req({ connection: 'hosting' }))).toEqual({ bot: 'datacenter', excluded: false })
+    expect(c.classify(req({ connection: 'hosting', ip: '198.51.100.7' }))).toEqual({ bot: 'datacenter', excluded: true })
+    for (const connection of ['residential', 'unknown']) expect(c.classify(req({ connection })).bot).toBeNull()
+  })
 })
 
 describe('order and independence of the steps', () => {
-  test('the first matching step decides: head, prefetch, empty UA, bot UA, blocked IP, IP rate', () => {
-    const c = new TrafficClassifier(config({ botClicksPerMinute: 1 }))
-    const all = { method: 'HEAD', headers: { purpose: 'prefetch' }, userAgent: null as string | null, ip: '203.0.113.9' }
+  test('the first matching step decides: head, prefetch, empty UA, bot UA, blocked IP, datacenter, IP rate', () => {
+    const c = new TrafficClassifier(config({ botClicksPerMinute: 1, botDatacenter: true }))
+    const all = { method: 'HEAD', headers: { purpose: 'prefetch' }, userAgent: null as string | null, ip: '203.0.113.9', connection: 'hosting' }
     expect(c.classify(req(all)).bot).toBe('head')
     expect(c.classify(req({ ...all, method: 'GET' })).bot).toBe('prefetch')
     expect(c.classify(req({ ...all, method: 'GET', headers: {} })).bot).toBe('empty_user_agent')
     expect(c.classify(req({ ...all, method: 'GET', headers: {}, userAgent: 'curl/8' })).bot).toBe('bot_user_agent')
     expect(c.classify(req({ ...all, method: 'GET', headers: {}, userAgent: BROWSER })).bot).toBe('blocked_ip')
-    const rated = { ...all, method: 'GET', headers: {}, userAgent: BROWSER, ip: '192.0.2.50' }
+    expect(c.classify(req({ ...all, method: 'GET', headers: {}, userAgent: BROWSER, ip: '192.0.2.50' })).bot).toBe('datacenter')
+    const rated = { ...all, method: 'GET', headers: {}, userAgent: BROWSER, ip: '192.0.2.50', connection: 'residential' }
     expect([c.classify(req(rated)).bot, c.classify(req(rated)).bot]).toEqual([null, 'ip_rate'])
   })
 
@@ -100,6 +111,8 @@ describe('order and independence of the steps', () => {
     const c = new TrafficClassifier(config({ botClicksPerMinute: 2 }))
     for (let i = 0; i < 10; i++) expect(c.classify(req({ userAgent: 'curl/8' })).bot).toBe('bot_user_agent')
     for (let i = 0; i < 10; i++) expect(c.classify(req({ method: 'HEAD' })).bot).toBe('head')
+    c.reconfigure(config({ botClicksPerMinute: 2, botDatacenter: true }))
+    for (let i = 0; i < 10; i++) expect(c.classify(req({ connection: 'hosting' })).bot).toBe('datacenter')
     expect([c.classify(req()).bot, c.classify(req()).bot, c.classify(req()).bot]).toEqual([null, null, 'ip_rate'])
   })
 

@@ -9,7 +9,7 @@ beforeAll(async () => {
 }, SERVER_TIMEOUT_MS)
 afterAll(() => s.destroy())
 
-const KEYS = ['bot_ip_ranges', 'excluded_ips', 'bot_clicks_per_minute', 'unique_window_hours', 'raw_click_retention_days']
+const KEYS = ['bot_ip_ranges', 'excluded_ips', 'bot_clicks_per_minute', 'bot_datacenter', 'unique_window_hours', 'raw_click_retention_days']
 const pick = (body: Record<string, unknown>) => Object.fromEntries(KEYS.map((k) => [k, body[k]]))
 
 describe('traffic quality settings', () => {
@@ -17,9 +17,9 @@ describe('traffic quality settings', () => {
     const res = await s.api('GET', '/admin/api/settings')
     expect(res.status).toBe(200)
     expect(pick(res.body)).toEqual({
-      bot_ip_ranges: [], excluded_ips: [], bot_clicks_per_minute: 120, unique_window_hours: 24, raw_click_retention_days: 0,
+      bot_ip_ranges: [], excluded_ips: [], bot_clicks_per_minute: 120, bot_datacenter: false, unique_window_hours: 24, raw_click_retention_days: 0,
     })
-    expect(trafficConfig(s.ctx.settings)).toEqual({ botIpRanges: [], excludedIps: [], botClicksPerMinute: 120 })
+    expect(trafficConfig(s.ctx.settings)).toEqual({ botIpRanges: [], excludedIps: [], botClicksPerMinute: 120, botDatacenter: false })
   })
 
   test('reject bad values with 400 and a message naming the key, writing nothing', async () => {
@@ -57,6 +57,7 @@ describe('traffic quality settings', () => {
       bot_ip_ranges: [' 203.0.113.0/24', '2001:db8::/32', '198.51.100.7', '::ffff:192.0.2.0/120'],
       excluded_ips: ['192.0.2.44'],
       bot_clicks_per_minute: 0,
+      bot_datacenter: true,
       unique_window_hours: 8760,
       raw_click_retention_days: 36500,
     })
@@ -65,6 +66,7 @@ describe('traffic quality settings', () => {
       bot_ip_ranges: ['203.0.113.0/24', '2001:db8::/32', '198.51.100.7', '::ffff:192.0.2.0/120'],
       excluded_ips: ['192.0.2.44'],
       bot_clicks_per_minute: 0,
+      bot_datacenter: true,
       unique_window_hours: 8760,
       raw_click_retention_days: 36500,
     })
@@ -72,6 +74,7 @@ describe('traffic quality settings', () => {
       botIpRanges: ['203.0.113.0/24', '2001:db8::/32', '198.51.100.7', '::ffff:192.0.2.0/120'],
       excludedIps: ['192.0.2.44'],
       botClicksPerMinute: 0,
+      botDatacenter: true,
     })
   })
 })

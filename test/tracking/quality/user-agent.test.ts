@@ -3,23 +3,35 @@ import { parseUserAgent, referrerDomain, userAgentMemoSize } from '../../../src/
 import { BOT_UAS, HUMAN_UAS } from './user-agents'
 
 describe('parseUserAgent', () => {
-  test('reads device type, OS and browser of real desktop, phone, tablet and in-app UAs', () => {
-    expect(HUMAN_UAS.length).toBeGreaterThanOrEqual(30)
-    for (const [ua, device_type, os, browser] of HUMAN_UAS) {
-      expect({ ua, ...parseUserAgent(ua) }).toEqual({ ua, device_type, os, browser })
+  test('reads device type, OS, browser and their major versions of real desktop, phone, tablet and in-app UAs', () => {
+    expect(HUMAN_UAS.length).toBeGreaterThanOrEqual(50)
+    for (const [ua, device_type, os, browser, os_version, browser_version] of HUMAN_UAS) {
+      expect({ ua, ...parseUserAgent(ua) }).toEqual({ ua, device_type, os, os_version, browser, browser_version })
     }
   })
 
   test('a bot UA is device "bot" with os and browser null, even when it imitates a phone', () => {
     for (const ua of Object.values(BOT_UAS).flat()) {
-      expect({ ua, ...parseUserAgent(ua) }).toEqual({ ua, device_type: 'bot', os: null, browser: null })
+      expect({ ua, ...parseUserAgent(ua) }).toEqual({ ua, device_type: 'bot', os: null, os_version: null, browser: null, browser_version: null })
     }
   })
 
   test('a missing, empty or meaningless UA is unknown', () => {
     for (const ua of [null, undefined, '', 'Mozilla/5.0', '-', '\u0000\uffff', 'x'.repeat(5000)]) {
-      expect(parseUserAgent(ua)).toEqual({ device_type: 'unknown', os: null, browser: null })
+      expect(parseUserAgent(ua)).toEqual({ device_type: 'unknown', os: null, os_version: null, browser: null, browser_version: null })
     }
+  })
+
+  test('a version the UA does not give is null, never a guess', () => {
+    const ua = (s: string) => parseUserAgent(s)
+    // No Version/ token (a WebKit view without Safari's own version), an OS without a version.
+    expect(ua('Mozilla/5.0 (iPhone; CPU iPhone OS like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Safari/604.1'))
+      .toEqual({ device_type: 'mobile', os: 'iOS', os_version: null, browser: 'Safari', browser_version: null })
+    expect(ua('Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0'))
+      .toEqual({ device_type: 'desktop', os: 'Linux', os_version: null, browser: 'Firefox', browser_version: '127' })
+    // An NT version Windows never had.
+    expect(ua('Mozilla/5.0 (Windows NT 7.5; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'))
+      .toEqual({ device_type: 'desktop', os: 'Windows', os_version: null, browser: 'Chrome', browser_version: '126' })
   })
 
   test('repeated UAs come from the memo (same frozen object), and the memo stays bounded', () => {
