@@ -8,9 +8,13 @@ export const TIME_DIMENSIONS = ['day', 'hour'] as const
  * or whose offer is gone, and conversions without a currency: the cost currency). Rollups carry it.
  */
 export const CURRENCY_DIMENSION = 'currency'
-/** Only raw clicks carry these (parsed from the user agent and referrer, or the click URL's sub1..sub10). */
+/**
+ * Only raw clicks carry these (parsed from the user agent and referrer, the click URL's sub1..sub10, or looked
+ * up from the visitor's IP and Accept-Language when the click was tracked: tracking/enrich.ts).
+ */
 export const CLICK_DIMENSIONS = [
   'device', 'os', 'browser', 'referrer', 'sub1', 'sub2', 'sub3', 'sub4', 'sub5', 'sub6', 'sub7', 'sub8', 'sub9', 'sub10',
+  'country', 'region', 'city', 'asn', 'connection', 'language', 'os_version', 'browser_version',
 ] as const
 export const DIMENSIONS = [...ID_DIMENSIONS, ...TIME_DIMENSIONS, CURRENCY_DIMENSION, ...CLICK_DIMENSIONS] as const
 
@@ -48,5 +52,6 @@ export function toKey(d: Dimension, v: unknown, costCurrency = 'USD'): Key {
   if (isIdDimension(d)) return v === 0 ? null : Number(v)
   if (d === 'day') return dayKey(Number(v))
   if (d === 'hour') return hourKey(Number(v))
+  if (d === 'asn') return Number(v)
   return String(v)
 }
