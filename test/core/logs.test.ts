@@ -111,7 +111,7 @@ describe('text log (the default), access log off', () => {
     const port = new URL(s.base).port
     expect(start.text.slice(start.text.indexOf('svc started'))).toBe(
       `svc started version=${VERSION} address=http://127.0.0.1:${port} ${whereOf(dir).key}=${whereOf(dir).value} ` +
-        'public_url="not set" smtp="not configured" mail_from="none (mail waits in the outbox as unsent)" postback_signing=off access_log=off',
+        'public_url="not set" smtp="not configured" mail_from="none (mail waits in the outbox as unsent)" postback_signing=off access_log=off ip_data="embedded, 2026-06-17"',
     )
   })
 
@@ -209,6 +209,7 @@ describe('JSON log with the access log on', () => {
       mail_from: 'noreply@track.example (from SVC_PUBLIC_URL)',
       postback_signing: 'off',
       access_log: 'on',
+      ip_data: 'embedded, 2026-06-17',
     })
   })
 
