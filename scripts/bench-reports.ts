@@ -9,6 +9,8 @@
 //   30-day report by day in Europe/Berlin          (information: daily rollups + the hours that cross local midnight)
 //   30-day report by hour in Europe/Berlin         (information: hourly rollups only)
 //   7-day report by device                         (information: a scan of raw clicks)
+//   30-day report by country, by path              target < 50 ms (the targeting rollups, issue 28)
+//   30-day two-level report campaign → path        target < 200 ms
 // Baseline, measured in the same run: the 30-day campaign report computed by scanning raw clicks (the
 // report service forced onto its raw path, in-process, after the server stopped) against the same
 // report from the rollups, in-process too; the speed-up is their ratio.
@@ -112,8 +114,19 @@ const UAS: Array<[ua: string, device: string, os: string, browser: string]> = [
 const BOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
 const REFERRERS = ['news.example', 'video.example', 'social.example', 'search.example', 'blog.example', 'games.example', 'apps.example', 'mail.example']
 
+/** Visitor countries, most traffic from the first few (the share falls off like 1/rank). */
+const COUNTRIES = [
+  'US', 'DE', 'GB', 'FR', 'BR', 'IN', 'CA', 'IT', 'ES', 'MX', 'RU', 'PL', 'NL', 'AU', 'JP', 'TR', 'ID', 'KR', 'SE', 'AR',
+  'BE', 'CH', 'AT', 'NO', 'DK', 'FI', 'PT', 'CZ', 'RO', 'HU', 'GR', 'UA', 'ZA', 'NG', 'EG', 'TH', 'VN', 'PH', 'MY', 'SG',
+  'CL', 'CO', 'PE', 'IE', 'NZ', 'IL', 'SA', 'AE', 'PK', 'BD',
+]
+/** Targeting paths per campaign; a click takes one of them or (40 %) the default rotation. */
+const PATHS_PER_CAMPAIGN = 4
+
 interface CampaignSeed {
   id: number
+  /** campaign_paths ids of this campaign. */
+  paths: number[]
   sourceId: number
   offers: number[]
   landings: number[]
@@ -152,7 +165,14 @@ function seedCatalog(db: Database, rnd: () => number, now: number): { campaigns:
       const landings = pick(Math.floor(rnd() * 3), 60)
       for (const o of offers) db.run('INSERT INTO campaign_offers (campaign_id, offer_id, weight) VALUES (?, ?, 100)', [i, o])
       for (const l of landings) db.run('INSERT INTO campaign_landings (campaign_id, landing_id, weight) VALUES (?, ?, 100)', [i, l])
-      campaigns.push({ id: i, sourceId: i, offers, landings, costModel, cpc })
+      const paths: number[] = []
+      for (let p = 0; p < PATHS_PER_CAMPAIGN; p++) {
+        const row = db.query("INSERT INTO campaign_paths (campaign_id, position, name, action) VALUES (?, ?, ?, 'rotation') RETURNING id")
+          .get(i, p, `Path ${p + 1} of campaign ${i}`) as { id: number }
+        db.run('INSERT INTO path_offers (path_id, offer_id, weight) VALUES (?, ?, 100)', [row.id, offers[0]!])
+        paths.push(row.id)
+      }
+      campaigns.push({ id: i, paths, sourceId: i, offers, landings, costModel, cpc })
     }
   })()
   return { campaigns, payouts }
@@ -196,6 +216,12 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
   const ips = Array.from({ length: 50_000 }, (_, i) => `${11 + (i % 200)}.${(i * 7) % 256}.${(i * 13) % 256}.${(i * 31) % 254 + 1}`)
   const subs1 = Array.from({ length: 500 }, (_, i) => `zone${i}`)
   const subs2 = Array.from({ length: 30 }, (_, i) => `creative-${i}`)
+  // Country by rank (1/rank shares) through a lookup table; 2 % unknown.
+  const countryTable: Array<string | null> = []
+  COUNTRIES.forEach((c, i) => {
+    for (let k = 0; k < Math.max(1, Math.round(4096 / (i + 1) / 4.5)); k++) countryTable.push(c)
+  })
+  for (let k = 0; k < countryTable.length / 50; k++) countryTable.push(null)
 
   const load = new ClickBulkLoad(wrapBunDatabase(db))
   const counts = hourlyCounts(o.clicks, o.days * 24, start, rnd)
@@ -222,6 +248,8 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
           sub1: subs1[Math.floor(rnd() * subs1.length)]!, sub2: subs2[Math.floor(rnd() * subs2.length)]!,
           botReason: bot ? 'bot_user_agent' : null, excluded, isUnique: unique, cost,
           deviceType: bot ? null : ua[1], os: bot ? null : ua[2], browser: bot ? null : ua[3], referrerDomain: ref, createdAt,
+          country: countryTable[Math.floor(rnd() * countryTable.length)]!,
+          pathId: rnd() < 0.4 ? null : c.paths[Math.floor(rnd() * c.paths.length)]!,
         }))
       }
     }
@@ -233,7 +261,7 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
 
   // Conversions: random clicks, converting minutes to days later, in date order like real postbacks.
   const t1 = performance.now()
-  const byId = db.prepare('SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, excluded, created_at FROM clicks WHERE id = ?')
+  const byId = db.prepare('SELECT id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, excluded, created_at FROM clicks WHERE id = ?')
   const TYPES: Array<[slug: string, status: string, share: number]> = [
     ['sale', 'approved', 0.5], ['lead', 'pending', 0.25], ['trial', 'trial', 0.08], ['install', 'install', 0.07], ['reject', 'rejected', 0.06], ['chargeback', 'chargeback', 0.04],
   ]
@@ -258,17 +286,17 @@ function seed(dbPath: string, o: Required<Pick<ReportsBenchOptions, 'clicks' | '
   }
   convs.sort((a, b) => a.date - b.date)
   const insertConv = db.prepare(
-    'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status, revenue, currency, transaction_id, date, created_at) ' +
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'USD', ?, ?, ?)",
+    'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status, revenue, currency, transaction_id, date, created_at) ' +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'USD', ?, ?, ?)",
   )
   const hook = new ConversionRollup(raw)
   db.transaction(() => {
     convs.forEach((v, i) => {
       const c = v.click
-      insertConv.run(c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, v.type, v.status, v.revenue, `tx-${i}`, v.date, v.date)
+      insertConv.run(c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, v.type, v.status, v.revenue, `tx-${i}`, v.date, v.date)
     })
     hook.addAll(convs.map(({ click: c, ...v }) => ({
-      campaignId: c.campaign_id, sourceId: c.source_id, offerId: c.offer_id, landingId: c.landing_id,
+      campaignId: c.campaign_id, sourceId: c.source_id, offerId: c.offer_id, landingId: c.landing_id, country: c.country, pathId: c.path_id,
       type: { slug: v.type }, revenue: v.revenue, date: v.date, excluded: c.excluded === 1,
     })))
   })()
@@ -359,6 +387,10 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
       { name: '30 days by day, Europe/Berlin', path: '/admin/api/reports?group_by=day&tz=Europe/Berlin', target: null },
       { name: '30 days by hour, Europe/Berlin', path: '/admin/api/reports?group_by=hour&tz=Europe/Berlin&limit=1000', target: null },
       { name: '7 days by device (raw scan)', path: `/admin/api/reports?group_by=device&${week}`, target: null },
+      // The targeting rollups (issue 28), side by side with the campaign report above.
+      { name: '30 days by country', path: '/admin/api/reports?group_by=country', target: 50 },
+      { name: '30 days by path', path: '/admin/api/reports?group_by=path', target: 50 },
+      { name: '30 days campaign → path', path: '/admin/api/reports?group_by=campaign,path', target: 200 },
     ]
     const timings: Timing[] = []
     for (const c of cases) {

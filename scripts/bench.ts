@@ -7,6 +7,9 @@
 //   (g) svc POST /webhook/ecom-a, signed orders/paid, each a distinct order crediting a seeded click
 //       → req/s, p99, ratio to (c) of the same run, conversions = 200s (BENCH_SKIP_WEBHOOK=1 skips it)
 //   (f) svc on PostgreSQL beside SQLite (scripts/bench-pg.ts, also `npm run bench:pg`; BENCH_SKIP_PG=1 skips it)
+//   (p) GET /c of a campaign with 20 targeting paths vs one with none, geo lookups on both, one server
+//       → req/s ratio (target >= 0.90) and p99 of each (scripts/bench-paths.ts; BENCH_SKIP_PATHS=1 skips it,
+//       BENCH_ONLY=paths runs only it and writes .bench/results-paths.json)
 //
 // Server pinned to core 0, wrk to core 1 (taskset), `wrk -t1 -c64 -d<BENCH_SECONDS>s --latency`.
 // Results: a table on stdout and .bench/results.json. Needs wrk (Debian/Ubuntu: apt-get install -y wrk).
@@ -20,6 +23,7 @@ import { printCrashSummary, runCrashCheck } from './crash'
 import { benchReports } from './bench-reports'
 import { benchPg } from './bench-pg'
 import { pgAvailable } from './bench/pg-cluster'
+import { benchPaths } from './bench-paths'
 
 const ROOT = resolve(import.meta.dir, '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -139,7 +143,23 @@ interface Row {
   note: string
 }
 
+/** (p) The targeting-path case; false when it fell below its target. */
+async function pathsCase(results: Record<string, unknown>): Promise<boolean> {
+  const paths = await benchPaths()
+  results.paths = paths.results
+  if (!paths.ok) console.error('BELOW TARGET: /c with 20 targeting paths under 0.90 of a campaign without paths (or its clicks do not match)')
+  return paths.ok
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY === 'paths') {
+    const results: Record<string, unknown> = { date: new Date().toISOString(), bun: Bun.version, cpus: cpus().length }
+    if (!(await pathsCase(results))) process.exitCode = 1
+    mkdirSync(join(ROOT, '.bench'), { recursive: true })
+    writeFileSync(join(ROOT, '.bench', 'results-paths.json'), JSON.stringify(results, null, 2) + '\n')
+    console.log('\nresults written to .bench/results-paths.json')
+    return
+  }
   const svc = svcCommand(ROOT)
   if (svc.label !== 'dist/svc') console.warn('note: dist/svc is missing or older than src/; benchmarking from source (npm run build first to measure the binary)')
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
@@ -361,6 +381,17 @@ async function main() {
   console.log(`${'case'.padEnd(24)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'requests'.padStart(9)}  notes`)
   for (const r of rows) {
     console.log(`${r.name.padEnd(24)} ${fmt(r.rps).padStart(9)} ${fmt(r.p50ms, 2).padStart(8)} ${fmt(r.p99ms, 2).padStart(8)} ${fmt(r.requests).padStart(9)}  ${r.note}`)
+  }
+  if (!process.env.BENCH_SKIP_PATHS) {
+    console.log('')
+    try {
+      if (!(await pathsCase(results))) process.exitCode = 1
+    } catch (err) {
+      // The Postgres case, the reports and the crash check still run.
+      console.error('FAIL (paths):', err instanceof Error ? err.message : err)
+      results.paths = { failed: String(err instanceof Error ? err.message : err) }
+      process.exitCode = 1
+    }
   }
   if (!process.env.BENCH_SKIP_PG) {
     const avail = pgAvailable()

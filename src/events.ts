@@ -17,7 +17,7 @@ export interface DomainEvents {
    */
   'conversion.updated': ConversionUpdated
   /** A source, offer, landing or campaign was created, changed or deleted. */
-  'catalog.changed': { entity: 'source' | 'offer' | 'landing' | 'campaign'; id: number; action: 'created' | 'updated' | 'deleted' }
+  'catalog.changed': { entity: 'source' | 'offer' | 'landing' | 'campaign' | 'rule_set'; id: number; action: 'created' | 'updated' | 'deleted' }
   /** Settings keys were written (PUT /admin/api/settings, postback aliases). */
   'settings.changed': { keys: readonly string[] }
   /** A conversion type or the status map changed. */
@@ -113,6 +113,8 @@ export interface Click {
   /** With a city database (SVC_GEOIP_CITY) only. */
   region: string | null
   city: string | null
+  /** The campaign path that took the click (issue 28); null = the campaign's default rotation. */
+  pathId: number | null
   /** First page view of the click's landing (pixel.js), epoch ms; null until then. */
   landingViewedAt: number | null
   /** First click-through from the landing to the offer (/r), epoch ms; null until then. */
@@ -147,6 +149,9 @@ export interface Attribution {
   sourceId: number | null
   offerId: number | null
   landingId: number | null
+  /** The click's country (ISO alpha-2) and targeting path (null: default rotation); absent: unknown (issue 28). */
+  country?: string | null
+  pathId?: number | null
 }
 
 /** A conversion type as /postback resolves it and reports read it. */

@@ -110,7 +110,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   const geo = await loadGeoIp({ dir: config.geoip.dir ?? undefined, city: config.geoip.city.length > 0 ? config.geoip.city : undefined })
   const ctx = await createContext(config)
   const catalog = catalogFeature(ctx)
-  const tracking = trackingFeature(ctx, { routes: catalog.routingSource, geo })
+  const tracking = trackingFeature(ctx, { routes: catalog.store, geo })
   const postback = postbackFeature(ctx, tracking.findClickRow, tracking.clicks)
   await postback.ready
   const landings = landingsFeature(ctx, { catalog: catalog.store, tracker: tracking.tracker })

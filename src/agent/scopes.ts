@@ -14,12 +14,15 @@ interface Resource {
 }
 
 export const RESOURCES = {
-  campaigns: { section: 'campaigns', covers: 'campaigns and their offer and landing rotations', verbs: ['catalog.campaigns.'], paths: ['campaigns'] },
+  campaigns: {
+    section: 'campaigns', covers: 'campaigns, their offer and landing rotations, targeting paths, rule sets and the targeting simulator',
+    verbs: ['catalog.campaigns.', 'catalog.rule_sets.', 'campaigns.simulate'], paths: ['campaigns', 'rule-sets'],
+  },
   sources: { section: 'campaigns', covers: 'traffic sources and their postback templates', verbs: ['catalog.sources.'], paths: ['sources'] },
   offers: { section: 'campaigns', covers: 'offers (url templates, payouts)', verbs: ['catalog.offers.'], paths: ['offers'] },
   landings: { section: 'landings', covers: 'landings, their static assets and previews', verbs: ['catalog.landings.', 'landings.assets.'], paths: ['landings'] },
   leads: { section: 'landings', covers: 'leads captured by landing forms, visitor events (page views, custom events)', verbs: ['landings.leads.', 'landings.events.list'], paths: ['leads', 'events'] },
-  clicks: { section: 'conversions', covers: 'single clicks by click_id', verbs: ['clicks.'], paths: ['clicks'] },
+  clicks: { section: 'conversions', covers: 'single clicks by click_id and the click export (CSV)', verbs: ['clicks.'], paths: ['clicks'] },
   conversions: { section: 'conversions', covers: 'conversions (list, get, record) and postback errors', verbs: ['conversions.', 'postback-errors.'], paths: ['conversions', 'postback-errors'] },
   conversion_types: { section: 'conversions', covers: 'conversion types, the status map and postback parameter aliases', verbs: ['conversion-types.', 'status-map.', 'postback-aliases.'], paths: ['conversion-types', 'status-map', 'postback-aliases'] },
   jobs: { section: null, covers: 'the outbound job queue of every kind (forwarded postbacks, mail): list, retry, cancel', verbs: ['jobs.'], paths: ['jobs'] },

@@ -8,6 +8,8 @@ import { campaignVerbs } from './campaigns/verbs'
 import { landingVerbs } from './landings/verbs'
 import { offerVerbs } from './offers/verbs'
 import { sourceVerbs } from './sources/verbs'
+import { ruleSetVerbs } from './paths/verbs'
+import { renderRuleSet, RuleSetCreate, RuleSetPatch, RuleSetRecord } from './paths/model'
 import type { AnyDatabase } from '../db/engine'
 import { CatalogDbStore } from './store/store'
 import { collectionRoutes } from '../http/collection'
@@ -24,7 +26,7 @@ export { analyzeMacros, fillSlot, type LANDING_MACROS, type MacroSlot } from './
 export { authorityEnd, CONVERSION_MACROS, fillMacros, forwardWarning, SUB_MACROS, unreplacedPlaceholders } from './sources/postback-macros'
 
 export interface CatalogFeature extends Feature {
-  store: CatalogStore
+  store: CatalogStore & RoutingSource
   /** What tracking's routing cache reads (synchronously on SQLite, a Promise on Postgres; see RoutingSource). */
   routingSource: RoutingSource
 }
@@ -42,8 +44,9 @@ export function catalogFeature(ctx: AppContext): CatalogFeature {
   const offers = offerVerbs(deps)
   const landings = landingVerbs(deps)
   const campaigns = campaignVerbs(deps)
+  const ruleSets = ruleSetVerbs(deps)
   const verbs: VerbSet = {}
-  for (const set of [sources, offers, landings, campaigns]) {
+  for (const set of [sources, offers, landings, campaigns, ruleSets]) {
     for (const v of Object.values(set)) verbs[v.name] = v as never
   }
   const routes = new Elysia({ name: 'catalog' })
@@ -51,5 +54,6 @@ export function catalogFeature(ctx: AppContext): CatalogFeature {
     .use(collectionRoutes(ctx, { name: 'offers', what: 'offer', verbs: offers, render: renderOffer, record: OfferRecord, create: OfferCreate, patch: OfferPatch }))
     .use(collectionRoutes(ctx, { name: 'landings', what: 'landing', verbs: landings, render: renderLanding, record: LandingRecord, create: LandingCreate, patch: LandingPatch }))
     .use(collectionRoutes(ctx, { name: 'campaigns', what: 'campaign', verbs: campaigns, render: renderCampaign, record: CampaignRecord, create: CampaignCreate, patch: CampaignPatch }))
+    .use(collectionRoutes(ctx, { name: 'rule-sets', what: 'rule set', verbs: ruleSets, render: renderRuleSet, record: RuleSetRecord, create: RuleSetCreate, patch: RuleSetPatch }))
   return { name: 'catalog', routes, verbs, store, routingSource: store }
 }

@@ -19,7 +19,11 @@ import * as pgSchema from './pg-schema'
  * Columns only the Postgres schema has, left to their defaults by the copy: the conversion rollups' shard
  * (db/schema/stats.ts; SQLite's single writer needs none, so every copied row is shard 0).
  */
-const PG_ONLY: Record<string, readonly string[]> = { conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'] }
+const PG_ONLY: Record<string, readonly string[]> = {
+  conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'], conversion_country_hourly: ['shard'],
+  conversion_country_daily: ['shard'], conversion_path_hourly: ['shard'], conversion_path_daily: ['shard'],
+  conversion_country_total_daily: ['shard'],
+}
 
 /** A refusal or failure the operator can act on; its message is the whole story (never the URL's password). */
 export class MoveError extends Error {}

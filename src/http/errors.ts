@@ -41,11 +41,15 @@ export function internalError(request: Request, err: unknown): Response {
 
 function validationMessage(err: unknown): string {
   // Elysia's ValidationError carries TypeBox details; name the field, hide the schema dump.
-  const e = err as { all?: Array<{ path?: string; message?: string; summary?: string }>; type?: string; message?: string }
+  const e = err as { all?: Array<{ path?: string; message?: string; summary?: string; schema?: { anyOf?: Array<{ const?: unknown }> } }>; type?: string; message?: string }
   const first = e.all?.[0]
   if (first) {
     const field = (first.path ?? '').replace(/^\//, '').replace(/\//g, '.')
-    const what = first.summary ?? first.message ?? 'is invalid'
+    // A union of literals says what it accepts ("must be one of rotation, url"), not TypeBox's list of types.
+    const options = first.schema?.anyOf
+    const what = options?.length && options.every((o) => typeof o.const === 'string')
+      ? `must be one of ${options.map((o) => o.const).join(', ')}`
+      : first.summary ?? first.message ?? 'is invalid'
     return field ? `${field}: ${what}` : `invalid ${e.type ?? 'input'}: ${what}`
   }
   return 'invalid input'

@@ -28,7 +28,7 @@ class PgRecording implements RecordingQueries {
   // clicks.click_id has a UNIQUE index on Postgres: no click-index indirection as on SQLite.
   async findClick(clickId: string): Promise<ClickForConversion | null> {
     const rows = await this.sql`
-      SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.excluded,
+      SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, c.excluded,
         o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url,
         cp.external_id AS campaign_external_id
       FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id
@@ -78,9 +78,10 @@ class PgRecording implements RecordingQueries {
 
   async insert(c: NewConversion): Promise<number> {
     const rows = await this.sql`
-      INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status,
+      INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status,
         revenue, currency, transaction_id, email, date, created_at)
-      VALUES (${c.clickRowId}, ${c.clickId}, ${c.campaignId}, ${c.sourceId}, ${c.offerId}, ${c.landingId}, ${c.type},
+      VALUES (${c.clickRowId}, ${c.clickId}, ${c.campaignId}, ${c.sourceId}, ${c.offerId}, ${c.landingId}, ${c.country ?? null},
+        ${c.pathId ?? null}, ${c.type},
         ${c.status}, ${c.revenue}, ${c.currency}, ${c.transactionId}, ${c.email}, ${c.date}, ${c.now})
       RETURNING id`
     return num(rows[0].id)

@@ -33,7 +33,7 @@ export function* recordSteps(q: RecordingQueries, unit: Unit, input: ConversionI
   }
   const attribution: Attribution = {
     clickRowId: click.id, clickId: click.click_id, campaignId: click.campaign_id, sourceId: click.source_id,
-    offerId: click.offer_id, landingId: click.landing_id,
+    offerId: click.offer_id, landingId: click.landing_id, country: click.country, pathId: click.path_id,
   }
   const facts: ConversionFacts = {
     status: input.status, revenue: input.revenue, currency: input.currency, transactionId: input.transactionId,

@@ -1,4 +1,5 @@
-// Conversion rollups: upserts into conversion_stats_hourly inside the conversions' own transaction (a
+// Conversion rollups: upserts into conversion_stats_hourly (and the targeting rollups conversion_country_hourly
+// and conversion_path_hourly) inside the conversions' own transaction (a
 // before-commit subscriber of `conversion.recorded`), so a recorded conversion is counted exactly once or
 // not at all. The conversions of one group commit are summed per row first: one upsert per row touched,
 // not per conversion, and it runs last, so a hot campaign's row is locked only for the COMMIT (Postgres).
@@ -15,7 +16,7 @@ import type { RecordedConversion } from '../events'
 const HOUR_MS = 3_600_000
 
 /** What a rollup row needs of a conversion. */
-export type RollupConversion = Pick<RecordedConversion, 'campaignId' | 'sourceId' | 'offerId' | 'landingId' | 'revenue' | 'date' | 'excluded'> & {
+export type RollupConversion = Pick<RecordedConversion, 'campaignId' | 'sourceId' | 'offerId' | 'landingId' | 'country' | 'pathId' | 'revenue' | 'date' | 'excluded'> & {
   type: { slug: string }
   /** The conversion's currency; null or absent: none ('' in the rollup key, read as the cost currency). */
   currency?: string | null
@@ -30,6 +31,9 @@ export type RollupDelta = {
   source: number
   offer: number
   landing: number
+  /** The targeting rollup's key: country '' = unknown, path 0 = the default rotation. */
+  country: string
+  path: number
   type: string
   /** Upper-case code, '' for none (reports read it as the cost currency). */
   currency: string
@@ -49,6 +53,8 @@ export function rollupDelta(c: RollupConversion): RollupDelta | null {
     source: c.sourceId ?? 0,
     offer: c.offerId ?? 0,
     landing: c.landingId ?? 0,
+    country: c.country ?? '',
+    path: c.pathId ?? 0,
     type: c.type.slug,
     currency: (c.currency ?? '').toUpperCase(),
     revenue: sign * c.revenue,
@@ -58,7 +64,10 @@ export function rollupDelta(c: RollupConversion): RollupDelta | null {
 }
 
 /** The increments of one hourly row, summed over the conversions of a transaction. */
-export type RollupSum = Omit<RollupDelta, 'count'> & { conversions: number }
+export type RollupSum = Omit<RollupDelta, 'count' | 'country' | 'path'> & { conversions: number }
+
+/** The increments of one targeting rollup row: `key` is the country ('' = unknown) or the path (0 = default rotation). */
+export type TargetingSum = Pick<RollupDelta, 'hour' | 'campaign' | 'type' | 'currency' | 'revenue' | 'abs'> & { key: string | number; conversions: number }
 
 const DAY_MS = 86_400_000
 
@@ -79,13 +88,51 @@ export function rollupSums(cs: readonly RollupConversion[]): RollupSum[] {
       row.revenue += d.revenue
       row.abs += d.abs
     } else {
-      const { count, ...rest } = d
+      const { count, country: _country, path: _path, ...rest } = d
       rows.set(key, { ...rest, conversions: count })
     }
   }
   const sums = [...rows.values()]
   if (sums.length > 1) sums.sort(lockOrder)
   return sums
+}
+
+/**
+ * The conversions of one transaction summed per targeting rollup row of `d` (conversion_country_hourly or
+ * conversion_path_hourly), in lock order: day, campaign, key, hour, type, currency. 'countryTotal': the rows of
+ * conversion_country_total_daily (per UTC day and country over all campaigns: `hour` holds the day, `campaign`
+ * 0), written last (db/schema/stats.ts).
+ */
+export function targetingSums(cs: readonly RollupConversion[], d: 'country' | 'path' | 'countryTotal'): TargetingSum[] {
+  const rows = new Map<string, TargetingSum>()
+  for (const c of cs) {
+    const x = rollupDelta(c)
+    if (!x) continue
+    const key = d === 'path' ? x.path : x.country
+    if (d === 'countryTotal') {
+      x.hour -= x.hour % DAY_MS
+      x.campaign = 0
+    }
+    const id = `${x.hour}|${x.campaign}|${key}|${x.type}|${x.currency}`
+    const row = rows.get(id)
+    if (row) {
+      row.conversions += x.count
+      row.revenue += x.revenue
+      row.abs += x.abs
+    } else {
+      rows.set(id, { hour: x.hour, campaign: x.campaign, key, type: x.type, currency: x.currency, revenue: x.revenue, abs: x.abs, conversions: x.count })
+    }
+  }
+  const sums = [...rows.values()]
+  if (sums.length > 1) sums.sort(targetingLockOrder)
+  return sums
+}
+
+const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
+
+function targetingLockOrder(a: TargetingSum, b: TargetingSum): number {
+  return (a.hour - (a.hour % DAY_MS)) - (b.hour - (b.hour % DAY_MS)) || a.campaign - b.campaign || cmp(a.key, b.key) ||
+    a.hour - b.hour || cmp(a.type, b.type) || cmp(a.currency, b.currency)
 }
 
 function lockOrder(a: RollupSum, b: RollupSum): number {
@@ -96,6 +143,9 @@ function lockOrder(a: RollupSum, b: RollupSum): number {
 
 export class ConversionRollup {
   private readonly upsert: RawStatement
+  private readonly upsertCountry: RawStatement
+  private readonly upsertPath: RawStatement
+  private readonly upsertTotal: RawStatement
 
   constructor(raw: RawDb) {
     this.upsert = raw.prepare(
@@ -104,11 +154,27 @@ export class ConversionRollup {
         'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type, currency) DO UPDATE SET ' +
         'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
     )
+    const targeting = (table: string, column: string) => raw.prepare(
+      `INSERT INTO ${table} (hour, campaign_id, ${column}, type, currency, conversions, revenue, revenue_abs) ` +
+        'VALUES ($hour, $campaign, $key, $type, $currency, $conversions, $revenue, $abs) ' +
+        `ON CONFLICT (hour, campaign_id, ${column}, type, currency) DO UPDATE SET ` +
+        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
+    )
+    this.upsertCountry = targeting('conversion_country_hourly', 'country')
+    this.upsertPath = targeting('conversion_path_hourly', 'path_id')
+    this.upsertTotal = raw.prepare(
+      'INSERT INTO conversion_country_total_daily (day, country, type, currency, conversions, revenue, revenue_abs) ' +
+        'VALUES ($hour, $key, $type, $currency, $conversions, $revenue, $abs) ON CONFLICT (day, country, type, currency) DO UPDATE SET ' +
+        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
+    )
   }
 
   /** The before-commit subscriber: runs inside the conversions' transaction (on SQLite the shared connection already is). */
   readonly addAll = (cs: readonly RollupConversion[]): void => {
     for (const row of rollupSums(cs)) this.upsert.run(row)
+    for (const row of targetingSums(cs, 'country')) this.upsertCountry.run(row)
+    for (const row of targetingSums(cs, 'path')) this.upsertPath.run(row)
+    for (const { campaign: _, ...row } of targetingSums(cs, 'countryTotal')) this.upsertTotal.run(row)
   }
 }
 

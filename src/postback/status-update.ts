@@ -72,7 +72,7 @@ export function* statusUpdateSteps(q: RecordingQueries, unit: Unit, types: Conve
 function recorded(r: ConversionRecord, type: ConversionType, click: ClickForConversion): RecordedConversion {
   return {
     id: r.id, clickRowId: r.click_row_id, clickId: r.click_id, campaignId: r.campaign_id, sourceId: r.source_id, offerId: r.offer_id,
-    landingId: r.landing_id, status: r.status, revenue: r.revenue, currency: r.currency, transactionId: r.transaction_id, email: r.email,
+    landingId: r.landing_id, country: r.country, pathId: r.path_id, status: r.status, revenue: r.revenue, currency: r.currency, transactionId: r.transaction_id, email: r.email,
     date: r.date, type, excluded: click.excluded === 1, sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,
   }
 }

@@ -1,6 +1,6 @@
 // The CSV forms of a report and the conversions export.
 import { csvLine, csvStream, type Cell } from '../lib/csv'
-import { isIdDimension, type Dimension } from './dimensions'
+import { isLabelled, type Dimension } from './dimensions'
 import { METRIC_NAMES, MONEY_METRICS, type MoneyMetric } from './metrics'
 import type { ExportRequest } from './params'
 import type { ExportedConversion, ReportQueries } from './queries'
@@ -9,8 +9,8 @@ import type { ReportResult, ReportRow } from './service'
 const LINES_PER_CHUNK = 500
 const CONVERSIONS_PER_CHUNK = 1000
 
-const dimColumns = (d: Dimension) => (isIdDimension(d) ? [`${d}_id`, `${d}_name`] : [d])
-const dimCells = (d: Dimension, r: ReportRow): Cell[] => (isIdDimension(d) ? [r.key, r.label] : [r.key])
+const dimColumns = (d: Dimension) => (isLabelled(d) ? [`${d}_id`, `${d}_name`] : [d])
+const dimCells = (d: Dimension, r: ReportRow): Cell[] => (isLabelled(d) ? [r.key, r.label] : [r.key])
 
 /**
  * The metric columns and cells. Several currencies: revenue, profit, epc and roi become one column per

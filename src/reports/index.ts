@@ -1,5 +1,5 @@
-// Reports feature: GET /admin/api/reports (rollups for campaign/source/offer/landing/day/hour, raw clicks for
-// device, os, browser, referrer and sub1..sub10), its CSV form, the conversions export, and the conversion
+// Reports feature: GET /admin/api/reports (rollups for campaign/source/offer/landing/day/hour, targeting rollups
+// for country and path, raw clicks for device, os, browser, referrer, sub1..sub10 and the other visitor values), its CSV form, the conversions export, and the conversion
 // rollups it reads (kept in the conversions' transaction: a before-commit subscriber of conversion.recorded).
 import type { AppContext, Feature } from '../context'
 import type { AnyDatabase } from '../db/engine'

@@ -11,7 +11,7 @@ import type { AnyDatabase } from '../db/engine'
 import { join, raw, sql, type Sql } from '../db/sql'
 import { storeDb, type Queries, type StoreDb } from '../db/store-db'
 import { BUILTIN_TYPES } from '../postback'
-import { clickColumn, idColumn, isIdDimension, labelTable, type Dimension, type IdDimension } from './dimensions'
+import { clickColumn, idColumn, isIdDimension, labelTable, type Dimension, type LabelledDimension, type RollupFamily } from './dimensions'
 import type { TypeFlags } from './metrics'
 import type { Zone } from './tz'
 
@@ -59,6 +59,8 @@ export type Segment =
 /** How grouping values are computed: the report's zone and range (for the DST CASE). */
 export interface Grouping {
   dims: readonly Dimension[]
+  /** The rollups read (default 'stats'): see dimensions.ts rollupFamily. */
+  rollup?: RollupFamily
   zone: Zone
   from: number
   to: number
@@ -154,8 +156,8 @@ export class ReportQueries {
     return hit === undefined ? to : Math.max(hit.t, t + 1)
   }
 
-  /** id → name of the catalog rows of an id dimension; deleted ones are simply missing. */
-  async labels(d: IdDimension, ids: number[]): Promise<Map<number, string>> {
+  /** id → name of the catalog rows of an id dimension (or of paths); deleted ones are simply missing. */
+  async labels(d: LabelledDimension, ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map()
     const rows = await this.r.all<{ id: number; name: string }>(
       sql`SELECT id, name FROM ${raw(labelTable[d])} WHERE ${this.db.inInts(raw('id'), ids)}`)
@@ -189,7 +191,7 @@ export class ReportQueries {
 
 /** The SELECT of a rollup segment of clicks (exported for the EXPLAIN test). */
 export function rollupClicksQuery(db: StoreDb, g: Grouping, f: Filters, seg: Segment): Sql {
-  const r = rollupRead(db, 'click', g, seg)
+  const r = rollupRead(db, 'click', g, seg, f)
   return sql`
     SELECT ${r.keys}, sum(clicks) AS clicks, sum(unique_clicks) AS unique_clicks, sum(bot_clicks) AS bot_clicks,
       coalesce(sum(cost), 0) AS cost, sum(landing_views) AS landing_views, sum(landing_clicks) AS landing_clicks
@@ -198,7 +200,7 @@ export function rollupClicksQuery(db: StoreDb, g: Grouping, f: Filters, seg: Seg
 
 /** The SELECT of a rollup segment of conversions (exported for the EXPLAIN test). */
 export function rollupConversionsQuery(db: StoreDb, g: Grouping, f: Filters, seg: Segment): Sql {
-  const r = rollupRead(db, 'conversion', g, seg)
+  const r = rollupRead(db, 'conversion', g, seg, f)
   return sql`
     SELECT ${r.keys}, type, currency, sum(conversions) AS conversions, coalesce(sum(revenue), 0) AS revenue,
       coalesce(sum(revenue_abs), 0) AS revenue_abs
@@ -206,15 +208,18 @@ export function rollupConversionsQuery(db: StoreDb, g: Grouping, f: Filters, seg
 }
 
 /** Table, key expressions, WHERE and GROUP BY of one rollup segment. */
-function rollupRead(db: StoreDb, kind: 'click' | 'conversion', g: Grouping, seg: Segment) {
+function rollupRead(db: StoreDb, kind: 'click' | 'conversion', g: Grouping, seg: Segment, f: Filters) {
+  const family = g.rollup ?? 'stats'
   if (seg.table === 'daily') {
-    const table = `${kind}_stats_daily`
+    // By country over all campaigns: the per-day totals (a row per day and country, not per campaign too).
+    const total = family === 'country' && f.campaign_id === undefined && !g.dims.includes('campaign')
+    const table = `${kind}_${family}_${total ? 'total_' : ''}daily`
     return {
       table: raw(table), keys: keys(g, (d) => rollupExpr(d, g, 'day', table)), groupBy: groupBy(g),
       where: sql`day >= ${seg.from} AND day < ${seg.to}`,
     }
   }
-  const table = `${kind}_stats_hourly`
+  const table = `${kind}_${family}_hourly`
   const k = keys(g, (d) => rollupExpr(d, g, 'hour', table))
   if (seg.table !== 'hours') return { table: raw(table), keys: k, groupBy: groupBy(g), where: sql`hour >= ${seg.from} AND hour < ${seg.to}` }
   return {
@@ -244,6 +249,8 @@ function rollupExpr(d: Dimension, g: Grouping, time: 'hour' | 'day', table: stri
   if (d === 'currency') return table.startsWith('conversion') ? raw('currency') : offerCurrency(`${table}.offer_id`)
   if (d === 'day') return time === 'day' ? raw('day') : localTime(g, raw(time), DAY_MS)
   if (d === 'hour') return localTime(g, raw(time), HOUR_MS)
+  // The targeting rollups of that dimension (click_country_*, click_path_*…) only.
+  if (d === 'country' || d === 'path') return raw(clickColumn(d))
   throw new Error(`rollups cannot group by ${d}`)
 }
 

@@ -1,7 +1,7 @@
 // Runs a report: which tables to read (rollups or raw clicks), merging clicks and conversions per group,
 // metrics, sorting, paging and labels.
 import { invalid } from '../lib/errors'
-import { fromRollups, isIdDimension, toKey, type Dimension, type Key } from './dimensions'
+import { isLabelled, labelOf, rollupFamily, toKey, type Dimension, type Key, type RollupFamily } from './dimensions'
 import { computeMetrics, moneyCurrencies, MONEY_METRICS, Sums, type Currencies, type Metrics, type MoneyMetric, type TypeFlags } from './metrics'
 import type { ReportRequest, SortKey } from './params'
 import type { ClickSumsRow, ConversionSumsRow, Grouping, ReportQueries, Segment } from './queries'
@@ -83,7 +83,8 @@ export class ReportService {
    */
   async run(req: ReportRequest, opts: { all?: boolean; raw?: boolean } = {}): Promise<ReportResult> {
     const types = await this.q.conversionTypes()
-    const rollups = !opts.raw && fromRollups(req.dims)
+    const family = opts.raw ? null : rollupFamily(req.dims, req.filters)
+    const rollups = family !== null
     let from = req.from
     let to = req.to
     const groups = new Map<string, Group>()
@@ -92,7 +93,7 @@ export class ReportService {
       // An hour bucket counts when its start lies in [from, to).
       from = ceilTo(req.from, HOUR_MS)
       to = ceilTo(req.to, HOUR_MS)
-      await this.q.snapshot((q) => this.readRollups(q, groups, k, req, from, to))
+      await this.q.snapshot((q) => this.readRollups(q, groups, k, req, from, to, family))
     } else {
       await this.scanRaw(groups, k, req)
     }
@@ -105,8 +106,10 @@ export class ReportService {
    * local day (23:00 UTC in Berlin, 00:00-04:00 UTC in New York…) are read hourly and moved over. The
    * result equals grouping every hourly row by its local day, from ~24x fewer rows.
    */
-  private async readRollups(q: ReportQueries, groups: Map<string, Group>, k: Keying, req: ReportRequest, from: number, to: number): Promise<void> {
-    const g: Grouping = { dims: req.dims, zone: req.zone, from, to }
+  private async readRollups(
+    q: ReportQueries, groups: Map<string, Group>, k: Keying, req: ReportRequest, from: number, to: number, rollup: RollupFamily,
+  ): Promise<void> {
+    const g: Grouping = { dims: req.dims, zone: req.zone, from, to, rollup }
     const dayAt = req.dims.indexOf('day')
     for (const seg of segmentsOf(from, to, !req.dims.includes('hour'))) {
       this.addClicks(groups, k, await q.rollupClicks(g, req.filters, seg))
@@ -191,7 +194,7 @@ export class ReportService {
     const currencies: Currencies = { cost: k.cost, list: moneyCurrencies(total, types, k.cost) }
 
     const labels = await this.labelsFor(req.dims[0]!, [...top.values()].map((n) => n.key))
-    const rows = [...top.values()].map((n) => toRow(n, labels, types, slugs, currencies))
+    const rows = [...top.values()].map((n) => toRow(req.dims[0]!, n, labels, types, slugs, currencies))
     sortRows(rows, req.sort, req.order, currencies)
     const page = all ? rows : rows.slice(req.offset, req.offset + req.limit)
     if (req.dims.length === 2) {
@@ -199,7 +202,7 @@ export class ReportService {
       const childLabels = await this.labelsFor(req.dims[1]!, page.flatMap((r) => pageNodes.get(JSON.stringify(r.key))!.children.map((c) => c.key)))
       for (const r of page) {
         const node = pageNodes.get(JSON.stringify(r.key))!
-        r.children = node.children.map((c) => toRow(c, childLabels, types, slugs, currencies))
+        r.children = node.children.map((c) => toRow(req.dims[1]!, c, childLabels, types, slugs, currencies))
         sortRows(r.children, req.sort, req.order, currencies)
       }
     }
@@ -209,14 +212,14 @@ export class ReportService {
   }
 
   private async labelsFor(d: Dimension, keys: Key[]): Promise<Map<number, string>> {
-    if (!isIdDimension(d)) return new Map()
+    if (!isLabelled(d)) return new Map()
     const ids = [...new Set(keys.filter((k): k is number => typeof k === 'number'))]
     return this.q.labels(d, ids)
   }
 }
 
-function toRow(n: Node, labels: Map<number, string>, types: Map<string, TypeFlags>, slugs: string[], cur: Currencies): ReportRow {
-  return { key: n.key, label: typeof n.key === 'number' ? (labels.get(n.key) ?? null) : null, ...computeMetrics(n.sums, types, slugs, cur) }
+function toRow(d: Dimension, n: Node, labels: Map<number, string>, types: Map<string, TypeFlags>, slugs: string[], cur: Currencies): ReportRow {
+  return { key: n.key, label: labelOf(d, n.key, labels), ...computeMetrics(n.sums, types, slugs, cur) }
 }
 
 function compareValues(a: number | string | null, b: number | string | null): number {

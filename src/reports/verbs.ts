@@ -52,7 +52,7 @@ export function reportsVerbs(deps: { service: ReportService; queries: ReportQuer
   return {
     run: defineVerb({
       name: 'reports.run',
-      summary: 'Report grouped by one or two of campaign, source, offer, landing, day, hour, device, os, browser, referrer, sub1..sub10, country, region, city, asn, connection, language, os_version, browser_version',
+      summary: 'Report grouped by one or two of campaign, source, offer, landing, day, hour, device, os, browser, referrer, sub1..sub10, country, region, city, asn, connection, language, os_version, browser_version, path',
       permission: 'reports:read',
       input: Type.Object({ group_by: text(), sort: text(), order: text(), limit: text(), offset: text(), cursor: text(), ...range }),
       async run(_actor, query): Promise<ReturnType<typeof toJson> | CsvFile> {

@@ -254,13 +254,14 @@ function time(c: ConditionOf<'time'>): Node {
 
 export function leaf(c: LeafCondition): Node {
   switch (c.type) {
-    case 'country': { const m = exact(c.values); return member('country', c.values, (x) => x.country, (x) => m(x.country)) }
+    // The exact sets are read in place (no matcher closure): one call per condition on the click path.
+    case 'country': { const set = new Set<string>(c.values); return member('country', c.values, (x) => x.country, (x) => x.country !== null && set.has(x.country)) }
     case 'region': { const m = folded(c.values); return member('region', c.values, (x) => x.region, (x) => m(x.region)) }
     case 'city': { const m = folded(c.values); return member('city', c.values, (x) => x.city, (x) => m(x.city)) }
-    case 'asn': { const m = exact(c.values); return member('asn', c.values, (x) => x.asn, (x) => m(x.asn)) }
+    case 'asn': { const set = new Set<number>(c.values); return member('asn', c.values, (x) => x.asn, (x) => x.asn !== null && set.has(x.asn)) }
     case 'as_org': return asOrg(c.values)
-    case 'connection': { const m = exact(c.values); return member('connection', c.values, (x) => x.connection, (x) => m(x.connection)) }
-    case 'device': { const m = exact(c.values); return member('device', c.values, (x) => x.device, (x) => m(x.device)) }
+    case 'connection': { const set = new Set<string>(c.values); return member('connection', c.values, (x) => x.connection, (x) => set.has(x.connection)) }
+    case 'device': { const set = new Set<string>(c.values); return member('device', c.values, (x) => x.device, (x) => set.has(x.device)) }
     case 'os': {
       const m = folded(c.values)
       return software(c, member('os', c.values, (x) => x.os, (x) => m(x.os)), (x) => x.os_version)

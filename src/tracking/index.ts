@@ -1,7 +1,7 @@
 // Tracking feature: the redirect hot path (/c, /r), the click store behind it, and the admin read of clicks.
 import type { AppContext, Feature } from '../context'
 import { errorFields, log } from '../lib/log'
-import type { RoutingSource } from '../catalog'
+import type { CatalogStore, RoutingSource } from '../catalog'
 import { Retention } from '../lib/retention'
 import { RoutingCache } from './routing'
 import { trackingAdminRoutes, trackingLinkRoutes } from './routes'
@@ -41,7 +41,7 @@ export interface TrackingFeature extends Feature {
  * `geo`: the IP data, loaded once at start-up by server.ts (embedded, or SVC_GEOIP_DIR / SVC_GEOIP_CITY);
  * null: clicks store no country or network.
  */
-export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource; geo: GeoLookup | null }): TrackingFeature {
+export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource & Pick<CatalogStore, 'findCampaign'>; geo: GeoLookup | null }): TrackingFeature {
   const cache = new RoutingCache(deps.routes, ctx.config.landingOrigin ?? ctx.config.publicUrl, () => ctx.settings.get('fallback_url'))
   ctx.events.on('catalog.changed', 'after-commit', 'tracking.routing-cache', () => cache.invalidate())
   const clicks = createClickStore(ctx.database, ctx.events)
@@ -52,7 +52,8 @@ export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource; 
     uniques.setWindowHours(ctx.settings.get('unique_window_hours'))
   })
   const quality: ClickQuality = {
-    classify: (v, now, connection) => classifier.classify({ method: v.method, headers: v.headers, ip: v.ip, userAgent: v.userAgent, connection, now }),
+    classify: (v, now, connection, dryRun) =>
+      classifier.classify({ method: v.method, headers: v.headers, ip: v.ip, userAgent: v.userAgent, connection, now }, dryRun),
     whenReady: () => uniques.whenReady(),
     isUnique: (campaignId, ip, ua, now) => uniques.isUnique(campaignId, ip, ua, now),
   }
@@ -70,7 +71,9 @@ export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource; 
     if (days !== retentionDays) retention.kick()
     retentionDays = days
   })
-  const verbs = trackingVerbs(clicks)
+  const verbs = trackingVerbs({
+    clicks, tracker, route: (id) => cache.campaign(id), campaignExists: async (id) => (await deps.routes.findCampaign(id)) !== undefined,
+  })
   return {
     name: 'tracking',
     routes: trackingAdminRoutes(ctx, verbs),

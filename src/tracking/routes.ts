@@ -6,10 +6,14 @@
 // per-request context (set, redirect, status, a `server` getter) and response mapping cost as much as
 // the rest of the handler's JavaScript, and none of it is used here. Elysia still serves everything else;
 // outside its error handler these handlers answer an unexpected failure through the same internalError.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { BunRequest, Server } from 'bun'
 import type { AppContext, NativeRoutes } from '../context'
 import { adminGuard } from '../http/admin-guard'
+import { idParams, parseId } from '../http/collection'
+import { SimulateInput, SimulateRecord } from './simulate'
+import { CLICK_EXPORT_QUERY, flatQuery } from './export'
+import { docQuery } from '../http/api-docs'
 import { errorResponse, internalError } from '../http/errors'
 import { clientIp, type SocketIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
@@ -132,7 +136,21 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
 export function trackingAdminRoutes(ctx: AppContext, verbs: ReturnType<typeof trackingVerbs>) {
   return new Elysia({ name: 'tracking-admin' })
     .use(adminGuard(ctx))
+    // A static segment: Elysia's router takes it before :click_id (a UUID, never "export").
+    .get('/admin/api/clicks/export', async ({ admin, query }) => (await invoke(verbs.export, adminActor(admin), flatQuery(query))).toResponse(), {
+      permission: 'conversions:read',
+      query: docQuery(CLICK_EXPORT_QUERY),
+      detail: { tags: ['clicks'], summary: verbs.export.summary },
+    })
     .get('/admin/api/clicks/:click_id', ({ admin, params }) => invoke(verbs.get, adminActor(admin), { click_id: params.click_id }), {
       permission: 'conversions:read',
+    })
+    .post('/admin/api/campaigns/:id/simulate', ({ admin, params, body }) =>
+      invoke(verbs.simulate, adminActor(admin), { ...(body as typeof SimulateInput.static), id: parseId(params.id, 'campaign') }) as never, {
+      permission: 'campaigns:read',
+      params: idParams,
+      body: t.Omit(SimulateInput, ['id']),
+      response: { 200: SimulateRecord },
+      detail: { tags: ['campaigns'], summary: verbs.simulate.summary },
     })
 }

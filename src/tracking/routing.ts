@@ -4,6 +4,7 @@
 // at once (Postgres, whose store answers asynchronously).
 import type { RoutingRows, RoutingSource } from '../catalog'
 import { errorFields, log } from '../lib/log'
+import { compilePath, type CompiledPath, type Condition, type PathSpec } from '../rules'
 import { compileUrlTemplate, encodeMacroValue, MACROS, type Template } from './template'
 
 export interface Target {
@@ -20,9 +21,24 @@ export interface Rotation {
   byId: Map<number, Target>
 }
 
+/** What a targeting path does with the visitor it takes, resolved once for the click path. */
+export type PathRoute =
+  | { type: 'rotation'; name: string; offers: Rotation; landings: Rotation | null }
+  | { type: 'url'; name: string; template: Template }
+  | { type: 'bot_url'; name: string }
+  | { type: 'not_found'; name: string }
+
 export interface CampaignRoute {
   id: number
   slug: string
+  /** Active targeting paths in order (compiled conditions); empty: every visitor gets the rotation below. */
+  paths: ReadonlyArray<CompiledPath<PathRoute>>
+  /** The same paths with their conditions, for the simulator and the click lookup's trace. */
+  pathSpecs: ReadonlyArray<PathSpec<PathRoute>>
+  /** The campaign's own fallback_url (a not_found path sends visitors there, else to the setting's). */
+  fallbackUrl: string | null
+  /** Every landing the campaign or one of its paths rotates (a visit to any of them continues the click). */
+  allLandings: Map<number, Target>
   sourceId: number | null
   externalId: string | null
   offers: Rotation
@@ -190,7 +206,7 @@ export class RoutingCache {
     const byLanding = new Map<number, CampaignRoute[]>()
     for (const r of routes.values()) {
       byId.set(r.id, r)
-      for (const l of r.landings?.items ?? []) push(byLanding, l.id, r)
+      for (const id of r.allLandings.keys()) push(byLanding, id, r)
     }
     for (const list of byLanding.values()) list.sort((a, b) => a.id - b.id)
     this.fallbacks = fallbacks
@@ -223,6 +239,7 @@ function compile(rows: RoutingRows, landingPage: (slug: string) => Template): { 
     if (!template) continue
     push(landingsBy, l.campaignId, { id: l.landingId, weight: weightOf(l.weight), template })
   }
+  const pathsBy = compilePaths(rows, landingPage)
   const routes = new Map<string, CampaignRoute>()
   for (const c of rows.campaigns) {
     const offers = c.active ? rotation(offersBy.get(c.id) ?? []) : null
@@ -232,9 +249,18 @@ function compile(rows: RoutingRows, landingPage: (slug: string) => Template): { 
       continue
     }
     const landings = rotation(landingsBy.get(c.id) ?? [])
+    const paths = pathsBy.get(c.id) ?? []
+    const allLandings = new Map(landings.byId)
+    for (const { spec: { action } } of paths) {
+      if (action.type === 'rotation') for (const l of action.landings?.items ?? []) if (!allLandings.has(l.id)) allLandings.set(l.id, l)
+    }
     routes.set(c.slug, {
       id: c.id,
       slug: c.slug,
+      paths: paths.map((p) => p.compiled),
+      pathSpecs: paths.map((p) => p.spec),
+      fallbackUrl: c.fallbackUrl ?? null,
+      allLandings,
       sourceId: c.sourceId ?? null,
       externalId: c.externalId ?? null,
       offers,
@@ -245,6 +271,54 @@ function compile(rows: RoutingRows, landingPage: (slug: string) => Template): { 
     })
   }
   return { routes, fallbacks }
+}
+
+/**
+ * Each campaign's active paths with their conditions (the rule set's, then the path's own) and resolved
+ * action. A path that cannot route (a rotation left without a usable offer, conditions that no longer parse)
+ * is left out and logged: the visitor falls through to the next path, never to an error.
+ */
+interface BuiltPath { spec: PathSpec<PathRoute>; compiled: CompiledPath<PathRoute> }
+
+function compilePaths(rows: RoutingRows, landingPage: (slug: string) => Template): Map<number, BuiltPath[]> {
+  const offersBy = new Map<number, Target[]>()
+  for (const o of rows.pathOffers) {
+    const template = compileUrlTemplate(o.url ?? '')
+    if (template) push(offersBy, o.pathId, { id: o.offerId, weight: weightOf(o.weight), template })
+  }
+  const landingsBy = new Map<number, Target[]>()
+  for (const l of rows.pathLandings) {
+    const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? landingPage(l.slug) : null
+    if (template) push(landingsBy, l.pathId, { id: l.landingId, weight: weightOf(l.weight), template })
+  }
+  const out = new Map<number, BuiltPath[]>()
+  for (const p of rows.paths) {
+    let action: PathRoute | null = null
+    if (p.action === 'rotation') {
+      const offers = rotation(offersBy.get(p.id) ?? [])
+      const landings = rotation(landingsBy.get(p.id) ?? [])
+      if (offers.total > 0) action = { type: 'rotation', name: p.name, offers, landings: landings.total > 0 ? landings : null }
+    } else if (p.action === 'url') {
+      const template = p.url ? compileUrlTemplate(p.url) : null
+      if (template) action = { type: 'url', name: p.name, template }
+    } else if (p.action === 'bot_url' || p.action === 'not_found') {
+      action = { type: p.action, name: p.name }
+    }
+    if (!action) {
+      log.warn('tracking: a targeting path has no usable target; skipped', { path_id: p.id })
+      continue
+    }
+    let built: BuiltPath
+    try {
+      const conditions = [...(p.ruleConditions ? (JSON.parse(p.ruleConditions) as Condition[]) : []), ...(JSON.parse(p.conditions) as Condition[])]
+      built = { spec: { id: p.id, conditions, action }, compiled: compilePath(p.id, conditions, action) }
+    } catch (err) {
+      log.error('tracking: a targeting path does not compile; skipped', { path_id: p.id, ...errorFields(err) })
+      continue
+    }
+    push(out, p.campaignId, built)
+  }
+  return out
 }
 
 function push<T>(m: Map<number, T[]>, k: number, v: T) {

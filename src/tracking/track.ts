@@ -3,7 +3,9 @@ import type { Click, ContinuableClick, SUB_FIELDS } from './store/click'
 import type { ClickStore } from './store/click-store'
 import type { ClickAmend } from './store/commit'
 import { pick, type CampaignRoute, type Rotation, type Target } from './routing'
-import { render } from './template'
+import { render, type Template } from './template'
+import { firstMatch, tracePaths, type PathTrace } from '../rules'
+import { clickContext, rotationOfLanding, rotationsOf } from './paths'
 import { normalizeClickId, type VisitQuery } from './visitor'
 import type { TrafficVerdict } from './quality/classify'
 import { parseUserAgent, referrerDomain } from './quality/user-agent'
@@ -11,8 +13,8 @@ import { ClickEnricher, languageOf } from './enrich'
 
 /** Traffic quality as the tracker sees it: a verdict per visit and the unique-visitor windows. */
 export interface ClickQuality {
-  /** `connection`: of the visitor's network (the datacenter step reads it). */
-  classify(v: Visitor, now: number, connection: string): TrafficVerdict
+  /** `connection`: of the visitor's network (the datacenter step reads it); `dryRun`: count nothing (the simulator). */
+  classify(v: Visitor, now: number, connection: string, dryRun?: boolean): TrafficVerdict
   /** A Promise while the unique-visitor windows are still loading (Postgres); null once isUnique() can answer. */
   whenReady?(): Promise<void> | null
   isUnique(campaignId: number, ip: string, userAgent: string | null, now: number): boolean
@@ -57,7 +59,7 @@ const unavailable = (): Outcome => UNAVAILABLE
 
 /** Macro values vector, ordered like MACROS in template.ts. */
 function macroValues(
-  clickId: string | null, route: CampaignRoute, sourceId: number | null, offerId: number,
+  clickId: string | null, route: CampaignRoute, sourceId: number | null, offerId: number | null,
   landingId: number | null, subs: ReadonlyArray<string | null>,
 ): Array<string | number | null> {
   return [clickId, route.id, sourceId, offerId, landingId, route.externalId, ...subs]
@@ -73,7 +75,7 @@ function ofCampaign(c: ContinuableClick | undefined, route: CampaignRoute): Cont
 
 /** Whether a click of `route` may be continued on (or reported from) landing `landingId`: it is already there, or its campaign rotates it. */
 function onLanding(c: Pick<ContinuableClick, 'landingId'>, route: CampaignRoute, landingId: number): boolean {
-  return c.landingId === landingId || route.landings?.byId.has(landingId) === true
+  return c.landingId === landingId || route.allLandings.has(landingId)
 }
 
 /** The stored target when it is still in rotation, else a fresh weighted pick. */
@@ -133,13 +135,12 @@ export class Tracker {
   /** /c once the query's click is known: continue it, else a new click. */
   private clickOn(route: CampaignRoute, v: Visitor, cont: ContinuableClick | null): Outcome | Promise<Outcome> {
     if (cont) {
-      const offer = keepOrPick(route.offers, cont.offerId)
-      const landing = route.landings ? keepOrPick(route.landings, cont.landingId) : null
+      const rotations = rotationsOf(route, cont.pathId)
+      const offer = keepOrPick(rotations.offers, cont.offerId)
+      const landing = rotations.landings ? keepOrPick(rotations.landings, cont.landingId) : null
       return this.resume(route, cont, offer, landing)
     }
-    const landing = route.landings ? pick(route.landings) : null
-    const offer = pick(route.offers)
-    return this.create(route, v, offer, landing)
+    return this.create(route, v, 'c')
   }
 
   /** /r once the query's click (then, with `tryCookie`, the cookie's) is known. */
@@ -150,11 +151,11 @@ export class Tracker {
       cont = byCookie
     }
     if (cont) {
-      const offer = keepOrPick(route.offers, cont.offerId)
+      const offer = keepOrPick(rotationsOf(route, cont.pathId).offers, cont.offerId)
       // From a landing to the offer: the click-through is counted once per click (landing CTR).
       return this.resume(route, cont, offer, null, cont.landingId !== null && !cont.landingClickedAt)
     }
-    return this.create(route, v, pick(route.offers), null)
+    return this.create(route, v, 'r')
   }
 
   /**
@@ -189,10 +190,12 @@ export class Tracker {
     const campaigns = this.routes.campaignsOf(landingId)
     const route = campaigns.find((r) => r.slug === campaignSlug) ?? campaigns[0]
     if (!route) return { kind: 'none' }
-    const landing = route.landings!.byId.get(landingId)!
     const windows = this.quality.whenReady?.()
     if (windows) await windows
-    const click = this.newClick(route, v, pick(route.offers), landing)
+    // The landing's own rotation (the campaign's, or the path's that rotates it) supplies the offer.
+    const { pathId, offers } = rotationOfLanding(route, landingId)
+    const click = this.newClick(route, v)
+    Object.assign(click, { pathId, offerId: pick(offers).id, landingId })
     try {
       await this.clicks.append(click)
     } catch {
@@ -269,33 +272,60 @@ export class Tracker {
     return ofCampaign(c, route)
   }
 
-  /** New click; the visitor goes to the landing when there is one, else to the offer. Answered once it is committed. */
-  private create(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Promise<Outcome> {
+  /**
+   * New click (`step` c: landing then offer; r: straight to the offer); the first targeting path whose
+   * conditions hold decides where it goes, else the campaign's rotation. Answered once it is committed.
+   */
+  private create(route: CampaignRoute, v: Visitor, step: 'c' | 'r'): Promise<Outcome> {
     const windows = this.quality.whenReady?.()
-    if (windows) return windows.then(() => this.create(route, v, offer, landing))
-    const click = this.newClick(route, v, offer, landing)
-    const values = macroValues(click.clickId, route, route.sourceId, offer.id, landing ? landing.id : null, v.query.subs)
-    // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
-    const template = click.botReason !== null && route.botTarget ? route.botTarget : (landing ?? offer).template
-    const outcome: Outcome = { kind: 'redirect', location: render(template, values), clickId: click.clickId }
+    if (windows) return windows.then(() => this.create(route, v, step))
+    const click = this.newClick(route, v)
+    const template = decide(route, click, v, step)
+    let outcome: Outcome
+    if (template === null) {
+      // A not_found path (or a bot_url path without a bot URL): the click counts, the visitor gets no target.
+      const location = route.fallbackUrl ?? this.routes.fallback(route.slug)
+      outcome = location === null ? NOT_FOUND : { kind: 'redirect', location, clickId: null }
+    } else {
+      const values = macroValues(click.clickId, route, route.sourceId, click.offerId, click.landingId, v.query.subs)
+      outcome = { kind: 'redirect', location: render(template, values), clickId: click.clickId }
+    }
     // A click the store refused (writer stopped, too many waiting, failed commit) is a 503.
     return this.clicks.append(click).then(() => outcome, unavailable)
   }
 
-  /** Classifies a new click (after quality.whenReady()); the caller stores it. */
-  private newClick(route: CampaignRoute, v: Visitor, offer: Target, landing: Target | null): Click {
+  /**
+   * Where this visitor would go now, and why (POST /admin/api/campaigns/:id/simulate): the click he would
+   * get (never stored), each path's conditions and outcome, and the target ({click_id} renders empty).
+   * Counts nothing: no unique-visitor window, no per-IP rate; `at` says the time and whether he is unique.
+   */
+  simulate(route: CampaignRoute, v: Visitor, at: { now: number; unique: boolean }): { click: Click; trace: PathTrace; location: string | null } {
+    const click = this.newClick(route, v, at)
+    const trace = tracePaths(route.pathSpecs, clickContext(click, v.query))
+    const template = decide(route, click, v, 'c')
+    const location = template === null
+      ? route.fallbackUrl ?? this.routes.fallback(route.slug)
+      : render(template, macroValues(null, route, route.sourceId, click.offerId, click.landingId, v.query.subs))
+    return { click, trace, location }
+  }
+
+  /**
+   * Classifies a new click (after quality.whenReady()), without its target (decide() sets it); the caller
+   * stores it. `dry` (the simulator): its time and uniqueness given, nothing counted.
+   */
+  private newClick(route: CampaignRoute, v: Visitor, dry?: { now: number; unique: boolean }): Click {
     const clickId = crypto.randomUUID()
-    const now = Date.now()
+    const now = dry ? dry.now : Date.now()
     const s = v.query.subs
     const place = this.enrich.place(v)
-    const verdict = this.quality.classify(v, now, place.connection)
+    const verdict = this.quality.classify(v, now, place.connection, dry !== undefined)
     // Bots are neither unique nor paid for; the operator's own clicks are left out of reports anyway.
     const human = verdict.bot === null && !verdict.excluded
-    const unique = human && this.quality.isUnique(route.id, v.ip, v.userAgent, now)
+    const unique = human && (dry ? dry.unique : this.quality.isUnique(route.id, v.ip, v.userAgent, now))
     const cost = verdict.bot !== null ? 0 : route.costModel === 'cpc' ? route.cpc : route.costModel === 'param' ? parseCost(v.query.params?.cost) : 0
     const ua = parseUserAgent(v.userAgent)
     const click: Click = {
-      clickId, campaignId: route.id, sourceId: route.sourceId, offerId: offer.id, landingId: landing ? landing.id : null,
+      clickId, campaignId: route.id, sourceId: route.sourceId, offerId: null, landingId: null,
       ip: v.ip, userAgent: v.userAgent, referrer: v.referrer,
       sub1: s[0]!, sub2: s[1]!, sub3: s[2]!, sub4: s[3]!, sub5: s[4]!, sub6: s[5]!, sub7: s[6]!, sub8: s[7]!, sub9: s[8]!, sub10: s[9]!,
       params: v.query.params ? JSON.stringify(v.query.params) : null,
@@ -304,7 +334,7 @@ export class Tracker {
       landingViewedAt: null, landingClickedAt: null, createdAt: now,
       country: this.enrich.country(v, place), asn: place.asn, asOrg: place.as_org, connection: place.connection,
       language: languageOf(v.headers.get('accept-language')), osVersion: ua.os_version, browserVersion: ua.browser_version,
-      region: place.region, city: place.city,
+      region: place.region, city: place.city, pathId: null,
     }
     return click
   }
@@ -327,4 +357,31 @@ export class Tracker {
     if (through) amend.clickedAt = Date.now()
     return this.clicks.amend(amend).then(() => outcome, unavailable)
   }
+}
+
+/**
+ * Where a new click goes: the first targeting path whose conditions hold (issue 28), else the campaign's
+ * rotation. Sets the click's path, offer and landing; returns the template to send the visitor to, or null
+ * for "not found". A campaign without paths builds no rule context: its clicks cost what they did before.
+ */
+function decide(route: CampaignRoute, click: Click, v: Visitor, step: 'c' | 'r'): Template | null {
+  let rotations: { offers: Rotation; landings: Rotation | null } = route
+  if (route.paths.length > 0) {
+    const path = firstMatch(route.paths, clickContext(click, v.query))
+    if (path) {
+      click.pathId = path.id
+      const action = path.action
+      // A path's explicit target is honoured for flagged visitors too (a path may be there to route them).
+      if (action.type === 'url') return action.template
+      if (action.type === 'bot_url') return route.botTarget
+      if (action.type === 'not_found') return null
+      rotations = action
+    }
+  }
+  const landing = step === 'c' && rotations.landings ? pick(rotations.landings) : null
+  const offer = pick(rotations.offers)
+  click.offerId = offer.id
+  click.landingId = landing ? landing.id : null
+  // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
+  return click.botReason !== null && route.botTarget ? route.botTarget : (landing ?? offer).template
 }

@@ -1,6 +1,13 @@
-// The tracking feature's verbs: reading one click (GET /admin/api/clicks/:click_id today).
+// The tracking feature's verbs: reading one click (GET /admin/api/clicks/:click_id) with the trace of its
+// targeting paths, and the targeting simulator (POST /admin/api/campaigns/:id/simulate).
 import { Type } from '@sinclair/typebox'
-import { invalid, notFound } from '../lib/errors'
+import { conflict, invalid, notFound } from '../lib/errors'
+import { tracePaths } from '../rules'
+import { clickContext, clickQuery } from './paths'
+import type { CampaignRoute } from './routing'
+import { renderTrace, simulate, SimulateInput, type TraceRecord } from './simulate'
+import { clickExportVerb } from './export'
+import type { Tracker } from './track'
 import { iso } from '../lib/time'
 import { defineVerb } from '../lib/verb'
 import type { ClickStore } from './store/click-store'
@@ -37,7 +44,24 @@ export interface ClickView {
   /** With a city database (SVC_GEOIP_CITY) only. */
   region: string | null
   city: string | null
+  /** The targeting path that took the click; null = the default rotation. */
+  path_id: number | null
+  /**
+   * The campaign's current paths evaluated for this click (what it would match now: the paths may have
+   * changed since); null when the campaign has no paths or no longer routes.
+   */
+  path_trace: { matched_now: number | null; paths: typeof TraceRecord.static } | null
   created_at: string
+}
+
+/** What the click lookup and the simulator read of the routing table (RoutingCache, after the tracker is ready). */
+export interface TrackingVerbDeps {
+  clicks: Pick<ClickStore, 'record' | 'clicksAfter'>
+  tracker: Tracker
+  /** The routable campaign with this id (RoutingCache.campaign). */
+  route(id: number): CampaignRoute | undefined
+  /** Whether a campaign with this id exists at all (routable or not). */
+  campaignExists(id: number): Promise<boolean>
 }
 
 function parseParams(text: string | null): Record<string, string> {
@@ -51,11 +75,18 @@ function parseParams(text: string | null): Record<string, string> {
 }
 
 /** One click as the admin API shows it. */
-async function clickView(clicks: Pick<ClickStore, 'record'>, rawId: string): Promise<ClickView> {
+async function clickView({ clicks, tracker, route: routeOf }: TrackingVerbDeps, rawId: string): Promise<ClickView> {
   const id = normalizeClickId(rawId)
   if (!id) throw invalid('click_id: must be a UUID')
   const c = await clicks.record(id)
   if (!c) throw notFound('click not found')
+  await tracker.ready()
+  const route = routeOf(c.campaignId)
+  let pathTrace: ClickView['path_trace'] = null
+  if (route && route.pathSpecs.length > 0) {
+    const trace = tracePaths(route.pathSpecs, clickContext(c, clickQuery(c)))
+    pathTrace = { matched_now: trace.matched, paths: renderTrace(route, trace) }
+  }
   return {
     click_id: c.clickId,
     campaign_id: c.campaignId,
@@ -85,18 +116,34 @@ async function clickView(clicks: Pick<ClickStore, 'record'>, rawId: string): Pro
     browser_version: c.browserVersion,
     region: c.region,
     city: c.city,
+    path_id: c.pathId,
+    path_trace: pathTrace,
     created_at: iso(c.createdAt),
   }
 }
 
-export function trackingVerbs(clicks: Pick<ClickStore, 'record'>) {
+export function trackingVerbs(deps: TrackingVerbDeps) {
   return {
     get: defineVerb({
       name: 'clicks.get',
-      summary: 'One click by its click_id (any case), with every stored field.',
+      summary: "One click by its click_id (any case), with every stored field and the trace of its campaign's targeting paths.",
       permission: 'conversions:read',
       input: Type.Object({ click_id: Type.String() }),
-      run: async (_actor, input) => clickView(clicks, input.click_id),
+      run: async (_actor, input) => clickView(deps, input.click_id),
+    }),
+    export: clickExportVerb(deps.clicks),
+    simulate: defineVerb({
+      name: 'campaigns.simulate',
+      summary: 'Which targeting path, offer and landing a visitor (ip, user_agent, headers, query) would get from a campaign, and why; records nothing.',
+      permission: 'campaigns:read',
+      input: SimulateInput,
+      async run(_actor, input) {
+        await deps.tracker.ready()
+        const route = deps.route(input.id)
+        if (route) return simulate(deps.tracker, route, input)
+        if (!(await deps.campaignExists(input.id))) throw notFound('campaign not found')
+        throw conflict('campaign is paused or has no usable offer: its visitors go to its fallback URL (or the 404 page)')
+      },
     }),
   }
 }

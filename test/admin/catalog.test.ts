@@ -134,7 +134,7 @@ describe('campaigns', () => {
       id: expect.any(Number), name: 'Campaign short', slug: 'campaign-short', source_id: source.id, external_id: null, active: true,
       bot_url: null, fallback_url: null, cost_model: 'none', cpc: 0,
       offer_id: offer.id, offers: [{ offer_id: offer.id, weight: 100 }],
-      landing_id: landing.id, landings: [{ landing_id: landing.id, weight: 100 }],
+      landing_id: landing.id, landings: [{ landing_id: landing.id, weight: 100 }], paths: [],
       created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
     })
   })

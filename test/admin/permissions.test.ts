@@ -16,7 +16,7 @@ const SECTION_OF: Record<string, Section | 'session' | 'public' | 'any'> = {
   me: 'session',
   openapi: 'session',
   users: 'users', tokens: 'users', audit: 'users',
-  sources: 'campaigns', offers: 'campaigns', campaigns: 'campaigns',
+  sources: 'campaigns', offers: 'campaigns', campaigns: 'campaigns', 'rule-sets': 'campaigns',
   landings: 'landings', leads: 'landings', events: 'landings',
   clicks: 'conversions', conversions: 'conversions', 'conversion-types': 'conversions', 'status-map': 'conversions',
   'postback-errors': 'conversions', jobs: 'any',
@@ -30,6 +30,9 @@ const SECTION_OF: Record<string, Section | 'session' | 'public' | 'any'> = {
 const PATH_SECTION: Record<string, Section | 'session' | 'public' | 'any'> = { '/admin/api/events/counts': 'reports' }
 
 const READ_METHODS = new Set(['GET', 'HEAD'])
+/** POST routes that only read (they take a body but record nothing): the section's read permission. */
+const READ_POSTS = new Set(['/admin/api/campaigns/:id/simulate'])
+const reads = (r: { method: string; path: string }) => READ_METHODS.has(r.method) || READ_POSTS.has(r.path)
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const PARAM_VALUES: Record<string, string> = { click_id: '6f1c2d3e-4a5b-4c6d-8e7f-0a1b2c3d4e5f', slug: 'sale' }
 
@@ -110,7 +113,7 @@ describe('every mounted /admin/api route', () => {
         expect({ route: describeRoute(r), status: res.status }).toEqual({ route: describeRoute(r), status: 200 })
       } else {
         expect({ route: describeRoute(r), status: res.status }).toEqual({ route: describeRoute(r), status: 403 })
-        const action = READ_METHODS.has(r.method) ? 'read' : 'write'
+        const action = reads(r) ? 'read' : 'write'
         if (r.section === 'any') expect(res.body.error).toStartWith(`missing permission <section>:${action} `)
         else expect(res.body.error).toBe(`missing permission ${r.section}:${action}`)
       }
@@ -128,7 +131,7 @@ describe('every mounted /admin/api route', () => {
         if (r.section === 'session') continue
         const res = await send(s, r.method, r.url, { headers: { cookie } })
         const tag = { as: `${section}:read`, route: describeRoute(r) }
-        if ((r.section === section || r.section === 'any') && READ_METHODS.has(r.method)) {
+        if ((r.section === section || r.section === 'any') && reads(r)) {
           expect({ ...tag, allowed: res.status !== 401 && res.status !== 403 && res.status < 500 }).toEqual({ ...tag, allowed: true })
         } else {
           expect({ ...tag, status: res.status }).toEqual({ ...tag, status: 403 })

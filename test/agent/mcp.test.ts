@@ -168,10 +168,10 @@ describe('the protocol', () => {
 })
 
 describe('tools/list', () => {
-  test('a token with only campaigns:read sees exactly list_campaigns and get_campaign', async () => {
+  test('a token with only campaigns:read sees exactly the campaign and rule set reads and the simulator', async () => {
     const t = await createToken(s, { scopes: ['campaigns:read'] })
     await withClient(s, t.token, async (client) => {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_campaigns', 'get_campaign'])
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_campaigns', 'get_campaign', 'list_rule_sets', 'get_rule_set', 'simulate_campaign'])
     })
   })
 
@@ -248,7 +248,7 @@ describe('tools/call', () => {
       const campaign = await call(client, 'create_campaign', { name: 'Spring', slug: 'mcp-spring', source_id: source.id, offer_id: offer.id })
       expect(campaign).toEqual({
         id: expect.any(Number), name: 'Spring', slug: 'mcp-spring', source_id: source.id, external_id: null, active: true, bot_url: null, fallback_url: null,
-        cost_model: 'none', cpc: 0, offer_id: offer.id, offers: [{ offer_id: offer.id, weight: 100 }], landing_id: null, landings: [],
+        cost_model: 'none', cpc: 0, offer_id: offer.id, offers: [{ offer_id: offer.id, weight: 100 }], landing_id: null, landings: [], paths: [],
         created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
       })
       expect((await s.api('GET', `/admin/api/campaigns/${campaign.id}`)).body).toEqual(campaign)
@@ -390,7 +390,7 @@ describe('tools/call', () => {
       expect(child.token).toMatch(TOKEN_FORMAT)
       await withClient(s, child.token, async (c2) => {
         expect((await c2.listTools()).tools.map((t) => t.name).sort()).toEqual(
-          ['create_token', 'delete_token', 'get_campaign', 'get_source', 'list_campaigns', 'list_sources', 'update_token'].sort())
+          ['create_token', 'delete_token', 'get_campaign', 'get_rule_set', 'get_source', 'list_campaigns', 'list_rule_sets', 'list_sources', 'simulate_campaign', 'update_token'].sort())
       })
       // The minted token is in the answer only: the audit keeps the arguments, never the result.
       const audit = await s.api('GET', `/admin/api/audit?token_id=${parent.id}`)
@@ -551,7 +551,7 @@ describe('resources', () => {
 
       const scopes = JSON.parse(((await client.readResource({ uri: 'svc://scopes' })).contents[0] as { text: string }).text)
       expect(scopes.scopes).toHaveLength(42)
-      expect(scopes.scopes[0]).toEqual({ scope: 'campaigns:read', covers: 'campaigns and their offer and landing rotations' })
+      expect(scopes.scopes[0]).toEqual({ scope: 'campaigns:read', covers: 'campaigns, their offer and landing rotations, targeting paths, rule sets and the targeting simulator' })
 
       const campaign = await client.readResource({ uri: `svc://campaigns/${campaignId}` })
       expect(campaign.contents).toHaveLength(1)

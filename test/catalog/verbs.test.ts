@@ -40,7 +40,7 @@ const admin = (permissions: AdminUser['permissions']): AdminUser => ({ id: 99, e
 describe('catalog verbs', () => {
   test('every entity offers list, get, create, update and delete', () => {
     const names = [...s.server.verbs.keys()].filter((n) => n.startsWith('catalog.')).sort()
-    const expected = ['sources', 'offers', 'landings', 'campaigns']
+    const expected = ['sources', 'offers', 'landings', 'campaigns', 'rule_sets']
       .flatMap((e) => ['list', 'get', 'create', 'update', 'delete'].map((a) => `catalog.${e}.${a}`)).sort()
     expect(names).toEqual(expected)
   })

@@ -13,7 +13,10 @@ if (!avail.ok) console.warn(`skipping PostgreSQL tests: ${avail.why}`)
 /** SQLite-only tables (click_index is a SQLite write-path structure; Postgres indexes click_id itself). */
 const SQLITE_ONLY = new Set(['click_index', 'click_index_state', '__drizzle_migrations', 'sqlite_sequence'])
 /** Columns only the Postgres schema has (src/db/schema/stats.ts: the conversion rollups' shard). */
-const PG_ONLY_COLUMNS: Record<string, string[]> = { conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'] }
+const PG_ONLY_COLUMNS: Record<string, string[]> = {
+  conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'], conversion_country_hourly: ['shard'], conversion_country_daily: ['shard'],
+  conversion_country_total_daily: ['shard'], conversion_path_hourly: ['shard'], conversion_path_daily: ['shard'],
+}
 
 describe.skipIf(!avail.ok)('PostgreSQL migrations', () => {
   let pg: PgDatabase

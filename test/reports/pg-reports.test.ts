@@ -228,6 +228,36 @@ describe.skipIf(!avail.ok)('reports: SQLite and Postgres give identical results'
     expect(plans.length).toBe(2 * 2 * (3 + 2 + 3))
   })
 
+  test('targeting rollup reads (country, path) on Postgres are served by an index too', async () => {
+    const zone = Zone.parse('Europe/Berlin')
+    const g = (dims: Grouping['dims']): Grouping => ({ dims, zone, from: WINDOW.from, to: WINDOW.to, rollup: dims.includes('path') ? 'path' : 'country' })
+    const segments: Segment[] = [
+      { table: 'hourly', from: WINDOW.from, to: WINDOW.to },
+      { table: 'daily', from: WINDOW.from, to: WINDOW.to },
+      { table: 'hours', at: [WINDOW.from + 22 * HOUR, WINDOW.from + 23 * HOUR] },
+    ]
+    const pgDb = storeDb(pg)
+    let n = 0
+    await pg.sql.begin(async (tx) => {
+      await tx`SET LOCAL enable_seqscan = off`
+      for (const seg of segments) {
+        for (const dims of [['country'], ['path', 'day'], ['campaign', 'country']] as Grouping['dims'][]) {
+          for (const f of [{}, { campaign_id: 2 }]) {
+            for (const q of [rollupClicksQuery(pgDb, g(dims), f, seg), rollupConversionsQuery(pgDb, g(dims), f, seg)]) {
+              const plan = await explain(tx, q)
+              n++
+              const total = seg.table === 'daily' && dims.join() === 'country' && !('campaign_id' in f)
+              expect(plan).toContain(`_${dims.includes('path') ? 'path' : 'country'}_${seg.table === 'daily' ? (total ? 'total_daily' : 'daily') : 'hourly'}`)
+              expect(plan).not.toContain('Seq Scan')
+              expect(plan).toMatch(seg.table === 'daily' ? /Index Cond: \(+day >=/ : seg.table === 'hours' ? /Index Cond: \(+hour = ANY/ : /Index Cond: \(+hour >=/)
+            }
+          }
+        }
+      }
+    })
+    expect(n).toBe(3 * 3 * 2 * 2)
+  })
+
   test('with realistic rollup volume the planner picks the primary-key index by itself', async () => {
     const db = await openPg(await freshPgUrl())
     try {

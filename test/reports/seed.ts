@@ -28,6 +28,9 @@ export interface ClickSeed {
   browser?: string | null
   referrerDomain?: string | null
   sub1?: string | null
+  /** ISO alpha-2 and the targeting path (clicks.path_id; null = default rotation). */
+  country?: string | null
+  path?: number | null
 }
 
 let seq = 0
@@ -42,10 +45,10 @@ export function catalog(s: TestServer) {
   }
   return {
     source: async (name = `Source ${++seq}`) => done(await insert('INSERT INTO sources (name, postback_url, created_at, updated_at) VALUES ($name, NULL, $now, $now)', { name })),
-    offer: async (name = `Offer ${++seq}`, payout = 0) =>
+    offer: async (name = `Offer ${++seq}`, payout = 0, currency = 'USD') =>
       done(await insert(
         'INSERT INTO offers (name, slug, url, payout, currency, created_at, updated_at) VALUES ($name, $slug, $url, $payout, $cur, $now, $now)',
-        { name, slug: `offer-${++seq}-${now}`, url: 'https://adv.example/?c={click_id}', payout, cur: 'USD' },
+        { name, slug: `offer-${++seq}-${now}`, url: 'https://adv.example/?c={click_id}', payout, cur: currency },
       )),
     landing: async (name = `Landing ${++seq}`) =>
       done(await insert('INSERT INTO landings (name, slug, url, created_at, updated_at) VALUES ($name, $slug, $url, $now, $now)', {
@@ -77,6 +80,7 @@ export async function addClick(s: TestServer, c: ClickSeed): Promise<string> {
       ip: '203.0.113.9', userAgent: 'test', sub1: c.sub1 ?? null, botReason: c.bot ?? null, excluded: c.excluded ?? false,
       isUnique: !(c.unique === false || c.bot || c.excluded), cost: c.cost ?? 0, deviceType: c.device ?? null, os: c.os ?? null,
       browser: c.browser ?? null, referrerDomain: c.referrerDomain ?? null, createdAt: c.at ?? Date.now(),
+      country: c.country ?? null, pathId: c.path ?? null,
     }),
   ])
   return clickId

@@ -29,9 +29,9 @@ afterAll(() => s.destroy())
 const rows = async (q: string) => (await report(s, q)).body
 
 describe('group_by a visitor dimension', () => {
-  test('country: clicks and conversions per ISO code from raw clicks; a private address has none (null)', async () => {
+  test('country: clicks and conversions per ISO code (targeting rollups); a private address has none (null)', async () => {
     const r = await rows('group_by=country&sort=key')
-    expect(r.source).toBe('raw')
+    expect(r.source).toBe('rollups')
     expect(r.rows.map((x: any) => [x.key, x.clicks, x.conversions, x.revenue])).toEqual([['RU', 1, 1, 5], ['US', 2, 0, 0], [null, 1, 0, 0]])
     expect(r.total).toMatchObject({ clicks: 4, conversions: 1, revenue: 5 })
   })

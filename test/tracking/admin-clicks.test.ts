@@ -38,7 +38,7 @@ describe('GET /admin/api/clicks/:click_id', () => {
       device_type: 'unknown', os: null, browser: null, referrer_domain: 'ref.example',
       // From 127.0.0.1 without Accept-Language (test/tracking/enrichment.test.ts has the rest).
       country: null, asn: null, as_org: null, connection: 'unknown', language: null, os_version: null, browser_version: null,
-      region: null, city: null,
+      region: null, city: null, path_id: null, path_trace: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     })
   })

@@ -141,7 +141,7 @@ describe.skipIf(!avail.ok)('Postgres click store: group commit', () => {
     let offer = target(5, 'https://offer.example/?c={click_id}')
     const route = (): CampaignRoute => ({
       id: 9, slug: 'pg', sourceId: null, externalId: null, offers: rot(offer), landings: rot(target(6, 'https://lp.example/?c={click_id}')),
-      botTarget: null, costModel: 'none', cpc: 0,
+      botTarget: null, costModel: 'none', cpc: 0, paths: [], pathSpecs: [], fallbackUrl: null, allLandings: new Map([[6, target(6, 'https://lp.example/?c={click_id}')]]),
     })
     // Like RoutingCache: a Promise while the table loads, null once it is loaded.
     let ready: Promise<void> | null = Bun.sleep(10).then(() => { ready = null })

@@ -19,6 +19,7 @@ function rowsOf(...slugs: string[]): RoutingRows {
     campaigns: slugs.map((slug, i) => ({ id: i + 1, slug, sourceId: null, externalId: null, active: 1, botUrl: null, fallbackUrl: null, costModel: 'none', cpc: 0 })),
     offers: slugs.map((slug, i) => ({ campaignId: i + 1, offerId: 100 + i, weight: 100, url: `https://adv.example/${slug}` })),
     landings: [],
+    paths: [], pathOffers: [], pathLandings: [],
   }
 }
 

@@ -35,7 +35,7 @@ const NOT_TOOLS = new Set(['email.unsubscribe'])
 /** Expensive calls: long reports, exports, imports, sends. */
 const AI_BUCKET = new Set([
   'reports.run', 'reports.export-conversions', 'landings.events.counts', 'landings.leads.export', 'email.subscribers.export',
-  'email.subscribers.import', 'email.broadcasts.send',
+  'email.subscribers.import', 'email.broadcasts.send', 'clicks.export',
 ])
 
 /** Tool names an agent would guess, where the rule below would read badly. */
@@ -43,6 +43,7 @@ const NAMES: Record<string, string> = {
   'reports.run': 'get_report',
   'reports.export-conversions': 'export_conversions',
   'clicks.get': 'get_click',
+  'clicks.export': 'export_clicks',
   'conversions.record': 'record_conversion',
   'postback-errors.list': 'list_postback_errors',
   'postback-aliases.get': 'get_postback_aliases',
@@ -105,6 +106,7 @@ const HINTS: Record<string, string> = {
   'conversions.list': 'Use to inspect individual conversions (filters click_id, campaign_id, type, from, to). For totals use get_report. revenue is the payout as received: a conversion of a negative type (chargeback) counts as minus its amount, whatever its sign.',
   'commerce.orders.list': 'Order status: paid, failed (the payment failed; it becomes paid if a retry succeeds), pending, partially_refunded, refunded, cancelled, fulfilled, or the status the store platform sent.',
   'clicks.get': 'Use to inspect one click by its click_id (UUID): campaign, source, offer, landing, device, sub ids, bot flag.',
+  'clicks.export': 'Use for many clicks at once (one campaign, a date range) with their geo, network and device fields; cap it with limit. For counts use get_report; for one click get_click.',
   'catalog.campaigns.create': 'A campaign joins a traffic source to offers (and optionally landings) in weighted rotation; its tracking link is /c/<slug>.',
   'catalog.campaigns.update': 'Pass only the fields to change; a given offers or landings rotation replaces the old one. To pause a campaign set active=false rather than deleting it.',
   'jobs.retry': 'Use for a failed job (e.g. a forward postback that the source rejected) once its cause is fixed.',

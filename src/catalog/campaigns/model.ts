@@ -3,10 +3,9 @@ import { Type as t } from '@sinclair/typebox'
 import type { Campaign } from '../store/types'
 import { iso } from '../../lib/time'
 import { Int } from '../../lib/fields'
-
-export const MAX_LINKS = 100
-export const DEFAULT_WEIGHT = 100
-export const MAX_WEIGHT = 10000
+import { MAX_LINKS, DEFAULT_WEIGHT, MAX_WEIGHT } from './limits'
+import { PathRecord, PathsInput, renderPath } from '../paths/model'
+export { MAX_LINKS, DEFAULT_WEIGHT, MAX_WEIGHT }
 
 const weight = t.Optional(Int({ minimum: 1, maximum: MAX_WEIGHT, description: `rotation weight 1..${MAX_WEIGHT} (default ${DEFAULT_WEIGHT})` }))
 
@@ -24,6 +23,7 @@ export const CampaignCreate = t.Object({
   fallback_url: t.Optional(t.Union([t.String({ maxLength: 4096, description: 'absolute http(s) URL (no macros) where visitors go while the campaign is paused or has no usable offer; no click is recorded. Null = the fallback_url setting' }), t.Null()])),
   cost_model: t.Optional(t.Union([t.Literal('none'), t.Literal('cpc'), t.Literal('param')], { description: "none (default), cpc (every click costs `cpc`), param (the source passes the cost in the click URL's `cost` parameter)" })),
   cpc: t.Optional(t.Number({ minimum: 0, maximum: 1000000, description: 'cost per click for cost_model cpc' })),
+  paths: t.Optional(PathsInput),
 }, { description: 'give offer_id or offers (not both), landing_id or landings (not both)' })
 export const CampaignPatch = t.Partial(CampaignCreate)
 export type CampaignInput = Partial<typeof CampaignCreate.static>
@@ -43,11 +43,12 @@ export const CampaignRecord = t.Object({
   offers: t.Array(t.Object({ offer_id: Int(), weight: Int() })),
   landing_id: t.Union([Int(), t.Null()], { description: 'the first landing of the rotation, null when none' }),
   landings: t.Array(t.Object({ landing_id: Int(), weight: Int() })),
+  paths: t.Array(PathRecord, { description: 'targeting paths in order; the first whose conditions hold takes the visitor, none → the rotation above' }),
   created_at: t.String({ format: 'date-time' }),
   updated_at: t.String({ format: 'date-time' }),
 })
 
-export const renderCampaign = ({ row: r, links }: Campaign): typeof CampaignRecord.static => ({
+export const renderCampaign = ({ row: r, links, paths }: Campaign): typeof CampaignRecord.static => ({
   id: r.id,
   name: r.name,
   slug: r.slug,
@@ -62,6 +63,7 @@ export const renderCampaign = ({ row: r, links }: Campaign): typeof CampaignReco
   offers: links.offers.map((o) => ({ offer_id: o.offerId, weight: o.weight })),
   landing_id: links.landings[0]?.landingId ?? null,
   landings: links.landings.map((l) => ({ landing_id: l.landingId, weight: l.weight })),
+  paths: paths.map(renderPath),
   created_at: iso(r.createdAt),
   updated_at: iso(r.updatedAt),
 })

@@ -5,6 +5,7 @@ import { optionalPlainUrl, optionalText, positiveId, requiredText, slug, urlTemp
 import { found, IdInput, listPage, PageInput, withId } from '../../lib/verb-inputs'
 import { announce, type CatalogDeps } from '../shared'
 import type { CampaignValues, LinkChanges, LinkRef } from '../store/types'
+import { parsePaths } from '../paths/model'
 import { CampaignCreate, CampaignPatch, DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, type CampaignInput } from './model'
 
 function weightOf(v: unknown, field: string): number {
@@ -69,6 +70,7 @@ function parse(input: CampaignInput): { values: Partial<CampaignValues>; links: 
   const landings = linkList(input as Record<string, unknown>, 'landing_id', 'landings', false)
   if (offers) links.offers = offers
   if (landings) links.landings = landings
+  if (input.paths !== undefined) links.paths = parsePaths(input.paths)
   return { values: out, links }
 }
 
@@ -93,7 +95,7 @@ export function campaignVerbs({ store, events }: CatalogDeps) {
         const campaign = await store.createCampaign({
           name: v.name!, slug: v.slug!, sourceId: v.sourceId ?? null, externalId: v.externalId ?? null, active: v.active ?? true,
           botUrl: v.botUrl ?? null, fallbackUrl: v.fallbackUrl ?? null, costModel: v.costModel ?? 'none', cpc: v.cpc ?? 0,
-        }, { offers: links.offers, landings: links.landings ?? [] })
+        }, { offers: links.offers, landings: links.landings ?? [], paths: links.paths })
         announce(events, 'campaign', campaign.row.id, 'created')
         return campaign
       },

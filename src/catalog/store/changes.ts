@@ -8,7 +8,8 @@ import {
   campaignHasClicks, checkFound, missingRow, slugTaken, unknownEmailList, unknownSource, usedByCampaign, usedByProduct,
   type Entity, type Slugged,
 } from './errors'
-import type { CampaignValues, LinkChanges, LinkRef } from './types'
+import { invalid } from '../../lib/errors'
+import type { CampaignValues, LinkChanges, LinkRef, PathWrite } from './types'
 
 export type Values = Record<string, unknown>
 type Found = { id: number } | undefined
@@ -26,12 +27,20 @@ export interface CatalogQueries {
   productUsing(offerId: number): MaybeAsync<{ id: number; name: string } | undefined>
   anyClick(campaignId: number): MaybeAsync<Found>
   /** Those of the ids that exist, locked FOR SHARE in id order (two campaign writes cannot deadlock). */
-  shared(table: 'sources' | 'offers' | 'landings' | 'email_lists', ids: number[]): MaybeAsync<Array<{ id: number }>>
+  shared(table: 'sources' | 'offers' | 'landings' | 'email_lists' | 'rule_sets', ids: number[]): MaybeAsync<Array<{ id: number }>>
   insert(what: Entity, values: Values): MaybeAsync<Values>
   update(what: Entity, id: number, changes: Values): MaybeAsync<Values | undefined>
   delete(what: Entity, id: number): MaybeAsync<number>
   clearLinks(kind: LinkKind, campaignId: number): MaybeAsync<number>
   addLinks(kind: LinkKind, campaignId: number, refs: LinkRef[]): MaybeAsync<number>
+  /** The ids of the campaign's paths. */
+  pathIds(campaignId: number): MaybeAsync<Array<{ id: number }>>
+  /** Deletes the campaign's paths whose ids are not in `keep` (their rotations go with them). */
+  dropPaths(campaignId: number, keep: number[]): MaybeAsync<number>
+  /** Inserts or updates (p.id) the path at `position`; returns its id. Its rotations are written apart. */
+  savePath(campaignId: number, p: PathWrite, position: number): MaybeAsync<{ id: number } | undefined>
+  clearPathLinks(kind: LinkKind, pathId: number): MaybeAsync<number>
+  addPathLinks(kind: LinkKind, pathId: number, refs: LinkRef[]): MaybeAsync<number>
 }
 
 /** A source, offer or landing: a free slug, an existing email list (landings), then the insert. */
@@ -77,7 +86,41 @@ export function* campaignSteps(q: CatalogQueries, id: number | null, values: Par
     yield q.clearLinks(kind, id)
     if (refs.length) yield q.addLinks(kind, id, refs)
   }
+  if (links.paths) yield* pathSteps(q, id, links.paths)
   return id
+}
+
+/**
+ * The campaign's paths replaced by `paths`, in order: a given id must be one of its paths (kept, so its clicks
+ * and report rows keep their path); paths left out are deleted. Rule sets, offers and landings they name exist
+ * (FOR SHARE, as for the campaign's own rotation).
+ */
+function* pathSteps(q: CatalogQueries, campaignId: number, paths: PathWrite[]): Steps<void> {
+  const own: Array<{ id: number }> = yield q.pathIds(campaignId)
+  const ids = new Set(own.map((r) => Number(r.id)))
+  for (const p of paths) {
+    if (p.id !== null && !ids.has(p.id)) throw invalid(`${p.field}.id: path ${p.id} is not a path of this campaign (leave id out for a new path)`)
+  }
+  const ruleSets = paths.filter((p) => p.ruleSetId !== null).map((p) => ({ id: p.ruleSetId!, weight: 0, field: `${p.field}.rule_set_id` }))
+  if (ruleSets.length) {
+    const found: Array<{ id: number }> = yield q.shared('rule_sets', [...new Set(ruleSets.map((r) => r.id))])
+    checkFound(ruleSets, new Set(found.map((r) => Number(r.id))), 'rule set')
+  }
+  for (const [kind, what] of [['offers', 'offer'], ['landings', 'landing']] as const) {
+    const refs = paths.flatMap((p) => p[kind])
+    if (!refs.length) continue
+    const found: Array<{ id: number }> = yield q.shared(kind, [...new Set(refs.map((r) => r.id))])
+    checkFound(refs, new Set(found.map((r) => Number(r.id))), what)
+  }
+  yield q.dropPaths(campaignId, paths.flatMap((p) => (p.id === null ? [] : [p.id])))
+  for (const [position, p] of paths.entries()) {
+    const saved: { id: number } | undefined = yield q.savePath(campaignId, p, position)
+    const pathId = Number(saved!.id)
+    for (const kind of ['offers', 'landings'] as const) {
+      if (p.id !== null) yield q.clearPathLinks(kind, pathId)
+      if (p[kind].length) yield q.addPathLinks(kind, pathId, p[kind])
+    }
+  }
 }
 
 /**

@@ -29,8 +29,12 @@ export const unknownEmailList = (id: number) => invalid(`email_list_id: email li
 /** invalid when a campaign names a source that does not exist. */
 export const unknownSource = (id: number) => invalid(`source_id: source ${id} does not exist`)
 
+/** conflict when deleting a rule set a campaign's path still uses. */
+export const ruleSetInUse = (user: { id: number; slug: string }) =>
+  conflict(`rule set is used by a path of campaign "${user.slug}" (id ${user.id}); remove it from the path first`)
+
 /** invalid naming the first linked offer or landing that is not among the ids found. */
-export function checkFound(refs: LinkRef[], found: Set<number>, what: 'offer' | 'landing'): void {
+export function checkFound(refs: LinkRef[], found: Set<number>, what: 'offer' | 'landing' | 'rule set'): void {
   const gone = refs.find((r) => !found.has(r.id))
   if (gone) throw invalid(`${gone.field}: ${what} ${gone.id} does not exist`)
 }

@@ -9,9 +9,10 @@ import type { Page } from '../../lib/paging'
 import type { MaybeAsync, Steps } from '../../lib/steps'
 import { campaignSteps, createSteps, removeSteps, updateSteps, type CatalogQueries, type LinkKind, type Values } from './changes'
 import { slugTaken, type Entity, type Slugged } from './errors'
+import { ruleSetStore } from './rule-sets'
 import type {
-  Campaign, CampaignLinks, CampaignRow, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, OfferRow,
-  OfferValues, RoutingRows, RoutingSource, SourceRow, SourceValues,
+  Campaign, CampaignLinks, CampaignPath, CampaignRow, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, OfferRow,
+  OfferValues, PathRow, RoutingRows, RoutingSource, SourceRow, SourceValues,
 } from './types'
 
 const TABLE: Record<Entity, string> = { source: 'sources', offer: 'offers', landing: 'landings', campaign: 'campaigns' }
@@ -41,6 +42,12 @@ const LINK = {
   offers: { table: raw('campaign_offers'), ref: raw('offer_id') },
   landings: { table: raw('campaign_landings'), ref: raw('landing_id') },
 }
+/** A path's own rotation (action 'rotation'). */
+const PATH_LINK = {
+  offers: { table: raw('path_offers'), ref: raw('offer_id') },
+  landings: { table: raw('path_landings'), ref: raw('landing_id') },
+}
+const PATH_COLS = raw('id, campaign_id AS "campaignId", position, name, active, rule_set_id AS "ruleSetId", conditions, action, url')
 
 /** A campaign's active is an integer flag on both engines; its row carries the boolean. */
 const toCampaign = (r: Values): CampaignRow => ({ ...r, active: Number(r.active) !== 0 }) as CampaignRow
@@ -53,6 +60,8 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
 
   constructor(database: AnyDatabase) {
     this.db = storeDb(database)
+    ;({ listRuleSets: this.listRuleSets, findRuleSet: this.findRuleSet, createRuleSet: this.createRuleSet,
+      updateRuleSet: this.updateRuleSet, deleteRuleSet: this.deleteRuleSet } = ruleSetStore(this.db))
   }
 
   /**
@@ -71,9 +80,24 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
       const landings: RoutingRows['landings'] = yield q.all(sql`SELECT cl.campaign_id AS "campaignId", cl.landing_id AS "landingId",
         cl.weight, l.slug, l.url, CASE WHEN l.html IS NOT NULL AND l.html <> '' THEN 1 ELSE 0 END AS "hasHtml"
         FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id ORDER BY cl.campaign_id, cl.position`)
-      return { campaigns, offers, landings }
+      // Active paths of the campaigns above, in order, each with its rule set's conditions and its own rotation.
+      const paths: RoutingRows['paths'] = yield q.all(sql`SELECT p.id, p.campaign_id AS "campaignId", p.name, p.conditions,
+        r.conditions AS "ruleConditions", p.action, p.url FROM campaign_paths p LEFT JOIN rule_sets r ON r.id = p.rule_set_id
+        WHERE p.active = 1 ORDER BY p.campaign_id, p.position, p.id`)
+      const pathOffers: RoutingRows['pathOffers'] = yield q.all(sql`SELECT po.path_id AS "pathId", po.offer_id AS "offerId", po.weight, o.url
+        FROM path_offers po JOIN offers o ON o.id = po.offer_id ORDER BY po.path_id, po.position`)
+      const pathLandings: RoutingRows['pathLandings'] = yield q.all(sql`SELECT pl.path_id AS "pathId", pl.landing_id AS "landingId",
+        pl.weight, l.slug, l.url, CASE WHEN l.html IS NOT NULL AND l.html <> '' THEN 1 ELSE 0 END AS "hasHtml"
+        FROM path_landings pl JOIN landings l ON l.id = pl.landing_id ORDER BY pl.path_id, pl.position`)
+      return { campaigns, offers, landings, paths, pathOffers, pathLandings }
     })
   }
+
+  listRuleSets: CatalogStore['listRuleSets']
+  findRuleSet: CatalogStore['findRuleSet']
+  createRuleSet: CatalogStore['createRuleSet']
+  updateRuleSet: CatalogStore['updateRuleSet']
+  deleteRuleSet: CatalogStore['deleteRuleSet']
 
   listSources = (page: Page) => this.list<SourceRow>('source', page)
   findSource = (id: number) => this.find<SourceRow>('source', id)
@@ -105,7 +129,7 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
     return this.db.snapshot((q) => campaignOf(q, id))
   }
 
-  createCampaign(values: CampaignValues, links: Required<LinkChanges>): Promise<Campaign> {
+  createCampaign(values: CampaignValues, links: Required<Pick<LinkChanges, 'offers' | 'landings'>> & LinkChanges): Promise<Campaign> {
     return this.writeCampaign(null, values, links)
   }
 
@@ -160,10 +184,13 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
     return {
       exists: (what, id, lock) => q.get<{ id: number }>(sql`SELECT id FROM ${raw(TABLE[what])} WHERE id = ${id} ${lock ? forUpdate : empty}`),
       slugHolder: (what, slug, exceptId) => q.get<{ id: number }>(sql`SELECT id FROM ${raw(TABLE[what])} WHERE slug = ${slug} AND id <> ${exceptId} LIMIT 1`),
+      // An offer or landing is used by a campaign's rotation or by one of its paths' rotations.
       campaignUsing: (what, id) => what === 'source'
         ? q.get<{ id: number; slug: string }>(sql`SELECT id, slug FROM campaigns WHERE source_id = ${id} ORDER BY id LIMIT 1`)
-        : q.get<{ id: number; slug: string }>(sql`SELECT c.id, c.slug FROM ${LINK[`${what}s`].table} x JOIN campaigns c ON c.id = x.campaign_id
-            WHERE x.${LINK[`${what}s`].ref} = ${id} ORDER BY c.id LIMIT 1`),
+        : q.get<{ id: number; slug: string }>(sql`SELECT c.id, c.slug FROM campaigns c WHERE c.id IN (
+            SELECT x.campaign_id FROM ${LINK[`${what}s`].table} x WHERE x.${LINK[`${what}s`].ref} = ${id}
+            UNION SELECT p.campaign_id FROM ${PATH_LINK[`${what}s`].table} y JOIN campaign_paths p ON p.id = y.path_id
+              WHERE y.${PATH_LINK[`${what}s`].ref} = ${id}) ORDER BY c.id LIMIT 1`),
       productUsing: (offerId) => q.get<{ id: number; name: string }>(sql`SELECT id, name FROM products WHERE offer_id = ${offerId} ORDER BY id LIMIT 1`),
       anyClick: (campaignId) => q.get<{ id: number }>(sql`SELECT campaign_id AS id FROM clicks WHERE campaign_id = ${campaignId} LIMIT 1`),
       shared: (table, ids) => q.all<{ id: number }>(sql`SELECT id FROM ${raw(table)} WHERE id IN ${inList(ids)} ORDER BY id ${forShare}`),
@@ -182,6 +209,18 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
       // One multi-row INSERT, each link with its position in the given order.
       addLinks: (kind, campaignId, refs) => q.run(sql`INSERT INTO ${LINK[kind].table} (campaign_id, ${LINK[kind].ref}, weight, position)
         VALUES ${join(refs.map((r, position) => sql`(${campaignId}, ${r.id}, ${r.weight}, ${position})`))}`),
+      pathIds: (campaignId) => q.all<{ id: number }>(sql`SELECT id FROM campaign_paths WHERE campaign_id = ${campaignId}`),
+      dropPaths: (campaignId, keep) => q.run(keep.length
+        ? sql`DELETE FROM campaign_paths WHERE campaign_id = ${campaignId} AND id NOT IN ${inList(keep)}`
+        : sql`DELETE FROM campaign_paths WHERE campaign_id = ${campaignId}`),
+      savePath: (campaignId, p, position) => p.id === null
+        ? q.get<{ id: number }>(sql`INSERT INTO campaign_paths (campaign_id, position, name, active, rule_set_id, conditions, action, url)
+            VALUES (${campaignId}, ${position}, ${p.name}, ${p.active ? 1 : 0}, ${p.ruleSetId}, ${p.conditions}, ${p.action}, ${p.url}) RETURNING id`)
+        : q.get<{ id: number }>(sql`UPDATE campaign_paths SET position = ${position}, name = ${p.name}, active = ${p.active ? 1 : 0},
+            rule_set_id = ${p.ruleSetId}, conditions = ${p.conditions}, action = ${p.action}, url = ${p.url} WHERE id = ${p.id} RETURNING id`),
+      clearPathLinks: (kind, pathId) => q.run(sql`DELETE FROM ${PATH_LINK[kind].table} WHERE path_id = ${pathId}`),
+      addPathLinks: (kind, pathId, refs) => q.run(sql`INSERT INTO ${PATH_LINK[kind].table} (path_id, ${PATH_LINK[kind].ref}, weight, position)
+        VALUES ${join(refs.map((r, position) => sql`(${pathId}, ${r.id}, ${r.weight}, ${position})`))}`),
     }
   }
 }
@@ -207,5 +246,34 @@ function* withLinks(q: Queries, rows: CampaignRow[]): Steps<Campaign[]> {
       else list.landings.push({ landingId: l.id, weight: l.weight })
     }
   }
-  return rows.map((row) => ({ row, links: links.get(row.id)! }))
+  const paths = yield* pathsOf(q, rows.map((r) => r.id))
+  return rows.map((row) => ({ row, links: links.get(row.id)!, paths: paths.get(row.id) ?? [] }))
+}
+
+/** The campaigns' paths in order, each with its own rotation. */
+function* pathsOf(q: Queries, campaignIds: number[]): Steps<Map<number, CampaignPath[]>> {
+  const rows: PathRow[] = yield q.all(sql`SELECT ${PATH_COLS} FROM campaign_paths WHERE campaign_id IN ${inList(campaignIds)}
+    ORDER BY campaign_id, position, id`)
+  const out = new Map<number, CampaignPath[]>()
+  if (rows.length === 0) return out
+  const byId = new Map<number, CampaignPath>()
+  for (const r of rows) {
+    const path: CampaignPath = { row: { ...r, active: Number(r.active) !== 0 }, offers: [], landings: [] }
+    byId.set(r.id, path)
+    const list = out.get(r.campaignId)
+    if (list) list.push(path)
+    else out.set(r.campaignId, [path])
+  }
+  const ids = inList([...byId.keys()])
+  for (const kind of ['offers', 'landings'] as LinkKind[]) {
+    const { table, ref } = PATH_LINK[kind]
+    const found: Array<{ pathId: number; id: number; weight: number }> = yield q.all(sql`SELECT path_id AS "pathId", ${ref} AS id, weight
+      FROM ${table} WHERE path_id IN ${ids} ORDER BY path_id, position, ${ref}`)
+    for (const l of found) {
+      const p = byId.get(l.pathId)!
+      if (kind === 'offers') p.offers.push({ offerId: l.id, weight: l.weight })
+      else p.landings.push({ landingId: l.id, weight: l.weight })
+    }
+  }
+  return out
 }

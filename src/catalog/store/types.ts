@@ -5,13 +5,15 @@
 // await (a bun:sqlite transaction cannot span one), so each write is one atomic operation: it runs its
 // referential checks inside its own transaction and throws the AppError the caller sees (not_found,
 // conflict, invalid naming the field).
-import type { campaigns, landings, offers, sources } from '../../db/schema'
+import type { campaignPaths, campaigns, landings, offers, ruleSets, sources } from '../../db/schema'
 import type { Page } from '../../lib/paging'
 
 export type SourceRow = typeof sources.$inferSelect
 export type OfferRow = typeof offers.$inferSelect
 export type LandingRow = typeof landings.$inferSelect
 export type CampaignRow = typeof campaigns.$inferSelect
+export type RuleSetRow = typeof ruleSets.$inferSelect
+export type PathRow = typeof campaignPaths.$inferSelect
 
 /** What a write may set; the store stamps id, created_at and updated_at. */
 type Values<R> = Omit<R, 'id' | 'createdAt' | 'updatedAt'>
@@ -23,12 +25,25 @@ export type CampaignValues = Values<CampaignRow>
 export interface OfferLink { offerId: number; weight: number }
 export interface LandingLink { landingId: number; weight: number }
 export interface CampaignLinks { offers: OfferLink[]; landings: LandingLink[] }
-export interface Campaign { row: CampaignRow; links: CampaignLinks }
+/** A targeting path with its own rotation (action 'rotation'; empty lists otherwise). */
+export interface CampaignPath { row: PathRow; offers: OfferLink[]; landings: LandingLink[] }
+export interface Campaign { row: CampaignRow; links: CampaignLinks; paths: CampaignPath[] }
+/** A rule set with the campaigns whose paths use it (lowest id first). */
+export interface RuleSet { id: number; row: RuleSetRow; campaignIds: number[] }
+export type RuleSetValues = Values<RuleSetRow>
 
 /** A linked offer or landing as the input gave it; `field` names it in "does not exist" errors (offers.0.offer_id). */
 export interface LinkRef { id: number; weight: number; field: string }
-/** Rotations to write: a given list replaces the whole rotation, an absent one stays as it is. */
-export interface LinkChanges { offers?: LinkRef[]; landings?: LinkRef[] }
+/**
+ * A path to write, in campaign order. `id` keeps an existing path of the campaign (its clicks keep pointing at
+ * it); null makes a new one. `field` ("paths.2") names it in errors; `conditions` is the checked JSON.
+ */
+export interface PathWrite {
+  id: number | null; field: string; name: string; active: boolean; ruleSetId: number | null; conditions: string
+  action: PathRow['action']; url: string | null; offers: LinkRef[]; landings: LinkRef[]
+}
+/** Rotations and paths to write: a given list replaces the whole list, an absent one stays as it is. */
+export interface LinkChanges { offers?: LinkRef[]; landings?: LinkRef[]; paths?: PathWrite[] }
 
 export interface CatalogStore {
   /** One page in id order, fetched with limit + 1 rows (the extra row says another page exists). */
@@ -60,10 +75,18 @@ export interface CatalogStore {
   listCampaigns(page: Page): Promise<Campaign[]>
   findCampaign(id: number): Promise<Campaign | undefined>
   /** Row and rotations in one transaction (never a campaign without offers); invalid when a referenced source, offer or landing does not exist. */
-  createCampaign(values: CampaignValues, links: Required<LinkChanges>): Promise<Campaign>
+  createCampaign(values: CampaignValues, links: Required<Pick<LinkChanges, 'offers' | 'landings'>> & LinkChanges): Promise<Campaign>
   updateCampaign(id: number, changes: Partial<CampaignValues>, links: LinkChanges): Promise<Campaign>
   /** not_found; conflict once the campaign has clicks (its history would be orphaned). */
   deleteCampaign(id: number): Promise<void>
+
+  listRuleSets(page: Page): Promise<RuleSet[]>
+  findRuleSet(id: number): Promise<RuleSet | undefined>
+  createRuleSet(values: RuleSetValues): Promise<RuleSet>
+  /** not_found "rule set not found". */
+  updateRuleSet(id: number, changes: Partial<RuleSetValues>): Promise<RuleSet>
+  /** not_found; conflict while a campaign's path uses it. */
+  deleteRuleSet(id: number): Promise<void>
 }
 
 /**
@@ -78,6 +101,12 @@ export interface RoutingRows {
   offers: Array<{ campaignId: number; offerId: number; weight: number; url: string | null }>
   /** hasHtml: 1 when the landing has a hosted page (SQLite has no booleans; only truthiness counts). */
   landings: Array<{ campaignId: number; landingId: number; weight: number; slug: string; url: string | null; hasHtml: number }>
+  /** Active paths in campaign order; `ruleConditions`: the rule set's conditions (JSON), null without one. */
+  paths: Array<{
+    id: number; campaignId: number; name: string; conditions: string; ruleConditions: string | null; action: string; url: string | null
+  }>
+  pathOffers: Array<{ pathId: number; offerId: number; weight: number; url: string | null }>
+  pathLandings: Array<{ pathId: number; landingId: number; weight: number; slug: string; url: string | null; hasHtml: number }>
 }
 
 /**

@@ -5,6 +5,7 @@ import { h, mount } from './dom'
 import { loginView } from './views/login'
 import { firstRunView } from './views/first-run'
 import { campaignsView } from './views/campaigns'
+import { ruleSetsView } from './views/rule-sets'
 import { reportsView } from './views/reports'
 import { tokensView } from './views/tokens'
 import { conversionsView } from './views/conversions'
@@ -25,6 +26,7 @@ let me: Me | null = null
 interface Screen { path: string; label: string; section: string; hidden?: boolean; render: (me: Me, params: URLSearchParams) => HTMLElement | Promise<HTMLElement> }
 const SCREENS: Screen[] = [
   { path: '/campaigns', label: 'Campaigns', section: 'campaigns', render: campaignsView },
+  { path: '/rule-sets', label: 'Rule sets', section: 'campaigns', render: ruleSetsView },
   { path: '/sources', label: 'Sources', section: 'campaigns', render: catalogView(SOURCES) },
   { path: '/offers', label: 'Offers', section: 'campaigns', render: catalogView(OFFERS) },
   { path: '/landings', label: 'Landings', section: 'landings', render: catalogView(LANDINGS) },

@@ -5,9 +5,11 @@ import * as sqlite from '../schema'
 import { toPg } from '../table'
 
 export const {
-  users, settings, sources, offers, landings, campaigns, campaignOffers, campaignLandings, clicks,
+  users, settings, sources, offers, landings, campaigns, campaignOffers, campaignLandings, ruleSets, campaignPaths, pathOffers, pathLandings, clicks,
   conversionTypes, statusMap, conversions, postbackErrors, conversionStatusHistory, jobs,
   clickStatsHourly, conversionStatsHourly, clickStatsDaily, conversionStatsDaily,
+  clickCountryHourly, clickCountryDaily, clickPathHourly, clickPathDaily,
+  conversionCountryHourly, conversionCountryDaily, conversionPathHourly, conversionPathDaily, clickCountryTotalDaily, conversionCountryTotalDaily,
   emailLists, emailSubscribers, emailOutbox, emailTriggers, emailAutomations, customers, customerLoginTokens,
   mailEvents, mailWebhookTokens, leads, visitorEvents, landingAssets,
   webhookEvents, orders, paymentAccounts, products, refunds, subscriptions,

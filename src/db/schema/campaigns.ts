@@ -67,3 +67,44 @@ export const campaignLandings = table('campaign_landings', {
   /** Order of the link within its campaign's rotation, as it was given (0, 1, …). */
   position: integer('position').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.campaignId, t.landingId] }), index('campaign_landings_landing_idx').on(t.landingId)])
+
+// Targeting (issue 28, docs/rules.md): a campaign's ordered paths before its default rotation, and the rule
+// sets (saved conditions) several paths may share. Conditions are JSON text checked by rules/check.ts.
+
+export const ruleSets = table('rule_sets', {
+  id: id(),
+  name: text('name').notNull(),
+  /** JSON array of conditions (rules/model.ts), all must hold. */
+  conditions: text('conditions').notNull().default('[]'),
+  createdAt: ms('created_at').notNull(),
+  updatedAt: ms('updated_at').notNull(),
+})
+
+export const campaignPaths = table('campaign_paths', {
+  id: id(),
+  campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
+  /** Order within the campaign: the first path whose conditions hold takes the visitor. */
+  position: integer('position').notNull().default(0),
+  name: text('name').notNull(),
+  active: integer('active', { mode: 'boolean' }).notNull().default(true),
+  /** Shared conditions; the path's own `conditions` must hold as well. */
+  ruleSetId: integer('rule_set_id').references(() => ruleSets.id),
+  conditions: text('conditions').notNull().default('[]'),
+  /** 'rotation' (path_offers/path_landings) | 'url' (`url`, a template) | 'bot_url' | 'not_found'. */
+  action: text('action', { enum: ['rotation', 'url', 'bot_url', 'not_found'] }).notNull(),
+  url: text('url'),
+}, (t) => [index('campaign_paths_campaign_idx').on(t.campaignId), index('campaign_paths_rule_set_idx').on(t.ruleSetId)])
+
+export const pathOffers = table('path_offers', {
+  pathId: integer('path_id').notNull().references(() => campaignPaths.id, { onDelete: 'cascade' }),
+  offerId: integer('offer_id').notNull().references(() => offers.id),
+  weight: integer('weight').notNull().default(100),
+  position: integer('position').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.pathId, t.offerId] }), index('path_offers_offer_idx').on(t.offerId)])
+
+export const pathLandings = table('path_landings', {
+  pathId: integer('path_id').notNull().references(() => campaignPaths.id, { onDelete: 'cascade' }),
+  landingId: integer('landing_id').notNull().references(() => landings.id),
+  weight: integer('weight').notNull().default(100),
+  position: integer('position').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.pathId, t.landingId] }), index('path_landings_landing_idx').on(t.landingId)])

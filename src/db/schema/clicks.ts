@@ -54,6 +54,8 @@ export const clicks = table('clicks', {
   /** From the city database (SVC_GEOIP_CITY) only. */
   region: text('region'),
   city: text('city'),
+  /** The campaign path that took the click (campaign_paths.id, not a foreign key: reports keep a deleted path's id); null = the default rotation. */
+  pathId: integer('path_id'),
   /** First page view of the click's landing (pixel.js); null until then. */
   landingViewedAt: ms('landing_viewed_at'),
   /** First click-through from the landing to the offer (/r); null until then. */

@@ -30,6 +30,9 @@ export const conversions = table('conversions', {
   sourceId: integer('source_id'),
   offerId: integer('offer_id'),
   landingId: integer('landing_id'),
+  /** The click's country (ISO alpha-2) and targeting path (null: default rotation), copied at record time (issue 28). */
+  country: text('country'),
+  pathId: integer('path_id'),
   /** Type slug; flags are read from conversion_types at report time so flag edits apply retroactively. */
   type: text('type').notNull(),
   status: text('status'),

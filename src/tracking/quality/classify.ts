@@ -140,10 +140,12 @@ export class TrafficClassifier {
     this.state = { blocked, excluded, limiter, datacenter: cfg.botDatacenter }
   }
 
-  classify(r: TrafficRequest): TrafficVerdict {
+  /** `dryRun` (the simulator): the ip_rate step, which counts the visit, is left out. */
+  classify(r: TrafficRequest, dryRun = false): TrafficVerdict {
     const s = this.state
     const excluded = s.excluded.has(r.ip)
-    for (let i = 0; i < PIPELINE.length; i++) {
+    const steps = dryRun ? PIPELINE.length - 1 : PIPELINE.length
+    for (let i = 0; i < steps; i++) {
       const reason = PIPELINE[i]!(r, s)
       if (reason !== null) return FLAGGED[reason][excluded ? 1 : 0]
     }

@@ -19,7 +19,7 @@ import { ClickIndex } from './click-index'
 import type { ClickAmend } from './commit'
 import { ClickWriter } from './group-commit'
 import { startCheckpointer, type Checkpointer } from './checkpointer'
-import type { ClickStore, UniqueClick } from './types'
+import type { ClickRange, ClickStore, UniqueClick } from './types'
 import { PgClickStore } from './pg-click-store'
 
 export { WriterUnavailable } from './group-commit'
@@ -34,6 +34,8 @@ export class SqliteClickStore implements ClickStore {
   private readonly remove: RawStatement
   private readonly uniques: RawStatement
   private checkpointer: Checkpointer | null = null
+  /** The export's reads, prepared on the first export (all clicks, one campaign's). */
+  private exportReads: [all: RawStatement, ofCampaign: RawStatement] | null = null
 
   /** `raw`: the shared connection (reads, prunes); `path`: the database file the writer opens its own connection on. */
   constructor(private readonly raw: RawDb, private readonly path: string, private readonly events: EventBus) {
@@ -124,6 +126,27 @@ export class SqliteClickStore implements ClickStore {
   /** Unique clicks created since `since`, oldest first. */
   recentUniques(since: number): UniqueClick[] {
     return this.uniques.all({ since }) as UniqueClick[]
+  }
+
+  /**
+   * One page of an export: the lower bound moves up with the cursor, so each page starts in the
+   * created_at index (or campaign_id, created_at) where the last one ended; rows are index order (created_at, id).
+   */
+  clicksAfter(range: ClickRange, createdAt: number, row: number, limit: number): StoredClick[] {
+    const sql = (campaign: string) =>
+      `SELECT id AS row, ${selectList(CLICK_FIELDS)} FROM clicks WHERE ${campaign}created_at >= $lo AND created_at < $to ` +
+      'AND (created_at > $at OR id > $row) ORDER BY created_at, id LIMIT $limit'
+    this.exportReads ??= [this.raw.prepare(sql('')), this.raw.prepare(sql('campaign_id = $campaign AND '))]
+    const [all, ofCampaign] = this.exportReads
+    const lo = Math.max(range.from, createdAt)
+    const rows = range.campaignId === undefined
+      ? all.all({ lo, to: range.to, at: createdAt, row, limit })
+      : ofCampaign.all({ campaign: range.campaignId, lo, to: range.to, at: createdAt, row, limit })
+    for (const c of rows as Array<{ excluded: unknown; isUnique: unknown }>) {
+      c.excluded = c.excluded === 1
+      c.isUnique = c.isUnique === 1
+    }
+    return rows as StoredClick[]
   }
 
   /** Writes the full buckets still missing from click_index (a crash while writing one, a migrated database); starts the WAL checkpointer. */

@@ -18,6 +18,7 @@ export const CLICK_COLUMNS = [
   ['createdAt', 'created_at'],
   ['country', 'country'], ['asn', 'asn'], ['asOrg', 'as_org'], ['connection', 'connection'], ['language', 'language'],
   ['osVersion', 'os_version'], ['browserVersion', 'browser_version'], ['region', 'region'], ['city', 'city'],
+  ['pathId', 'path_id'],
 ] as const satisfies ReadonlyArray<readonly [keyof Click, string]>
 
 export type ClickField = (typeof CLICK_COLUMNS)[number][0]
@@ -56,10 +57,10 @@ export const bindClicks = new Function(
     '}',
 ) as ClickBinder
 
-/** The fields a click's rollup row depends on. */
+/** The fields a click's rollup rows depend on (country and path: the targeting rollups). */
 export const ROLLUP_FIELDS = [
   'createdAt', 'campaignId', 'sourceId', 'offerId', 'landingId', 'botReason', 'excluded', 'isUnique', 'cost',
-  'landingViewedAt', 'landingClickedAt',
+  'landingViewedAt', 'landingClickedAt', 'country', 'pathId',
 ] as const satisfies readonly ClickField[]
 /** A Click, or a stored click read back with its flags as 0/1. */
 export type RollupClick = { [K in Exclude<(typeof ROLLUP_FIELDS)[number], 'excluded' | 'isUnique'>]: Click[K] } & {
@@ -72,7 +73,7 @@ export type RollupClick = { [K in Exclude<(typeof ROLLUP_FIELDS)[number], 'exclu
  * flagged, and its own sub1..sub10 and parameters for the macros.
  */
 export const CONTINUE_FIELDS = [
-  'clickId', 'campaignId', 'sourceId', 'offerId', 'landingId', 'botReason', 'landingClickedAt', 'params', ...SUB_FIELDS,
+  'clickId', 'campaignId', 'sourceId', 'offerId', 'landingId', 'botReason', 'landingClickedAt', 'params', ...SUB_FIELDS, 'pathId',
 ] as const satisfies readonly ClickField[]
 export type ContinuableClick = Pick<Click, (typeof CONTINUE_FIELDS)[number]> & { row: number }
 
@@ -92,6 +93,6 @@ export function newClick(f: Pick<Click, 'clickId' | 'campaignId' | 'createdAt'> 
     landingClickedAt: f.landingClickedAt ?? null, createdAt: f.createdAt,
     country: f.country ?? null, asn: f.asn ?? null, asOrg: f.asOrg ?? null, connection: f.connection ?? null,
     language: f.language ?? null, osVersion: f.osVersion ?? null, browserVersion: f.browserVersion ?? null,
-    region: f.region ?? null, city: f.city ?? null,
+    region: f.region ?? null, city: f.city ?? null, pathId: f.pathId ?? null,
   }
 }

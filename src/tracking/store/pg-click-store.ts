@@ -12,13 +12,19 @@ import { errorFields, log } from '../../lib/log'
 import { CLICK_COLUMNS, CONTINUE_FIELDS, CLICK_FIELDS, type Click, type ClickField, type ContinuableClick, type StoredClick } from './click'
 import { newBatch, type Batch } from './group-commit'
 import { commitPg } from './pg-commit'
-import { WriterUnavailable, type ClickAmend, type ClickStore, type UniqueClick } from './types'
+import { WriterUnavailable, type ClickAmend, type ClickRange, type ClickStore, type UniqueClick } from './types'
 
 const COLUMN_OF = new Map<string, string>(CLICK_COLUMNS)
 /** `column AS "field"`: Postgres folds unquoted aliases to lower case. Constant text from CLICK_COLUMNS. */
 const pgSelectList = (fields: readonly ClickField[]) => fields.map((f) => `${COLUMN_OF.get(f)} AS "${f}"`).join(', ')
 const FIND_SQL = `SELECT id AS "row", ${pgSelectList(CONTINUE_FIELDS)} FROM clicks WHERE click_id = $1`
 const RECORD_SQL = `SELECT id AS "row", ${pgSelectList(CLICK_FIELDS)} FROM clicks WHERE click_id = $1`
+/** An export page ($1 lower bound, $2 to, $3/$4 the cursor, $5 limit, $6 campaign): see clicksAfter. */
+const exportSql = (campaign: string) =>
+  `SELECT id AS "row", ${pgSelectList(CLICK_FIELDS)} FROM clicks WHERE ${campaign}created_at >= $1 AND created_at < $2 ` +
+  'AND (created_at > $3 OR id > $4) ORDER BY created_at, id LIMIT $5'
+const EXPORT_SQL = exportSql('')
+const EXPORT_CAMPAIGN_SQL = exportSql('campaign_id = $6 AND ')
 
 
 export interface PgClickStoreOptions {
@@ -108,6 +114,20 @@ export class PgClickStore implements ClickStore {
       SELECT campaign_id AS "campaignId", ip, user_agent AS "userAgent", created_at AS "createdAt"
       FROM clicks WHERE created_at >= ${since} AND is_unique = 1 ORDER BY created_at`
     return numCols(rows as Array<Record<string, unknown>>, 'createdAt') as unknown as UniqueClick[]
+  }
+
+  /** One page of an export; the lower bound moves up with the cursor, so a page never rescans the pages before it. */
+  async clicksAfter(range: ClickRange, createdAt: number, row: number, limit: number): Promise<StoredClick[]> {
+    const args = [Math.max(range.from, createdAt), range.to, createdAt, row, limit]
+    const rows = range.campaignId === undefined
+      ? await this.db.sql.unsafe(EXPORT_SQL, args)
+      : await this.db.sql.unsafe(EXPORT_CAMPAIGN_SQL, [...args, range.campaignId])
+    numCols(rows as Array<Record<string, unknown>>, 'row', 'createdAt', 'landingViewedAt', 'landingClickedAt', 'asn')
+    for (const r of rows) {
+      r.excluded = r.excluded === 1
+      r.isUnique = r.isUnique === 1
+    }
+    return rows as StoredClick[]
   }
 
   /** Nothing runs in the background on Postgres (no click index, the server checkpoints itself). */

@@ -7,18 +7,21 @@
 // Lock order, so that two instances committing at once never deadlock: amended click rows (sorted by
 // id, one statement), then the hourly rollup rows in (day, campaign, source, offer, landing, hour) order in one
 // statement, whose row triggers (drizzle-pg/0001) then update the daily rows at the end of that
-// statement, in the same, day-first, order. New click rows are never contended (fresh ids, UUID click_ids).
+// statement, in the same, day-first, order; then the targeting rollup rows (click_country_hourly, then
+// click_path_hourly) likewise, in (day, campaign, country or path, hour) order; last the rows of
+// click_country_total_daily (per day and country, shared by every campaign) in (day, country) order, so that no
+// transaction holds one of them while it waits for a row another transaction holds. New click rows are never contended (fresh ids, UUID click_ids).
 import type { SQL } from 'bun'
 import { num } from '../../db/pg/client'
 import { CLICK_COLUMNS, CLICK_FIELDS, type Click, type ClickField, type RollupClick } from './click'
-import { addRollupDeltas, type RollupDelta } from './click-rollup'
+import { addRollupDeltas, newTargetingDeltas, sortedTotals, type RollupDelta, type TargetingDelta, type TargetingDeltas } from './click-rollup'
 import { amended, type ClickAmend } from './commit'
 
 /** Postgres element type of each non-text click column (schema: src/db/schema/clicks.ts). */
 const PG_TYPE: Partial<Record<ClickField, string>> = {
   campaignId: 'int4', sourceId: 'int4', offerId: 'int4', landingId: 'int4',
   excluded: 'int4', isUnique: 'int4', cost: 'float8', landingViewedAt: 'int8', landingClickedAt: 'int8', createdAt: 'int8',
-  asn: 'int8',
+  asn: 'int8', pathId: 'int4',
 }
 
 /** Constant text, derived once from CLICK_COLUMNS (never from input). */
@@ -38,11 +41,34 @@ const ROLLUP_SQL =
   'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
   'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
 
+/** The targeting rollups (db/schema/stats.ts): as ROLLUP_SQL, keyed by campaign and country, or campaign and path. */
+const targetingSql = (table: string, column: string, type: string) =>
+  `INSERT INTO ${table} AS h (hour, campaign_id, ${column}, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ` +
+  `SELECT * FROM unnest($1::int8[], $2::int4[], $3::${type}[], $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::int4[], $9::int4[]) ` +
+  `AS d(hour, campaign_id, ${column}, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ` +
+  `ORDER BY d.hour - d.hour % 86400000, d.campaign_id, d.${column}${type === 'text' ? ' COLLATE "C"' : ''}, d.hour ` +
+  `ON CONFLICT (hour, campaign_id, ${column}) DO UPDATE SET ` +
+  'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
+  'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
+  'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
+const COUNTRY_SQL = targetingSql('click_country_hourly', 'country', 'text')
+const PATH_SQL = targetingSql('click_path_hourly', 'path_id', 'int4')
+/** Per day and country over all campaigns; rows bound in lock order (sortedTotals), kept by WITH ORDINALITY. */
+const TOTAL_SQL =
+  'INSERT INTO click_country_total_daily AS h (day, country, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
+  'SELECT d.day, d.country, d.clicks, d.unique_clicks, d.bot_clicks, d.cost, d.landing_views, d.landing_clicks ' +
+  'FROM unnest($1::int8[], $2::int4[], $3::text[], $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::int4[], $9::int4[]) ' +
+  'WITH ORDINALITY AS d(day, campaign, country, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks, n) ORDER BY d.n ' +
+  'ON CONFLICT (day, country) DO UPDATE SET ' +
+  'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
+  'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
+  'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
+
 /** The amended clicks' rollup fields, locked in id order (see the lock order above). */
 const LOCK_SQL =
   'SELECT id, created_at AS "createdAt", campaign_id AS "campaignId", source_id AS "sourceId", offer_id AS "offerId", ' +
   'landing_id AS "landingId", bot_reason AS "botReason", excluded, is_unique AS "isUnique", cost, ' +
-  'landing_viewed_at AS "landingViewedAt", landing_clicked_at AS "landingClickedAt" ' +
+  'landing_viewed_at AS "landingViewedAt", landing_clicked_at AS "landingClickedAt", country, path_id AS "pathId" ' +
   'FROM clicks WHERE id = ANY($1::int8[]) ORDER BY id FOR UPDATE'
 
 const AMEND_SQL =
@@ -75,8 +101,19 @@ function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
   return cols
 }
 
+function targetingArrays(deltas: Iterable<TargetingDelta>): unknown[][] {
+  const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
+  for (const d of deltas) {
+    const row = [d.hour, d.campaign, d.key, d.clicks, d.unique, d.bots, d.cost, d.views, d.throughs]
+    for (let j = 0; j < 9; j++) cols[j]!.push(row[j])
+  }
+  return cols
+}
+
 /** Locks the amended clicks, applies the amends in order (each sees the one before), writes the changed rows. */
-async function applyAmends(tx: SQL, amends: readonly ClickAmend[], deltas: Map<string, RollupDelta>): Promise<void> {
+async function applyAmends(
+  tx: SQL, amends: readonly ClickAmend[], deltas: Map<string, RollupDelta>, targeting: TargetingDeltas,
+): Promise<void> {
   const ids = [...new Set(amends.map((a) => a.row))]
   const locked = await tx.unsafe(LOCK_SQL, [ids])
   const before = new Map<number, RollupClick>()
@@ -85,6 +122,7 @@ async function applyAmends(tx: SQL, amends: readonly ClickAmend[], deltas: Map<s
       ...(r as unknown as RollupClick), createdAt: num(r.createdAt),
       landingViewedAt: r.landingViewedAt === null ? null : num(r.landingViewedAt),
       landingClickedAt: r.landingClickedAt === null ? null : num(r.landingClickedAt),
+      pathId: r.pathId === null ? null : num(r.pathId),
     })
   }
   const after = new Map(before)
@@ -94,8 +132,8 @@ async function applyAmends(tx: SQL, amends: readonly ClickAmend[], deltas: Map<s
     const next = amended(c, a)
     if (next === c) continue
     // Step by step, as SQLite applies them: a row passed through is written too (as a zero row).
-    addRollupDeltas(deltas, [c], -1)
-    addRollupDeltas(deltas, [next], 1)
+    addRollupDeltas(deltas, [c], -1, targeting)
+    addRollupDeltas(deltas, [next], 1, targeting)
     after.set(a.row, next)
   }
   const cols: unknown[][] = [[], [], [], [], [], [], [], []]
@@ -114,13 +152,20 @@ async function applyAmends(tx: SQL, amends: readonly ClickAmend[], deltas: Map<s
 export function commitPg(sql: SQL, clicks: readonly Click[], amends: readonly ClickAmend[]): Promise<number[]> {
   return sql.begin(async (tx) => {
     const deltas = new Map<string, RollupDelta>()
-    addRollupDeltas(deltas, clicks, 1)
-    if (amends.length > 0) await applyAmends(tx as unknown as SQL, amends, deltas)
+    const targeting = newTargetingDeltas()
+    addRollupDeltas(deltas, clicks, 1, targeting)
+    if (amends.length > 0) await applyAmends(tx as unknown as SQL, amends, deltas, targeting)
     const rollup = rollupArrays(deltas.values())
-    // Both statements are sent at once (pipelined on the transaction's connection), awaited together.
+    const countries = targetingArrays(targeting.country.values())
+    const paths = targetingArrays(targeting.path.values())
+    const totals = targetingArrays(sortedTotals(targeting))
+    // The statements are sent at once (pipelined on the transaction's connection), awaited together.
     const [inserted] = await Promise.all([
       clicks.length > 0 ? tx.unsafe(INSERT_SQL, columnArrays(clicks)) : Promise.resolve([]),
       rollup[0]!.length > 0 ? tx.unsafe(ROLLUP_SQL, rollup) : Promise.resolve([]),
+      countries[0]!.length > 0 ? tx.unsafe(COUNTRY_SQL, countries) : Promise.resolve([]),
+      paths[0]!.length > 0 ? tx.unsafe(PATH_SQL, paths) : Promise.resolve([]),
+      totals[0]!.length > 0 ? tx.unsafe(TOTAL_SQL, totals) : Promise.resolve([]),
     ])
     return rowIds(clicks, inserted as Array<{ id: unknown; click_id: string }>)
   })

@@ -20,6 +20,13 @@ export interface UniqueClick {
   createdAt: number
 }
 
+/** Which clicks an export reads: created in [from, to), of one campaign when campaignId is set. */
+export interface ClickRange {
+  from: number
+  to: number
+  campaignId?: number
+}
+
 export interface ClickStore {
   /** Resolves once the click is committed (group commit: one transaction per event-loop turn); rejects when it was not (→ 503). */
   append(click: Click): Promise<void>
@@ -39,6 +46,8 @@ export interface ClickStore {
   prune(cutoff: number, limit: number): Promise<number>
   /** Unique clicks created since `since`, oldest first. */
   recentUniques(since: number): MaybePromise<UniqueClick[]>
+  /** Up to `limit` whole clicks of the range after (createdAt, row), ordered by created_at then row: one page of an export. */
+  clicksAfter(range: ClickRange, createdAt: number, row: number, limit: number): MaybePromise<StoredClick[]>
   /** Background work of the engine (SQLite: index buckets, WAL checkpoints; Postgres: none). */
   start(): void
   /** Commits what is pending (graceful shutdown), then refuses new clicks (WriterUnavailable). */

@@ -1,7 +1,8 @@
 // A campaign's create/edit form with the weighted rotation editor (offers, and optional landings): each row
 // an offer or landing and its weight, with its share of the traffic spelled out. The API checks the rest
-// (slugs, weights 1..10000, at least one offer) and its message lands beside the field.
-import { api } from '../api'
+// (slugs, weights 1..10000, at least one offer) and its message lands beside the field. Below the default
+// rotation, the targeting paths (issue 28); an existing campaign also gets the simulator.
+import { all, api } from '../api'
 import { field, h } from '../dom'
 import { clearErrors, showErrors } from '../forms'
 
@@ -9,48 +10,16 @@ export interface CampaignRecord {
   id: number; name: string; slug: string; source_id: number | null; external_id: string | null; active: boolean
   bot_url: string | null; fallback_url: string | null; cost_model: 'none' | 'cpc' | 'param'; cpc: number
   offers: Array<{ offer_id: number; weight: number }>; landings: Array<{ landing_id: number; weight: number }>
+  paths?: PathRecord[]
 }
-interface Named { id: number; name: string }
-
-/** One rotation (offers or landings): rows of a select and a weight, plus the share each row gets. */
-function rotation(kind: 'offer' | 'landing', choices: Named[], initial: Array<{ id: number; weight: number }>, required: boolean) {
-  const rows = h('div', { class: 'rotation' })
-  const name = kind === 'offer' ? 'offers' : 'landings'
-  const shares = () => {
-    const lines = [...rows.querySelectorAll<HTMLElement>('.rotation-row')]
-    const total = lines.reduce((sum, l) => sum + Math.max(0, Number(l.querySelector<HTMLInputElement>('input')!.value) || 0), 0)
-    for (const l of lines) {
-      const w = Math.max(0, Number(l.querySelector<HTMLInputElement>('input')!.value) || 0)
-      l.querySelector('.share')!.textContent = total ? `${Math.round((w / total) * 100)} % of traffic` : ''
-    }
-  }
-  const add = (id: number | null, weight: number) => {
-    const n = rows.children.length + 1
-    const select = h('select', { 'aria-label': `${kind} ${n}` }, choices.map((c) => h('option', { value: c.id }, c.name)))
-    if (id !== null) select.value = String(id)
-    const w = h('input', { type: 'number', min: 1, max: 10000, step: 1, value: weight, 'aria-label': `weight of ${kind} ${n}`, oninput: shares })
-    const row = h('div', { class: 'rotation-row' }, select, w, h('span', { class: 'share' }),
-      h('button', { type: 'button', class: 'small', 'aria-label': `remove ${kind} ${n}`, onclick: () => { row.remove(); shares() } }, 'Remove'))
-    rows.append(row)
-    shares()
-  }
-  for (const r of initial) add(r.id, r.weight)
-  if (required && initial.length === 0 && choices.length) add(choices[0]!.id, 100)
-  const element = h('fieldset', {},
-    h('legend', {}, kind === 'offer' ? 'Offers (rotation)' : 'Landings (rotation, optional)'),
-    choices.length ? rows : h('p', {}, `No ${kind}s yet: create one first.`),
-    choices.length ? h('button', { type: 'button', class: 'small', onclick: () => add(null, 100) }, `Add ${kind}`) : null,
-    h('span', { class: 'field-error', 'data-error-for': name, role: 'alert' }),
-  )
-  const value = () => [...rows.querySelectorAll<HTMLElement>('.rotation-row')].map((l) => ({
-    [`${kind}_id`]: Number(l.querySelector('select')!.value), weight: Number(l.querySelector<HTMLInputElement>('input')!.value),
-  }))
-  return { element, value }
-}
+import { rotation, type Named } from './rotation'
+import { pathsEditor, type PathRecord, type RuleSetRecord } from './paths-editor'
+import { simulator } from './simulator'
 
 export async function campaignForm(existing: CampaignRecord | null, onSaved: (c: CampaignRecord) => void, onCancel: () => void): Promise<HTMLElement> {
-  const [sources, offers, landings] = await Promise.all([
+  const [sources, offers, landings, ruleSets] = await Promise.all([
     api<{ items: Named[] }>('GET', '/sources?limit=500'), api<{ items: Named[] }>('GET', '/offers?limit=500'), api<{ items: Named[] }>('GET', '/landings?limit=500'),
+    all<RuleSetRecord>('/rule-sets'),
   ])
   const name = h('input', { name: 'name', required: true, value: existing?.name ?? '' })
   const slug = h('input', { name: 'slug', required: true, value: existing?.slug ?? '' })
@@ -65,6 +34,7 @@ export async function campaignForm(existing: CampaignRecord | null, onSaved: (c:
   const active = h('input', { name: 'active', type: 'checkbox', checked: existing ? existing.active : true })
   const offerRotation = rotation('offer', offers.items, existing?.offers.map((o) => ({ id: o.offer_id, weight: o.weight })) ?? [], true)
   const landingRotation = rotation('landing', landings.items, existing?.landings.map((l) => ({ id: l.landing_id, weight: l.weight })) ?? [], false)
+  const paths = pathsEditor(existing?.paths ?? [], { offers: offers.items, landings: landings.items, ruleSets })
   const form = h('form', { class: 'card', 'aria-labelledby': 'campaign-form-title' },
     h('h2', { id: 'campaign-form-title' }, existing ? `Edit campaign "${existing.name}"` : 'New campaign'),
     field('Name', name), field('Slug', slug, 'The tracking link is /c/<slug>'), field('Source', source),
@@ -74,6 +44,7 @@ export async function campaignForm(existing: CampaignRecord | null, onSaved: (c:
     field('Bot URL', botUrl, 'Where flagged visitors go instead (empty: the same as people)'),
     field('Fallback URL', fallback, 'Where visitors go while the campaign is paused'),
     h('div', { class: 'field' }, h('label', {}, active, ' Active')),
+    paths.element,
     h('p', { class: 'form-error', role: 'alert' }),
     h('button', { type: 'submit' }, existing ? 'Save' : 'Create campaign'), ' ',
     h('button', { type: 'button', class: 'small', onclick: onCancel }, 'Cancel'),
@@ -81,17 +52,21 @@ export async function campaignForm(existing: CampaignRecord | null, onSaved: (c:
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
     clearErrors(form)
+    paths.clearErrors()
     const body = {
       name: name.value, slug: slug.value, source_id: source.value ? Number(source.value) : null, external_id: external.value || null,
       offers: offerRotation.value(), landings: landingRotation.value(), cost_model: costModel.value, cpc: Number(cpc.value || 0),
-      bot_url: botUrl.value || null, fallback_url: fallback.value || null, active: active.checked,
+      bot_url: botUrl.value || null, fallback_url: fallback.value || null, active: active.checked, paths: paths.value(),
     }
     try {
       onSaved(await api<CampaignRecord>(existing ? 'PATCH' : 'POST', existing ? `/campaigns/${existing.id}` : '/campaigns', body))
     } catch (err) {
       showErrors(form, err)
+      // "paths.1.conditions.0.values.0: …" also goes on that path's condition.
+      if (err instanceof Error) paths.showError(err.message)
     }
   })
-  return form
+  if (!existing) return form
+  return h('div', { class: 'campaign-editor' }, form, simulator(existing.id, { offers: offers.items, landings: landings.items }))
 }
 

@@ -4,6 +4,7 @@
 import { api, ApiError } from '../api'
 import { field, h, mount } from '../dom'
 import { countedRevenue, money } from '../format'
+import { pairs, traceList, type TracedPath } from '../trace'
 
 interface Conversion { id: number; click_id: string; revenue: number; currency: string | null; type: string; status: string | null; transaction_id: string | null; date: string; forward_warning?: string }
 interface HistoryEntry { type: string; status: string | null; revenue: number; at: string; reversal_id: number | null }
@@ -41,7 +42,12 @@ export async function conversionsView(): Promise<HTMLElement> {
         api<Record<string, unknown>>('GET', `/clicks/${encodeURIComponent(id)}`),
         api<{ items: Conversion[] }>('GET', `/conversions?click_id=${encodeURIComponent(id)}`),
       ])
-      const shown = ['click_id', 'created_at', 'campaign_id', 'source_id', 'offer_id', 'landing_id', 'ip', 'country', 'device_type', 'os', 'browser', 'referrer', 'bot_reason', 'is_unique', 'cost', 'sub1', 'sub2', 'sub3']
+      const shown = ['click_id', 'created_at', 'campaign_id', 'source_id', 'path_id', 'offer_id', 'landing_id', 'ip', 'country', 'region', 'city', 'asn', 'as_org', 'connection',
+        'device_type', 'os', 'os_version', 'browser', 'browser_version', 'language', 'referrer', 'bot_reason', 'is_unique', 'cost', 'sub1', 'sub2', 'sub3']
+      // The campaign's paths as they are now, tried on what the click recorded (issue 28).
+      const trace = click.path_trace as { matched_now: number | null; paths: TracedPath[] } | null | undefined
+      const pathName = (id: unknown) => (typeof id !== 'number' ? 'the default rotation'
+        : `path "${trace?.paths.find((p) => p.path_id === id)?.name ?? 'since removed'}" (#${id})`)
       // Each conversion's postbacks forwarded to the traffic source: status, attempts, last error, retry.
       const forwards = await Promise.all(conversions.items.map((c) => api<{ items: Job[] }>('GET', `/jobs?conversion_id=${c.id}`).then((p) => p.items, () => [] as Job[])))
       const jobs = forwards.flat()
@@ -57,7 +63,10 @@ export async function conversionsView(): Promise<HTMLElement> {
         } }, 'Retry') : null))))
       mount(found, h('section', { class: 'card', 'data-click': id },
         h('h2', {}, 'Click'),
-        h('dl', { class: 'pairs' }, shown.filter((k) => click[k] !== undefined).flatMap((k) => [h('dt', {}, k), h('dd', {}, click[k] === null ? '—' : String(click[k]))])),
+        pairs(click, shown),
+        trace ? h('div', { 'data-path-trace': '' }, h('h3', {}, 'Targeting paths'),
+          h('p', {}, `Took ${pathName(click.path_id)}; under the paths as they are now it would take ${pathName(trace.matched_now)}.`),
+          traceList(trace.paths)) : null,
         h('h3', {}, 'Its conversions'), conversionsTable(conversions.items, negative),
         conversions.items.map((c, i) => histories[i]!.length > 1 ? h('p', { 'data-status-history': c.id }, `Status history of conversion ${c.id}: `, histories[i]!.map((e) =>
           `${e.type}${e.status ? ` (${e.status})` : ''} ${money(e.revenue, c.currency)}, ${when(e.at)}${e.reversal_id ? `, reversed by conversion ${e.reversal_id}` : ''}`).join(' → ')) : null),
