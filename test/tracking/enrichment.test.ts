@@ -68,7 +68,7 @@ describe('a click knows its country and network', () => {
       params: {}, bot_reason: null, excluded: false, is_unique: true, cost: 0,
       device_type: 'mobile', os: 'Android', browser: 'Chrome', referrer_domain: null,
       country: 'US', asn: 15169, as_org: 'Google LLC', connection: 'hosting', language: 'de', os_version: '14', browser_version: '126',
-      region: 'California', city: 'Mountain View',
+      region: 'California', city: 'Mountain View', path_id: null, path_trace: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     })
   })
