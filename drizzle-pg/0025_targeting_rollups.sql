@@ -301,3 +301,8 @@ END $$;
 --> statement-breakpoint
 CREATE TRIGGER "conversion_path_daily_sync" AFTER INSERT OR UPDATE OR DELETE ON "conversion_path_hourly"
   FOR EACH ROW EXECUTE FUNCTION "conversion_path_daily_apply"();
+--> statement-breakpoint
+CREATE TABLE "rollup_marks" (
+	"name" text PRIMARY KEY NOT NULL,
+	"row_id" bigint NOT NULL
+);

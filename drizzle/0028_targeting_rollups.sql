@@ -294,3 +294,8 @@ END;
 CREATE TRIGGER `conversion_path_daily_del` AFTER DELETE ON `conversion_path_hourly` BEGIN
   INSERT INTO `conversion_path_daily` (`day`, `campaign_id`, `path_id`, `type`, `currency`, `conversions`, `revenue`, `revenue_abs`) VALUES (OLD.hour - OLD.hour % 86400000, OLD.campaign_id, OLD.path_id, OLD.type, OLD.currency, -OLD.conversions, -OLD.revenue, -OLD.revenue_abs) ON CONFLICT (`day`, `campaign_id`, `path_id`, `type`, `currency`) DO UPDATE SET conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs;
 END;
+--> statement-breakpoint
+CREATE TABLE `rollup_marks` (
+	`name` text PRIMARY KEY NOT NULL,
+	`row_id` integer NOT NULL
+);

@@ -129,7 +129,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     adminFeature(ctx),
     usersFeature(ctx),
     settingsFeature(ctx),
-    reportsFeature(ctx),
+    reportsFeature(ctx, { settle: () => tracking.clicks.settle() }),
     email,
     landings,
     commerce,

@@ -13,7 +13,8 @@ import { reportsVerbs } from './verbs'
 /** A status update moves a conversion between rollup rows exactly: its old row out, its new one in. */
 const moved = (us: readonly ConversionUpdated[]): RollupConversion[] => us.flatMap((u) => [{ ...u.before, sign: -1 as const }, u.after])
 
-export function reportsFeature(ctx: AppContext): Feature {
+/** `settle`: the click store's settle() (committed clicks into the targeting rollups before a report reads them). */
+export function reportsFeature(ctx: AppContext, deps: { settle?: () => void } = {}): Feature {
   // Widened until AppContext.database is AnyDatabase (the integrator's change).
   const database = ctx.database as AnyDatabase
   // Written through the conversions' own transaction (the emitter awaits bus.beforeCommit() on Postgres).
@@ -21,6 +22,6 @@ export function reportsFeature(ctx: AppContext): Feature {
   ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', rollup)
   ctx.events.on('conversion.updated', 'before-commit', 'reports.conversion-rollup-move', (us, tx) => rollup(moved(us), tx))
   const queries = ReportQueries.of(database)
-  const verbs = reportsVerbs({ service: new ReportService(queries, () => ctx.settings.get('cost_currency')), queries })
+  const verbs = reportsVerbs({ service: new ReportService(queries, () => ctx.settings.get('cost_currency'), deps.settle), queries })
   return { name: 'reports', routes: reportRoutes(ctx, verbs), verbs }
 }

@@ -74,8 +74,15 @@ export function segmentsOf(a: number, b: number, daily: boolean): Segment[] {
 }
 
 export class ReportService {
-  /** `costCurrency`: the cost_currency setting, read per report. */
-  constructor(private readonly q: ReportQueries, private readonly costCurrency: () => string = () => 'USD') {}
+  /**
+   * `costCurrency`: the cost_currency setting, read per report. `settle`: counts the committed clicks into the
+   * targeting rollups before a report reads them (the click store's settle(); SQLite folds them a moment late).
+   */
+  constructor(
+    private readonly q: ReportQueries,
+    private readonly costCurrency: () => string = () => 'USD',
+    private readonly settle: () => void = () => {},
+  ) {}
 
   /**
    * `all`: every top-level row (CSV), otherwise the requested page. `raw`: scan raw clicks even where the
@@ -85,6 +92,7 @@ export class ReportService {
     const types = await this.q.conversionTypes()
     const family = opts.raw ? null : rollupFamily(req.dims, req.filters)
     const rollups = family !== null
+    if (rollups) this.settle()
     let from = req.from
     let to = req.to
     const groups = new Map<string, Group>()

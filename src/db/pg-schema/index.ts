@@ -9,7 +9,7 @@ export const {
   conversionTypes, statusMap, conversions, postbackErrors, conversionStatusHistory, jobs,
   clickStatsHourly, conversionStatsHourly, clickStatsDaily, conversionStatsDaily,
   clickCountryHourly, clickCountryDaily, clickPathHourly, clickPathDaily,
-  conversionCountryHourly, conversionCountryDaily, conversionPathHourly, conversionPathDaily, clickCountryTotalDaily, conversionCountryTotalDaily,
+  conversionCountryHourly, conversionCountryDaily, conversionPathHourly, conversionPathDaily, clickCountryTotalDaily, conversionCountryTotalDaily, rollupMarks,
   emailLists, emailSubscribers, emailOutbox, emailTriggers, emailAutomations, customers, customerLoginTokens,
   mailEvents, mailWebhookTokens, leads, visitorEvents, landingAssets,
   webhookEvents, orders, paymentAccounts, products, refunds, subscriptions,

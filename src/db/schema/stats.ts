@@ -1,6 +1,6 @@
 import { integer, text, real, primaryKey } from 'drizzle-orm/sqlite-core'
 import { smallint } from 'drizzle-orm/pg-core'
-import { table, ms, type TableOptions } from '../table'
+import { table, ms, int8, type TableOptions } from '../table'
 
 // Incrementally maintained rollups that reports read instead of raw rows. Keys use 0 for "none"
 // (a click without landing), because NULLs never match in an upsert's conflict target.
@@ -162,3 +162,14 @@ export const conversionPathDaily = conversionTargeting('path', 'day')
  */
 export const clickCountryTotalDaily = clickTargeting('country', 'total')
 export const conversionCountryTotalDaily = conversionTargeting('country', 'total')
+
+/**
+ * How far a rollup fed from the clicks table has counted (SQLite: the click targeting rollups). `row_id`:
+ * every click with an id up to it is in the rollup; the ones after it are counted from their rows by the
+ * next fold (tracking/store/targeting-fold.ts), so a crash between the click's commit and the fold loses
+ * nothing. Postgres writes its targeting rollups with the clicks and does not use it.
+ */
+export const rollupMarks = table('rollup_marks', {
+  name: text('name').primaryKey(),
+  rowId: int8('row_id').notNull(),
+})

@@ -125,14 +125,22 @@ export class ClickRollup {
     )
   }
 
-  /** Adds (sign 1) or removes (sign -1) clicks; call inside the caller's transaction. */
-  apply(clicks: readonly RollupClick[], sign: 1 | -1 = 1): void {
+  /**
+   * Adds (sign 1) or removes (sign -1) clicks; call inside the caller's transaction. `targeting` false: the
+   * campaign rollups only (the click store leaves the targeting rollups to the fold, targeting-fold.ts).
+   */
+  apply(clicks: readonly RollupClick[], sign: 1 | -1 = 1, targeting = true): void {
     const deltas = new Map<string, RollupDelta>()
-    const targeting = newTargetingDeltas()
-    addRollupDeltas(deltas, clicks, sign, targeting)
+    const t = targeting ? newTargetingDeltas() : undefined
+    addRollupDeltas(deltas, clicks, sign, t)
     for (const d of deltas.values()) this.upsert.run({ ...d })
-    for (const d of targeting.country.values()) this.upsertCountry.run({ ...d })
-    for (const d of targeting.path.values()) this.upsertPath.run({ ...d })
-    for (const { campaign: _, ...d } of sortedTotals(targeting)) this.upsertTotal.run(d)
+    if (t) this.applyTargeting(t)
+  }
+
+  /** Writes targeting deltas (country, path, then the country totals in lock order); inside the caller's transaction. */
+  applyTargeting(t: TargetingDeltas): void {
+    for (const d of t.country.values()) this.upsertCountry.run({ ...d })
+    for (const d of t.path.values()) this.upsertPath.run({ ...d })
+    for (const { campaign: _, ...d } of sortedTotals(t)) this.upsertTotal.run(d)
   }
 }

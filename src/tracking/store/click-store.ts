@@ -84,6 +84,10 @@ export class SqliteClickStore implements ClickStore {
     return this.writer.commitNow(clicks)
   }
 
+  settle(): void {
+    this.writer.settle()
+  }
+
   /** Row id of a committed click; `clickId` must be a lower-case UUID. Sees every click ever handed out. */
   rowOf(clickId: string): number | undefined {
     return this.index.lookup(clickId)
@@ -113,6 +117,8 @@ export class SqliteClickStore implements ClickStore {
    * totals. Row ids are AUTOINCREMENT, never reused.
    */
   async prune(cutoff: number, limit: number): Promise<number> {
+    // A click is counted into the targeting rollups before its row can go (targeting-fold.ts).
+    this.writer.settle()
     const gone = this.raw.transaction(() => {
       const rows = this.oldest.all({ cutoff, limit }) as Array<{ row: number; clickId: string }>
       for (const r of rows) this.remove.run({ row: r.row })

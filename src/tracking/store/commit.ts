@@ -2,6 +2,7 @@
 import { openConnection, type PositionalStatement } from '../../db/client'
 import { CLICK_FIELDS, ROLLUP_FIELDS, bindClicks, insertSql, selectList, type Click, type RollupClick } from './click'
 import { ClickRollup } from './click-rollup'
+import { TargetingFold } from './targeting-fold'
 
 /** 39 × 64 bound values stays far below SQLite's variable limit (32,766). */
 const MAX_ROWS_PER_INSERT = 64
@@ -44,6 +45,8 @@ export function amended(c: RollupClick, a: ClickAmend): RollupClick {
 export interface Committer {
   /** Inserts `clicks` and applies `amends` in one transaction, rollups included; returns the clicks' row ids, in order. */
   commit(clicks: readonly Click[], amends: readonly ClickAmend[]): number[]
+  /** Counts the committed clicks into the targeting rollups (targeting-fold.ts): reports call it before reading. */
+  settle(): void
   close(): void
 }
 
@@ -77,6 +80,10 @@ export function createCommitter(path: string): Committer {
     return ins
   }
   const rollup = new ClickRollup(raw)
+  const fold = new TargetingFold(raw, rollup)
+  // A crash may have left committed clicks uncounted: count them before the first batch.
+  fold.settle()
+  let lastRow = 0
   const before = raw.prepare(`SELECT ${selectList(ROLLUP_FIELDS)} FROM clicks WHERE id = $row`)
   const update = raw.prepare(
     'UPDATE clicks SET offer_id = $offer, landing_id = $landing, bot_reason = $bot, is_unique = $unique, cost = $cost, ' +
@@ -93,8 +100,10 @@ export function createCommitter(path: string): Committer {
       row: a.row, offer: next.offerId, landing: next.landingId, bot: next.botReason, unique: next.isUnique ? 1 : 0, cost: next.cost,
       viewed: next.landingViewedAt, clicked: next.landingClickedAt,
     })
-    rollup.apply([old], -1)
-    rollup.apply([next], 1)
+    // The targeting rollups move with the click once the fold has counted it; before, the fold counts it as amended.
+    const counted = fold.counted(a.row)
+    rollup.apply([old], -1, counted)
+    rollup.apply([next], 1, counted)
   }
 
   const write = raw.immediate((clicks: readonly Click[], amends: readonly ClickAmend[]): number[] => {
@@ -111,13 +120,19 @@ export function createCommitter(path: string): Committer {
       // The write lock is held, so one statement's rows get consecutive ids ending at `last`.
       for (let i = 0; i < n; i++) ids[from + i] = last - n + 1 + i
     }
-    // Counted in the same transaction that stores them: reports are exact the moment a click commits.
-    rollup.apply(clicks)
+    // Counted in the same transaction that stores them: reports are exact the moment a click commits. The
+    // targeting rollups follow by the fold (settle(), which every report read runs first).
+    rollup.apply(clicks, 1, false)
     for (let i = 0; i < amends.length; i++) applyAmend(amends[i]!)
     return ids
   })
   return {
-    commit: write,
+    commit: (clicks, amends) => {
+      const ids = write(clicks, amends)
+      if (ids.length > 0) lastRow = ids[ids.length - 1]!
+      return ids
+    },
+    settle: () => fold.settle(lastRow),
     close: () => raw.close(),
   }
 }

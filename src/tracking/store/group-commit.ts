@@ -11,6 +11,9 @@ import { errorFields, log } from '../../lib/log'
 
 import { WriterUnavailable } from './types'
 
+/** How soon after a batch the targeting rollups count it (a fold covers every batch of that time). */
+const SETTLE_MS = 200
+
 export { WriterUnavailable }
 
 /** The clicks and amends of one commit, and the promise their 302s wait on (both engines' writers). */
@@ -64,11 +67,27 @@ export class ClickWriter {
     return b.promise
   }
 
+  /**
+   * Counts the committed clicks into the targeting rollups now (reports call it before they read). A failed
+   * fold is logged and retried by the next one: the clicks stay committed and the mark says what is left.
+   */
+  settle(): void {
+    if (this.settleTimer) clearTimeout(this.settleTimer)
+    this.settleTimer = null
+    if (!this.connection) return
+    try {
+      this.connection.settle()
+    } catch (err) {
+      log.error('tracking: counting clicks into the targeting rollups failed (retried)', { error: errorFields(err).error })
+    }
+  }
+
   /** Commits everything still pending (graceful shutdown), then closes the writer's connection. */
   async stop(): Promise<void> {
     if (this.closed) return
     this.closed = true
     this.flush()
+    this.settle()
     this.connection?.close()
     this.connection = null
   }
@@ -91,6 +110,8 @@ export class ClickWriter {
     return b
   }
 
+  private settleTimer: ReturnType<typeof setTimeout> | null = null
+
   private readonly flush = (): void => {
     const b = this.batch
     if (!b) return
@@ -98,6 +119,11 @@ export class ClickWriter {
     try {
       const rows = this.committer().commit(b.clicks, b.amends)
       if (b.clicks.length > 0) this.onCommitted(b.clicks, rows)
+      // The targeting rollups catch up a moment later, many batches in one fold (targeting-fold.ts).
+      if (b.clicks.length > 0 && !this.settleTimer && !this.closed) {
+        this.settleTimer = setTimeout(() => this.settle(), SETTLE_MS)
+        this.settleTimer.unref?.()
+      }
     } catch (err) {
       log.error('tracking: a batch of clicks was not committed', { clicks: b.clicks.length, error: errorFields(err).error })
       b.reject(err)

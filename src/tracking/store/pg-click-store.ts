@@ -78,6 +78,9 @@ export class PgClickStore implements ClickStore {
     return rows
   }
 
+  /** Nothing to do: the targeting rollups are written with the clicks here (pg-commit.ts). */
+  settle(): void {}
+
   async rowOf(clickId: string): Promise<number | undefined> {
     const [r] = await this.db.sql`SELECT id FROM clicks WHERE click_id = ${clickId}`
     return r ? num(r.id) : undefined

@@ -36,6 +36,11 @@ export interface ClickStore {
   amend(a: ClickAmend): Promise<void>
   /** Commits clicks now (seeds, imports), rollups included, emits click.committed; their row ids in order. */
   import(clicks: readonly Click[]): MaybePromise<number[]>
+  /**
+   * Counts every committed click into the targeting rollups (country, path) before a report reads them:
+   * SQLite folds them a moment after their commit (targeting-fold.ts); Postgres writes them with the click.
+   */
+  settle(): void
   /** Row id of a committed click; `clickId` must be a lower-case UUID. */
   rowOf(clickId: string): MaybePromise<number | undefined>
   /** What continuing a click needs (attribution, subs, row). */
