@@ -11,6 +11,7 @@ import { migrate } from '../../src/db/migrate'
 import { createCommitter } from '../../src/tracking/store/commit'
 import { newClick, type Click } from '../../src/tracking/store/click'
 import { onPostgres } from '../helpers/pg'
+import { startServer } from '../helpers/server'
 
 const T = Date.UTC(2026, 10, 26, 10, 0, 0)
 const dirs: string[] = []
@@ -84,4 +85,25 @@ describe.skipIf(onPostgres)('the targeting fold (SQLite)', () => {
     expect((await rollups(path)).country).toEqual([{ country: 'DE', clicks: 2, bots: 2 }])
     expect((await rollups(path)).campaign).toEqual([{ clicks: 2 }])
   })
+
+  test('a server restarted after a crash counts the leftovers before its first report, with no click since', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-fold-server-'))
+    dirs.push(dir)
+    const first = await startServer({}, dir)
+    const offer = await first.api('POST', '/admin/api/offers', { name: 'o', slug: 'o', url: 'https://o.example/' })
+    const campaign = await first.api('POST', '/admin/api/campaigns', { name: 'c', slug: 'c', offer_id: offer.body.id })
+    await first.stop()
+    // Clicks committed by a process that died before its fold.
+    const c = createCommitter(join(dir, 'svc.db'))
+    c.commit([click({ campaignId: campaign.body.id, offerId: offer.body.id }), click({ campaignId: campaign.body.id, offerId: offer.body.id, country: 'FR' })], [])
+    c.close()
+    const again = await startServer({}, dir)
+    try {
+      const res = await again.api('GET', `/admin/api/reports?group_by=country&from=2026-11-01&to=2026-12-31`)
+      expect(res.status).toBe(200)
+      expect(res.body.rows.map((r: any) => [r.key ?? r.country, r.clicks])).toEqual([['DE', 1], ['FR', 1]])
+    } finally {
+      await again.stop()
+    }
+  }, 60_000)
 })

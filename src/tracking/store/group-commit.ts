@@ -74,9 +74,10 @@ export class ClickWriter {
   settle(): void {
     if (this.settleTimer) clearTimeout(this.settleTimer)
     this.settleTimer = null
-    if (!this.connection) return
     try {
-      this.connection.settle()
+      // Opened here when no batch has come yet since the start: clicks a crash left uncounted are counted then.
+      const committer = this.connection ?? (this.closed ? null : this.committer())
+      committer?.settle()
     } catch (err) {
       log.error('tracking: counting clicks into the targeting rollups failed (retried)', { error: errorFields(err).error })
     }
