@@ -15,7 +15,9 @@ describe('GC pacer', () => {
     const child = Bun.spawnSync([process.execPath, join(import.meta.dir, 'gc-pacer-child.ts'), '20'], { stderr: 'pipe' })
     expect(child.exitCode).toBe(0)
     const counts = JSON.parse(child.stdout.toString().trim()) as Record<'idle' | 'busy' | 'settled' | 'idleAgain' | 'stopped', number>
-    expect(counts.idle).toBe(0) // 300 ms idle: every tick found less than 10 % CPU
+    // 300 ms idle: every tick found less than 10 % CPU, but for at most one straggler of the child's own
+    // start-up (JSC compiling its modules; seen once in a loaded CI run), never one per tick as while busy.
+    expect(counts.idle).toBeLessThanOrEqual(1)
     // 400 ms busy is ~20 ticks of 20 ms; timers run late on a loaded machine, so only a floor is pinned.
     expect(counts.busy).toBeGreaterThanOrEqual(5)
     // Idle again for 30 ticks: a few stragglers at most (JSC's compiler threads finish the busy spell's
