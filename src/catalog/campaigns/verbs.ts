@@ -6,13 +6,8 @@ import { found, IdInput, listPage, PageInput, withId } from '../../lib/verb-inpu
 import { announce, type CatalogDeps } from '../shared'
 import type { CampaignValues, LinkChanges, LinkRef } from '../store/types'
 import { parsePaths } from '../paths/model'
-import { CampaignCreate, CampaignPatch, DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, type CampaignInput } from './model'
-
-function weightOf(v: unknown, field: string): number {
-  if (v === undefined || v === null) return DEFAULT_WEIGHT
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_WEIGHT) throw invalid(`${field}: must be a whole number from 1 to ${MAX_WEIGHT}`)
-  return v
-}
+import { CampaignCreate, CampaignPatch, DEFAULT_WEIGHT, type CampaignInput } from './model'
+import { rotationLinks } from './limits'
 
 /**
  * `offer_id` / `offers` (and the landing pair) into one list with the field name each entry came from,
@@ -28,22 +23,11 @@ function linkList(
   if (single !== undefined) {
     out = single === null ? [] : [{ id: positiveId(single, one), weight: DEFAULT_WEIGHT, field: one }]
   } else if (list !== undefined) {
-    if (!Array.isArray(list)) throw invalid(`${many}: must be an array`)
-    if (list.length > MAX_LINKS) throw invalid(`${many}: at most ${MAX_LINKS} entries`)
-    out = list.map((entry, i) => {
-      if (entry === null || typeof entry !== 'object') throw invalid(`${many}.${i}: must be an object {"${one}":…,"weight":…}`)
-      const e = entry as Record<string, unknown>
-      return { id: positiveId(e[one], `${many}.${i}.${one}`), weight: weightOf(e.weight, `${many}.${i}.weight`), field: `${many}.${i}.${one}` }
-    })
+    out = rotationLinks(list, one, many)
   } else {
     return undefined
   }
   if (required && out.length === 0) throw invalid(`${single !== undefined ? one : many}: a campaign needs at least one offer`)
-  const seen = new Set<number>()
-  for (const l of out) {
-    if (seen.has(l.id)) throw invalid(`${l.field}: ${one.replace('_id', '')} ${l.id} is listed twice`)
-    seen.add(l.id)
-  }
   return out
 }
 

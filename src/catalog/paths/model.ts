@@ -6,7 +6,7 @@ import { invalid } from '../../lib/errors'
 import { Int, positiveId, requiredText, urlTemplate } from '../../lib/fields'
 import { iso } from '../../lib/time'
 import type { CampaignPath, LinkRef, PathWrite, RuleSet } from '../store/types'
-import { DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT } from '../campaigns/limits'
+import { DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, rotationLinks } from '../campaigns/limits'
 
 const weight = t.Optional(Int({ minimum: 1, maximum: MAX_WEIGHT, description: `rotation weight 1..${MAX_WEIGHT} (default ${DEFAULT_WEIGHT})` }))
 const ACTIONS = ['rotation', 'url', 'bot_url', 'not_found'] as const
@@ -61,25 +61,8 @@ export const renderPath = ({ row, offers, landings }: CampaignPath): typeof Path
   },
 })
 
-function weightOf(v: unknown, field: string): number {
-  if (v === undefined || v === null) return DEFAULT_WEIGHT
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_WEIGHT) throw invalid(`${field}: must be a whole number from 1 to ${MAX_WEIGHT}`)
-  return v
-}
-
 function links(raw: unknown, key: 'offer_id' | 'landing_id', field: string): LinkRef[] {
-  if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw)) throw invalid(`${field}: must be an array`)
-  if (raw.length > MAX_LINKS) throw invalid(`${field}: at most ${MAX_LINKS} entries`)
-  const seen = new Set<number>()
-  return raw.map((e, i) => {
-    if (e === null || typeof e !== 'object') throw invalid(`${field}.${i}: must be an object {"${key}":…,"weight":…}`)
-    const entry = e as Record<string, unknown>
-    const id = positiveId(entry[key], `${field}.${i}.${key}`)
-    if (seen.has(id)) throw invalid(`${field}.${i}.${key}: ${key.replace('_id', '')} ${id} is listed twice`)
-    seen.add(id)
-    return { id, weight: weightOf(entry.weight, `${field}.${i}.weight`), field: `${field}.${i}.${key}` }
-  })
+  return raw === undefined || raw === null ? [] : rotationLinks(raw, key, field)
 }
 
 /** An input path list checked into what the store writes; every error names its field ("paths.2.action.url: …"). */
