@@ -10,6 +10,9 @@
 //   (p) GET /c of a campaign with 20 targeting paths vs one with none, geo lookups on both, one server
 //       → req/s ratio (target >= 0.90) and p99 of each (scripts/bench-paths.ts; BENCH_SKIP_PATHS=1 skips it,
 //       BENCH_ONLY=paths runs only it and writes .bench/results-paths.json)
+//   (q) GET /c of a campaign whose offers carry caps, with auto-weights on, vs the same rotation without
+//       → req/s ratio (target >= 0.95) (scripts/bench-caps.ts; BENCH_SKIP_CAPS=1 skips it,
+//       BENCH_ONLY=caps runs only it and writes .bench/results-caps.json)
 //
 // Server pinned to core 0, wrk to core 1 (taskset), `wrk -t1 -c64 -d<BENCH_SECONDS>s --latency`.
 // Results: a table on stdout and .bench/results.json. Needs wrk (Debian/Ubuntu: apt-get install -y wrk).
@@ -24,6 +27,7 @@ import { benchReports } from './bench-reports'
 import { benchPg } from './bench-pg'
 import { pgAvailable } from './bench/pg-cluster'
 import { benchPaths } from './bench-paths'
+import { benchCaps } from './bench-caps'
 
 const ROOT = resolve(import.meta.dir, '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -151,7 +155,23 @@ async function pathsCase(results: Record<string, unknown>): Promise<boolean> {
   return paths.ok
 }
 
+/** (q) The caps and auto-weights case; false when it fell below its target. */
+async function capsCase(results: Record<string, unknown>): Promise<boolean> {
+  const caps = await benchCaps()
+  results.caps = caps.results
+  if (!caps.ok) console.error('BELOW TARGET: /c with caps and auto-weights under 0.95 of a plain rotation (or its cap counts do not match)')
+  return caps.ok
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY === 'caps') {
+    const results: Record<string, unknown> = { date: new Date().toISOString(), bun: Bun.version, cpus: cpus().length }
+    if (!(await capsCase(results))) process.exitCode = 1
+    mkdirSync(join(ROOT, '.bench'), { recursive: true })
+    writeFileSync(join(ROOT, '.bench', 'results-caps.json'), JSON.stringify(results, null, 2) + '\n')
+    console.log('\nresults written to .bench/results-caps.json')
+    return
+  }
   if (process.env.BENCH_ONLY === 'paths') {
     const results: Record<string, unknown> = { date: new Date().toISOString(), bun: Bun.version, cpus: cpus().length }
     if (!(await pathsCase(results))) process.exitCode = 1
@@ -390,6 +410,16 @@ async function main() {
       // The Postgres case, the reports and the crash check still run.
       console.error('FAIL (paths):', err instanceof Error ? err.message : err)
       results.paths = { failed: String(err instanceof Error ? err.message : err) }
+      process.exitCode = 1
+    }
+  }
+  if (!process.env.BENCH_SKIP_CAPS) {
+    console.log('')
+    try {
+      if (!(await capsCase(results))) process.exitCode = 1
+    } catch (err) {
+      console.error('FAIL (caps):', err instanceof Error ? err.message : err)
+      results.caps = { failed: String(err instanceof Error ? err.message : err) }
       process.exitCode = 1
     }
   }

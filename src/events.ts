@@ -115,6 +115,11 @@ export interface Click {
   city: string | null
   /** The campaign path that took the click (issue 28); null = the campaign's default rotation. */
   pathId: number | null
+  /**
+   * Not stored as a column: the caps this click used up ('cap|period', tracking/caps.ts), which the SQLite click
+   * batch adds to cap_counters in its own transaction. Absent for an uncapped click.
+   */
+  capKeys?: string[]
   /** First page view of the click's landing (pixel.js), epoch ms; null until then. */
   landingViewedAt: number | null
   /** First click-through from the landing to the offer (/r), epoch ms; null until then. */
@@ -177,4 +182,6 @@ export interface RecordedConversion extends Attribution, ConversionFacts {
   sourcePostbackUrl: string | null
   /** The campaign's id on the source side ({external_id} of the forward URL). */
   campaignExternalId: string | null
+  /** revshare cost (docs/costs.md): the campaign's share of `revenue`, in `currency`; 0 for other cost models. */
+  cost: number
 }

@@ -34,9 +34,12 @@ import { usersVerbs } from './users/verbs'
 import { emailFeature, type EmailFeature } from './email'
 import { landingsFeature } from './landings'
 import { commerceFeature } from './commerce'
+import { costsFeature } from './costs'
+import { templatesFeature } from './templates'
 import { AgentGate } from './agent/gate'
 import { agentFeature } from './agent'
 import { dashboardFeature } from './dashboard'
+import { optimisationFeature } from './optimisation'
 import { agentStore } from './agent/store'
 import { loadGeoIp, type GeoIp } from './lib/geoip'
 
@@ -123,6 +126,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
   email = emailFeature(ctx, { leadEmailOf: landings.leadEmailOf, customer: commerce.customer })
   const features: Feature[] = [
     catalog,
+    templatesFeature(ctx, { createSource: catalog.verbs!['catalog.sources.create']!, createOffer: catalog.verbs!['catalog.offers.create']! }),
     tracking,
     postback,
     jobsFeature(ctx),
@@ -130,9 +134,11 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     usersFeature(ctx),
     settingsFeature(ctx),
     reportsFeature(ctx, { settle: () => tracking.clicks.settle() }),
+    optimisationFeature(ctx),
     email,
     landings,
     commerce,
+    costsFeature(ctx, { clicks: () => tracking.clicks.costs() }),
   ]
   // Last: every verb above (and its own) becomes an agent tool once the map below is built.
   features.push(agentFeature(ctx, { verbs: () => verbs }), dashboardFeature())

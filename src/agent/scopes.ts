@@ -15,11 +15,17 @@ interface Resource {
 
 export const RESOURCES = {
   campaigns: {
-    section: 'campaigns', covers: 'campaigns, their offer and landing rotations, targeting paths, rule sets and the targeting simulator',
-    verbs: ['catalog.campaigns.', 'catalog.rule_sets.', 'campaigns.simulate'], paths: ['campaigns', 'rule-sets'],
+    section: 'campaigns', covers: 'campaigns, their offer and landing rotations, targeting paths, rule sets, the targeting simulator, split tests, auto-weights and cost updates',
+    verbs: ['catalog.campaigns.', 'catalog.rule_sets.', 'campaigns.simulate', 'campaigns.split_test', 'campaigns.auto_weights.', 'campaigns.weight_changes.', 'cost-updates.'], paths: ['campaigns', 'rule-sets', 'cost-updates'],
   },
-  sources: { section: 'campaigns', covers: 'traffic sources and their postback templates', verbs: ['catalog.sources.'], paths: ['sources'] },
-  offers: { section: 'campaigns', covers: 'offers (url templates, payouts)', verbs: ['catalog.offers.'], paths: ['offers'] },
+  sources: {
+    section: 'campaigns', covers: 'traffic sources and their postback templates, the traffic-source template registry',
+    verbs: ['catalog.sources.', 'templates.source-templates.'], paths: ['sources', 'source-templates'],
+  },
+  offers: {
+    section: 'campaigns', covers: 'offers (url templates, payouts, caps), the caps status, the affiliate-network template registry',
+    verbs: ['catalog.offers.', 'caps.', 'templates.network-templates.'], paths: ['offers', 'caps', 'network-templates'],
+  },
   landings: { section: 'landings', covers: 'landings, their static assets and previews', verbs: ['catalog.landings.', 'landings.assets.'], paths: ['landings'] },
   leads: { section: 'landings', covers: 'leads captured by landing forms, visitor events (page views, custom events)', verbs: ['landings.leads.', 'landings.events.list'], paths: ['leads', 'events'] },
   clicks: { section: 'conversions', covers: 'single clicks by click_id and the click export (CSV)', verbs: ['clicks.'], paths: ['clicks'] },

@@ -17,13 +17,18 @@ import { CampaignCreate, CampaignPatch, CampaignRecord, renderCampaign } from '.
 import { LandingCreate, LandingPatch, LandingRecord, renderLanding } from './landings/model'
 import { OfferCreate, OfferPatch, OfferRecord, renderOffer } from './offers/model'
 import { SourceCreate, SourcePatch, SourceRecord, renderSource } from './sources/model'
-import type { CatalogStore, RoutingSource } from './store/types'
+import type { Campaign, CatalogStore, RoutingSource } from './store/types'
 
 export type { CatalogStore, LandingRow, RoutingRows, RoutingSource } from './store/types'
 // A landing's html and its macros (the hosted /lp pages fill them), a source's postback URL macros (forwarding).
 export { MAX_HTML } from './landings/model'
 export { analyzeMacros, fillSlot, type LANDING_MACROS, type MacroSlot } from './landings/macro-context'
 export { authorityEnd, CONVERSION_MACROS, fillMacros, forwardWarning, SUB_MACROS, unreplacedPlaceholders } from './sources/postback-macros'
+// A source's tracking-link parameters and the source and offer records (templates create them).
+export { linkParams, parseLinkParams } from './sources/link-params'
+export { renderSource, SourceRecord } from './sources/model'
+export { renderOffer, OfferRecord } from './offers/model'
+export { readCap, type Cap } from './caps/model'
 
 export interface CatalogFeature extends Feature {
   store: CatalogStore & RoutingSource
@@ -53,7 +58,7 @@ export function catalogFeature(ctx: AppContext): CatalogFeature {
     .use(collectionRoutes(ctx, { name: 'sources', what: 'source', verbs: sources, render: renderSource, record: SourceRecord, create: SourceCreate, patch: SourcePatch }))
     .use(collectionRoutes(ctx, { name: 'offers', what: 'offer', verbs: offers, render: renderOffer, record: OfferRecord, create: OfferCreate, patch: OfferPatch }))
     .use(collectionRoutes(ctx, { name: 'landings', what: 'landing', verbs: landings, render: renderLanding, record: LandingRecord, create: LandingCreate, patch: LandingPatch }))
-    .use(collectionRoutes(ctx, { name: 'campaigns', what: 'campaign', verbs: campaigns, render: renderCampaign, record: CampaignRecord, create: CampaignCreate, patch: CampaignPatch }))
+    .use(collectionRoutes(ctx, { name: 'campaigns', what: 'campaign', verbs: campaigns, render: (c: Campaign) => renderCampaign(c, ctx.config.publicUrl ?? ''), record: CampaignRecord, create: CampaignCreate, patch: CampaignPatch }))
     .use(collectionRoutes(ctx, { name: 'rule-sets', what: 'rule set', verbs: ruleSets, render: renderRuleSet, record: RuleSetRecord, create: RuleSetCreate, patch: RuleSetPatch }))
   return { name: 'catalog', routes, verbs, store, routingSource: store }
 }

@@ -30,7 +30,8 @@ class PgRecording implements RecordingQueries {
     const rows = await this.sql`
       SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, c.excluded,
         o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url,
-        cp.external_id AS campaign_external_id
+        cp.external_id AS campaign_external_id,
+        CASE WHEN cp.cost_model = 'revshare' THEN cp.revshare_percent ELSE 0 END AS campaign_revshare
       FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id
         LEFT JOIN campaigns cp ON cp.id = c.campaign_id
       WHERE c.click_id = ${clickId}`
@@ -66,8 +67,8 @@ class PgRecording implements RecordingQueries {
     return conversionRows(rows)
   }
 
-  async updateStatus(id: number, type: string, status: string | null, revenue: number): Promise<void> {
-    await this.sql`UPDATE conversions SET type = ${type}, status = ${status}, revenue = ${revenue} WHERE id = ${id}`
+  async updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number): Promise<void> {
+    await this.sql`UPDATE conversions SET type = ${type}, status = ${status}, revenue = ${revenue}, cost = ${cost} WHERE id = ${id}`
   }
 
   async insertHistory(h: NewHistory): Promise<void> {
@@ -79,10 +80,10 @@ class PgRecording implements RecordingQueries {
   async insert(c: NewConversion): Promise<number> {
     const rows = await this.sql`
       INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status,
-        revenue, currency, transaction_id, email, date, created_at)
+        revenue, currency, cost, transaction_id, email, date, created_at)
       VALUES (${c.clickRowId}, ${c.clickId}, ${c.campaignId}, ${c.sourceId}, ${c.offerId}, ${c.landingId}, ${c.country ?? null},
         ${c.pathId ?? null}, ${c.type},
-        ${c.status}, ${c.revenue}, ${c.currency}, ${c.transactionId}, ${c.email}, ${c.date}, ${c.now})
+        ${c.status}, ${c.revenue}, ${c.currency}, ${c.cost}, ${c.transactionId}, ${c.email}, ${c.date}, ${c.now})
       RETURNING id`
     return num(rows[0].id)
   }

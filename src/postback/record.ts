@@ -18,6 +18,17 @@ export interface ConversionInput extends ConversionFacts {
 import type { RecordedConversion } from '../events'
 export type { RecordedConversion } from '../events'
 
+/**
+ * A conversion's revshare cost: the campaign's revshare_percent of its revenue (0 for other cost models), in its
+ * currency, as revenue is. Rounded to 1e-6 (the reports' precision) so float noise is not stored.
+ */
+export function revshareCost(click: Pick<ClickForConversion, 'campaign_revshare'>, revenue: number): number {
+  const p = click.campaign_revshare ?? 0
+  if (!(p > 0)) return 0
+  const cost = Math.round(revenue * p * 1e4) / 1e6
+  return cost === 0 ? 0 : cost
+}
+
 export type RecordResult = { recorded: true; conversion: RecordedConversion } | { recorded: false; reason: 'duplicate' }
 
 /**
@@ -39,9 +50,10 @@ export function* recordSteps(q: RecordingQueries, unit: Unit, input: ConversionI
     status: input.status, revenue: input.revenue, currency: input.currency, transactionId: input.transactionId,
     email: input.email, date: input.date,
   }
-  const id: number = yield q.insert({ ...attribution, ...facts, type: input.type.slug, now: Date.now() })
+  const cost = revshareCost(click, input.revenue)
+  const id: number = yield q.insert({ ...attribution, ...facts, type: input.type.slug, cost, now: Date.now() })
   const conversion: RecordedConversion = {
-    id, ...attribution, ...facts, type: input.type, excluded: click.excluded === 1,
+    id, ...attribution, ...facts, type: input.type, excluded: click.excluded === 1, cost,
     sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,
   }
   // A Promise only when an in-transaction subscriber is async (Postgres): awaited before the commit.

@@ -17,6 +17,8 @@ const HOUR_MS = 3_600_000
 
 /** What a rollup row needs of a conversion. */
 export type RollupConversion = Pick<RecordedConversion, 'campaignId' | 'sourceId' | 'offerId' | 'landingId' | 'country' | 'pathId' | 'revenue' | 'date' | 'excluded'> & {
+  /** revshare cost (absent: 0), summed beside revenue in the same currency. */
+  cost?: number
   type: { slug: string }
   /** The conversion's currency; null or absent: none ('' in the rollup key, read as the cost currency). */
   currency?: string | null
@@ -39,6 +41,9 @@ export type RollupDelta = {
   currency: string
   revenue: number
   abs: number
+  /** revshare cost, raw and |cost|, as revenue (reports apply the type's flags to both alike). */
+  cost: number
+  costAbs: number
   /** 1, or -1 for a conversion taken back out. */
   count: 1 | -1
 }
@@ -59,6 +64,8 @@ export function rollupDelta(c: RollupConversion): RollupDelta | null {
     currency: (c.currency ?? '').toUpperCase(),
     revenue: sign * c.revenue,
     abs: sign * Math.abs(c.revenue),
+    cost: sign * (c.cost ?? 0),
+    costAbs: sign * Math.abs(c.cost ?? 0),
     count: sign,
   }
 }
@@ -67,7 +74,7 @@ export function rollupDelta(c: RollupConversion): RollupDelta | null {
 export type RollupSum = Omit<RollupDelta, 'count' | 'country' | 'path'> & { conversions: number }
 
 /** The increments of one targeting rollup row: `key` is the country ('' = unknown) or the path (0 = default rotation). */
-export type TargetingSum = Pick<RollupDelta, 'hour' | 'campaign' | 'type' | 'currency' | 'revenue' | 'abs'> & { key: string | number; conversions: number }
+export type TargetingSum = Pick<RollupDelta, 'hour' | 'campaign' | 'type' | 'currency' | 'revenue' | 'abs' | 'cost' | 'costAbs'> & { key: string | number; conversions: number }
 
 const DAY_MS = 86_400_000
 
@@ -87,6 +94,8 @@ export function rollupSums(cs: readonly RollupConversion[]): RollupSum[] {
       row.conversions += d.count
       row.revenue += d.revenue
       row.abs += d.abs
+      row.cost += d.cost
+      row.costAbs += d.costAbs
     } else {
       const { count, country: _country, path: _path, ...rest } = d
       rows.set(key, { ...rest, conversions: count })
@@ -119,8 +128,13 @@ export function targetingSums(cs: readonly RollupConversion[], d: 'country' | 'p
       row.conversions += x.count
       row.revenue += x.revenue
       row.abs += x.abs
+      row.cost += x.cost
+      row.costAbs += x.costAbs
     } else {
-      rows.set(id, { hour: x.hour, campaign: x.campaign, key, type: x.type, currency: x.currency, revenue: x.revenue, abs: x.abs, conversions: x.count })
+      rows.set(id, {
+        hour: x.hour, campaign: x.campaign, key, type: x.type, currency: x.currency, revenue: x.revenue, abs: x.abs, cost: x.cost, costAbs: x.costAbs,
+        conversions: x.count,
+      })
     }
   }
   const sums = [...rows.values()]
@@ -149,23 +163,26 @@ export class ConversionRollup {
 
   constructor(raw: RawDb) {
     this.upsert = raw.prepare(
-      'INSERT INTO conversion_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, type, currency, conversions, revenue, revenue_abs) ' +
-        'VALUES ($hour, $campaign, $source, $offer, $landing, $type, $currency, $conversions, $revenue, $abs) ' +
+      'INSERT INTO conversion_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, type, currency, conversions, revenue, revenue_abs, cost, cost_abs) ' +
+        'VALUES ($hour, $campaign, $source, $offer, $landing, $type, $currency, $conversions, $revenue, $abs, $cost, $costAbs) ' +
         'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, type, currency) DO UPDATE SET ' +
-        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
+        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs, ' +
+        'cost = cost + excluded.cost, cost_abs = cost_abs + excluded.cost_abs',
     )
     const targeting = (table: string, column: string) => raw.prepare(
-      `INSERT INTO ${table} (hour, campaign_id, ${column}, type, currency, conversions, revenue, revenue_abs) ` +
-        'VALUES ($hour, $campaign, $key, $type, $currency, $conversions, $revenue, $abs) ' +
+      `INSERT INTO ${table} (hour, campaign_id, ${column}, type, currency, conversions, revenue, revenue_abs, cost, cost_abs) ` +
+        'VALUES ($hour, $campaign, $key, $type, $currency, $conversions, $revenue, $abs, $cost, $costAbs) ' +
         `ON CONFLICT (hour, campaign_id, ${column}, type, currency) DO UPDATE SET ` +
-        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
+        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs, ' +
+        'cost = cost + excluded.cost, cost_abs = cost_abs + excluded.cost_abs',
     )
     this.upsertCountry = targeting('conversion_country_hourly', 'country')
     this.upsertPath = targeting('conversion_path_hourly', 'path_id')
     this.upsertTotal = raw.prepare(
-      'INSERT INTO conversion_country_total_daily (day, country, type, currency, conversions, revenue, revenue_abs) ' +
-        'VALUES ($hour, $key, $type, $currency, $conversions, $revenue, $abs) ON CONFLICT (day, country, type, currency) DO UPDATE SET ' +
-        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs',
+      'INSERT INTO conversion_country_total_daily (day, country, type, currency, conversions, revenue, revenue_abs, cost, cost_abs) ' +
+        'VALUES ($hour, $key, $type, $currency, $conversions, $revenue, $abs, $cost, $costAbs) ON CONFLICT (day, country, type, currency) DO UPDATE SET ' +
+        'conversions = conversions + excluded.conversions, revenue = revenue + excluded.revenue, revenue_abs = revenue_abs + excluded.revenue_abs, ' +
+        'cost = cost + excluded.cost, cost_abs = cost_abs + excluded.cost_abs',
     )
   }
 

@@ -6,7 +6,7 @@
 // receive.ts calls it only when the setting is on and the postback has a tid, so the normal path pays nothing.
 import type { Unit } from '../lib/event-bus'
 import type { ConversionType, ConversionTypes } from './conversion-types'
-import { recordSteps, type RecordedConversion } from './record'
+import { recordSteps, revshareCost, type RecordedConversion } from './record'
 import type { Steps } from '../lib/steps'
 import type { ClickForConversion, ConversionRecord, RecordingQueries } from './store'
 
@@ -60,9 +60,11 @@ export function* statusUpdateSteps(q: RecordingQueries, unit: Unit, types: Conve
   }
 
   if (input.type.slug === matched.type && input.status === matched.status && revenue === matched.revenue) return { kind: 'duplicate' }
-  yield q.updateStatus(matched.id, input.type.slug, input.status, revenue)
+  // The cost follows the revenue at the campaign's revshare percent now (the moved conversion is recorded anew).
+  const cost = revshareCost(click, revenue)
+  yield q.updateStatus(matched.id, input.type.slug, input.status, revenue, cost)
   yield q.insertHistory({ conversionId: matched.id, type: matched.type, status: matched.status, revenue: matched.revenue, reversalId: null, now })
-  const after: RecordedConversion = { ...before, type: input.type, status: input.status, revenue }
+  const after: RecordedConversion = { ...before, type: input.type, status: input.status, revenue, cost }
   // In the row's transaction: the rollups move `before` out and `after` in; forwarding and triggers decide on the type change.
   yield unit.emit('conversion.updated', { before, after })
   return { kind: 'updated', conversionId: matched.id }
@@ -73,7 +75,7 @@ function recorded(r: ConversionRecord, type: ConversionType, click: ClickForConv
   return {
     id: r.id, clickRowId: r.click_row_id, clickId: r.click_id, campaignId: r.campaign_id, sourceId: r.source_id, offerId: r.offer_id,
     landingId: r.landing_id, country: r.country, pathId: r.path_id, status: r.status, revenue: r.revenue, currency: r.currency, transactionId: r.transaction_id, email: r.email,
-    date: r.date, type, excluded: click.excluded === 1, sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,
+    date: r.date, type, cost: r.cost, excluded: click.excluded === 1, sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,
   }
 }
 

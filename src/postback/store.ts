@@ -23,6 +23,8 @@ export interface ClickForConversion {
   offer_currency: string | null
   source_postback_url: string | null
   campaign_external_id: string | null
+  /** The campaign's revshare_percent when its cost_model is revshare, else 0 (null: the campaign is gone). */
+  campaign_revshare: number | null
 }
 
 export interface ConversionRecord {
@@ -39,6 +41,8 @@ export interface ConversionRecord {
   status: string | null
   revenue: number
   currency: string | null
+  /** revshare cost, in `currency` (0 unless the campaign was revshare when it was recorded). */
+  cost: number
   transaction_id: string | null
   email: string | null
   date: number
@@ -65,6 +69,8 @@ import type { Attribution, ConversionFacts } from '../events'
 export interface NewConversion extends Attribution, ConversionFacts {
   /** The conversion type's slug. */
   type: string
+  /** revshare cost (revshare.ts), in the conversion's currency. */
+  cost: number
   now: number
 }
 
@@ -122,7 +128,7 @@ export interface RecordingQueries {
   /** The click's conversions with this transaction id, newest first (at most TRANSACTION_ROWS). */
   byTransaction(clickRowId: number, transactionId: string): MaybeAsync<ConversionRecord[]>
   /** Moves a conversion to another type, status and revenue (its date, currency and attribution stay). */
-  updateStatus(id: number, type: string, status: string | null, revenue: number): MaybeAsync<void>
+  updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number): MaybeAsync<void>
   insertHistory(h: NewHistory): MaybeAsync<void>
 }
 
@@ -161,13 +167,15 @@ export class SqlitePostbackStore implements PostbackStore {
         '(SELECT payout FROM offers WHERE id = c.offer_id) AS offer_payout, ' +
         '(SELECT currency FROM offers WHERE id = c.offer_id) AS offer_currency, ' +
         '(SELECT postback_url FROM sources WHERE id = c.source_id) AS source_postback_url, ' +
-        '(SELECT external_id FROM campaigns WHERE id = c.campaign_id) AS campaign_external_id ' +
+        '(SELECT external_id FROM campaigns WHERE id = c.campaign_id) AS campaign_external_id, ' +
+        // One more lookup of the row just read (cached page), in the same statement: no extra statement per postback.
+        "(SELECT CASE WHEN cost_model = 'revshare' THEN revshare_percent ELSE 0 END FROM campaigns WHERE id = c.campaign_id) AS campaign_revshare " +
         'FROM clicks c WHERE c.id = $row',
     )
     this.insertConversion = raw.prepare(
       'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status, ' +
-        'revenue, currency, transaction_id, email, date, created_at) VALUES ($clickRowId, $clickId, $campaignId, ' +
-        '$sourceId, $offerId, $landingId, $country, $pathId, $type, $status, $revenue, $currency, $transactionId, $email, $date, $now)',
+        'revenue, currency, cost, transaction_id, email, date, created_at) VALUES ($clickRowId, $clickId, $campaignId, ' +
+        '$sourceId, $offerId, $landingId, $country, $pathId, $type, $status, $revenue, $currency, $cost, $transactionId, $email, $date, $now)',
     )
     this.duplicate = raw.prepare(
       'SELECT 1 AS hit FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId LIMIT 1',
@@ -180,7 +188,7 @@ export class SqlitePostbackStore implements PostbackStore {
     this.transactionRows = raw.prepare(
       `SELECT * FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId ORDER BY id DESC LIMIT ${TRANSACTION_ROWS}`,
     )
-    this.setStatus = raw.prepare('UPDATE conversions SET type = $type, status = $status, revenue = $revenue WHERE id = $id')
+    this.setStatus = raw.prepare('UPDATE conversions SET type = $type, status = $status, revenue = $revenue, cost = $cost WHERE id = $id')
     this.addHistory = raw.prepare(
       'INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, changed_at) ' +
         'VALUES ($conversionId, $type, $status, $revenue, $reversalId, $now)',
@@ -221,8 +229,8 @@ export class SqlitePostbackStore implements PostbackStore {
     return this.transactionRows.all({ clickRowId, transactionId }) as ConversionRecord[]
   }
 
-  updateStatus(id: number, type: string, status: string | null, revenue: number): void {
-    this.setStatus.run({ id, type, status, revenue })
+  updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number): void {
+    this.setStatus.run({ id, type, status, revenue, cost })
   }
 
   insertHistory(h: NewHistory): void {

@@ -10,6 +10,9 @@ import { reportRoutes } from './routes'
 import { ReportService } from './service'
 import { reportsVerbs } from './verbs'
 
+// A report's time zone, for other features that take local dates (cost updates).
+export { Zone } from './tz'
+
 /** A status update moves a conversion between rollup rows exactly: its old row out, its new one in. */
 const moved = (us: readonly ConversionUpdated[]): RollupConversion[] => us.flatMap((u) => [{ ...u.before, sign: -1 as const }, u.after])
 

@@ -14,7 +14,9 @@
 // Currencies are never added together (spec rule 8: svc does not convert). Conversion sums are kept per type
 // and currency; cost is in the cost_currency setting. A report whose range holds money in one currency reads
 // as above. With more than one, revenue, profit, epc and roi are null and `money` gives them per currency:
-//   revenue_C = the revenue formula over C's conversions      cost_C = cost when C is the cost currency, else 0
+//   revenue_C = the revenue formula over C's conversions
+//   cost_C = click cost when C is the cost currency (else 0) + the revenue formula over C's conversions' revshare cost
+//            (a conversion's cost is in its own currency, so a EUR conversion's revshare cost stays under EUR)
 //   profit_C = revenue_C − cost_C   epc_C = revenue_C / clicks   roi_C = profit_C / cost_C × 100 (only where cost_C > 0)
 
 /** Raw sums of one type in one currency in one group. */
@@ -25,6 +27,9 @@ export interface TypeSums {
   n: number
   revenue: number
   abs: number
+  /** revshare cost of these conversions, raw and |cost|, in `currency` (docs/costs.md). */
+  cost: number
+  costAbs: number
 }
 
 export class Sums {
@@ -47,15 +52,17 @@ export class Sums {
     this.throughs += sign * r.landing_clicks
   }
 
-  addConversions(type: string, currency: string, n: number, revenue: number, abs: number): void {
+  addConversions(type: string, currency: string, n: number, revenue: number, abs: number, cost = 0, costAbs = 0): void {
     const key = `${currency} ${type}`
     const t = this.types.get(key)
     if (t) {
       t.n += n
       t.revenue += revenue
       t.abs += abs
+      t.cost += cost
+      t.costAbs += costAbs
     } else {
-      this.types.set(key, { type, currency, n, revenue, abs })
+      this.types.set(key, { type, currency, n, revenue, abs, cost, costAbs })
     }
   }
 
@@ -66,7 +73,7 @@ export class Sums {
     this.cost += o.cost
     this.views += o.views
     this.throughs += o.throughs
-    for (const t of o.types.values()) this.addConversions(t.type, t.currency, t.n, t.revenue, t.abs)
+    for (const t of o.types.values()) this.addConversions(t.type, t.currency, t.n, t.revenue, t.abs, t.cost, t.costAbs)
   }
 
   /**
@@ -75,7 +82,7 @@ export class Sums {
    */
   get empty(): boolean {
     if (this.clicks !== 0 || this.unique !== 0 || this.bots !== 0 || this.views !== 0 || this.throughs !== 0 || Math.abs(this.cost) > 1e-9) return false
-    for (const t of this.types.values()) if (t.n !== 0 || Math.abs(t.revenue) > 1e-9) return false
+    for (const t of this.types.values()) if (t.n !== 0 || Math.abs(t.revenue) > 1e-9 || Math.abs(t.cost) > 1e-9) return false
     return true
   }
 }
@@ -141,14 +148,18 @@ export function round6(x: number): number {
 
 const ratio = (num: number, den: number, scale: number): number | null => (den === 0 ? null : round6((num / den) * scale))
 
-/** Revenue per currency: the formula of the header, over the types that count in revenue. */
-function revenueByCurrency(s: Sums, types: ReadonlyMap<string, TypeFlags>): Map<string, number> {
+/**
+ * Revenue (or, `of` cost, the revshare cost) per currency: the formula of the header, over the types that count
+ * in revenue; a negative type (a refund) takes its |cost| back out as it takes its |revenue|.
+ */
+function revenueByCurrency(s: Sums, types: ReadonlyMap<string, TypeFlags>, of: 'revenue' | 'cost' = 'revenue'): Map<string, number> {
   const out = new Map<string, number>()
   for (const t of s.types.values()) {
     const f = types.get(t.type)
     // A type that no longer exists counts in its own column only.
     if (!f || !f.include_in_revenue) continue
-    out.set(t.currency, (out.get(t.currency) ?? 0) + (f.negative ? -t.abs : t.revenue))
+    const v = of === 'revenue' ? (f.negative ? -t.abs : t.revenue) : (f.negative ? -t.costAbs : t.cost)
+    out.set(t.currency, (out.get(t.currency) ?? 0) + v)
   }
   return out
 }
@@ -159,7 +170,7 @@ function revenueByCurrency(s: Sums, types: ReadonlyMap<string, TypeFlags>): Map<
  */
 export function moneyCurrencies(s: Sums, types: ReadonlyMap<string, TypeFlags>, cost: string): string[] {
   const out = new Set<string>()
-  for (const t of s.types.values()) if (types.get(t.type)?.include_in_revenue && Math.abs(t.abs) > 1e-9) out.add(t.currency)
+  for (const t of s.types.values()) if (types.get(t.type)?.include_in_revenue && (Math.abs(t.abs) > 1e-9 || Math.abs(t.costAbs) > 1e-9)) out.add(t.currency)
   if (Math.abs(s.cost) > 1e-9) out.add(cost)
   return [...out].sort()
 }
@@ -174,6 +185,7 @@ export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, s
     if (f?.include_in_conversions) conversions += f.negative ? -t.n : t.n
   }
   const byCurrency = revenueByCurrency(s, types)
+  const costByCurrency = revenueByCurrency(s, types, 'cost')
   const counts = {
     clicks: s.clicks,
     unique_clicks: s.unique,
@@ -187,26 +199,30 @@ export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, s
     // Never a sum of two currencies: the money columns are per currency.
     const money = cur.list.map((currency): Money => {
       const revenue = byCurrency.get(currency) ?? 0
-      const cost = currency === cur.cost ? s.cost : 0
+      const cost = (currency === cur.cost ? s.cost : 0) + (costByCurrency.get(currency) ?? 0)
       return {
         currency, revenue: round6(revenue), cost: round6(cost), profit: round6(revenue - cost), epc: ratio(revenue, s.clicks, 1),
         roi: cost > 0 ? ratio(revenue - cost, cost, 100) : null,
       }
     })
+    // `cost` stays the cost currency's (clicks and revshare in it); `money` has every currency's.
+    const inCost = money.find((m) => m.currency === cur.cost)?.cost ?? s.cost
     return {
-      ...counts, revenue: null, cost: round6(s.cost), profit: null, roi: null, cr: ratio(conversions, s.clicks, 100), epc: null, types: perType, money,
+      ...counts, revenue: null, cost: round6(inCost), profit: null, roi: null, cr: ratio(conversions, s.clicks, 100), epc: null, types: perType, money,
     }
   }
-  // One currency (or none): the sum below adds amounts of that one currency only.
+  // One currency (or none): the sums below add amounts of that one currency only.
   let revenue = 0
   for (const r of byCurrency.values()) revenue += r
-  const profit = revenue - s.cost
+  let cost = s.cost
+  for (const c of costByCurrency.values()) cost += c
+  const profit = revenue - cost
   return {
     ...counts,
     revenue: round6(revenue),
-    cost: round6(s.cost),
+    cost: round6(cost),
     profit: round6(profit),
-    roi: ratio(profit, s.cost, 100),
+    roi: ratio(profit, cost, 100),
     cr: ratio(conversions, s.clicks, 100),
     epc: ratio(revenue, s.clicks, 1),
     types: perType,

@@ -46,6 +46,9 @@ export interface ConversionSumsRow {
   conversions: number
   revenue: number
   revenue_abs: number
+  /** revshare cost in the same currency, raw and |cost| (as revenue). */
+  cost: number
+  cost_abs: number
 }
 
 /**
@@ -139,7 +142,8 @@ export class ReportQueries {
     // The condition sits in WHERE: Postgres takes no ON after CROSS JOIN (and plans it as any inner join).
     return this.r.all<ConversionSumsRow>(sql`
       SELECT ${keys(g, (d) => rawExpr(d, g, 'v', raw('v.date')))}, v.type AS type, ${CONVERSION_CURRENCY} AS currency,
-        count(*) AS conversions, coalesce(sum(v.revenue), 0) AS revenue, coalesce(sum(abs(v.revenue)), 0) AS revenue_abs
+        count(*) AS conversions, coalesce(sum(v.revenue), 0) AS revenue, coalesce(sum(abs(v.revenue)), 0) AS revenue_abs,
+        coalesce(sum(v.cost), 0) AS cost, coalesce(sum(abs(v.cost)), 0) AS cost_abs
       FROM conversions v CROSS JOIN clicks c
       WHERE c.id = v.click_row_id AND v.date >= ${from} AND v.date < ${to} AND c.excluded = 0${rawFilters(f, 'v')}
       GROUP BY ${groupBy(g)}, v.type, ${CONVERSION_CURRENCY} LIMIT ${limit}`)
@@ -203,7 +207,7 @@ export function rollupConversionsQuery(db: StoreDb, g: Grouping, f: Filters, seg
   const r = rollupRead(db, 'conversion', g, seg, f)
   return sql`
     SELECT ${r.keys}, type, currency, sum(conversions) AS conversions, coalesce(sum(revenue), 0) AS revenue,
-      coalesce(sum(revenue_abs), 0) AS revenue_abs
+      coalesce(sum(revenue_abs), 0) AS revenue_abs, coalesce(sum(cost), 0) AS cost, coalesce(sum(cost_abs), 0) AS cost_abs
     FROM ${r.table} WHERE ${r.where}${rollupFilters(f)} GROUP BY ${r.groupBy}, type, currency`
 }
 

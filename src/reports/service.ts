@@ -133,8 +133,8 @@ export class ReportService {
       }
       for (const r of await q.rollupConversions(g, req.filters, hours)) {
         const cur = r.currency || k.cost
-        this.group(groups, k, r).sums.addConversions(r.type, cur, r.conversions, r.revenue, r.revenue_abs)
-        this.group(groups, k, { ...r, [utcKey]: r.u }).sums.addConversions(r.type, cur, -r.conversions, -r.revenue, -r.revenue_abs)
+        this.group(groups, k, r).sums.addConversions(r.type, cur, r.conversions, r.revenue, r.revenue_abs, r.cost, r.cost_abs)
+        this.group(groups, k, { ...r, [utcKey]: r.u }).sums.addConversions(r.type, cur, -r.conversions, -r.revenue, -r.revenue_abs, -r.cost, -r.cost_abs)
       }
     }
   }
@@ -177,7 +177,7 @@ export class ReportService {
 
   /** A conversion without a currency ('') is in the cost currency. */
   private addConversions(groups: Map<string, Group>, k: Keying, rows: ConversionSumsRow[]): void {
-    for (const r of rows) this.group(groups, k, r).sums.addConversions(r.type, r.currency || k.cost, r.conversions, r.revenue, r.revenue_abs)
+    for (const r of rows) this.group(groups, k, r).sums.addConversions(r.type, r.currency || k.cost, r.conversions, r.revenue, r.revenue_abs, r.cost, r.cost_abs)
   }
 
   private async shape(

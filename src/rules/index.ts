@@ -8,3 +8,4 @@ export {
 export { checkConditions } from './check'
 export { compileConditions, explain, fieldsUsed, type Explanation, type Predicate, type RuleContext, type RuleQuery } from './compile'
 export { compilePath, firstMatch, tracePaths, type CompiledPath, type PathAction, type PathActionType, type PathSpec, type PathTrace } from './paths'
+export { ZoneClock } from './clock'

@@ -12,6 +12,8 @@ import { TrafficClassifier, trafficConfig } from './quality/classify'
 import { UniqueVisitors, type UniqueWindows } from './unique-visitors'
 import { trackingVerbs } from './verbs'
 import { ClickEnricher, type GeoLookup } from './enrich'
+import { CapBook } from './caps'
+import { createCapLedger } from './store/cap-ledger'
 
 export { normalizeClickId, CLICK_COOKIE, clickCookie } from './visitor'
 export { clickCookieHeader, readVisitor } from './routes'
@@ -20,7 +22,8 @@ export type { CampaignRoute } from './routing'
 // A click's stored parameters and macro values, as landings and postback forwarding fill them in.
 export { clickParams, encodeMacroValue } from './template'
 export { newClick, type Click, type ContinuableClick } from './store/click'
-export type { ClickStore } from './store/types'
+export type { ClickStore, ClickCosts, CostScope } from './store/types'
+export { SUB_COLUMNS, PARAM_NAME } from './store/reprice'
 
 export interface TrackingFeature extends Feature {
   /**
@@ -57,7 +60,12 @@ export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource &
     whenReady: () => uniques.whenReady(),
     isUnique: (campaignId, ip, ua, now) => uniques.isUnique(campaignId, ip, ua, now),
   }
-  const tracker = new Tracker(cache, clicks, quality, new ClickEnricher(deps.geo, ctx.config.trustProxy))
+  const caps = new CapBook(createCapLedger(ctx.database))
+  // Conversion caps count a conversion once it is committed (its offer's cap and its rotation entry's).
+  ctx.events.on('conversion.recorded', 'after-commit', 'tracking.caps', (c) => {
+    if (c.type.include_in_conversions && !c.type.negative) caps.conversion(c.offerId, c.campaignId, c.pathId ?? null, c.date)
+  })
+  const tracker = new Tracker(cache, clicks, quality, new ClickEnricher(deps.geo, ctx.config.trustProxy), caps)
   // Raw click retention: the click store deletes click rows older than N days with their click_index
   // entries. Rollups are never touched (a click is counted when it commits), so reports keep their totals;
   // conversions keep the attribution they copied from their click.
@@ -72,7 +80,7 @@ export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource &
     retentionDays = days
   })
   const verbs = trackingVerbs({
-    clicks, tracker, route: (id) => cache.campaign(id), campaignExists: async (id) => (await deps.routes.findCampaign(id)) !== undefined,
+    clicks, tracker, route: (id) => cache.campaign(id), caps: () => caps.status(cache.capRules()), campaignExists: async (id) => (await deps.routes.findCampaign(id)) !== undefined,
   })
   return {
     name: 'tracking',
@@ -90,11 +98,13 @@ export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource &
     start: async () => {
       clicks.start()
       retention.start()
+      caps.start()
       await cache.start() // Postgres loads the routing table before the first request
     },
     stop: async () => {
       await retention.stop()
       await clicks.stop()
+      await caps.stop()
     },
   }
 }

@@ -19,7 +19,7 @@ import { clientIp, type SocketIp } from '../lib/ip'
 import { isHttpsRequest } from '../http/https'
 import { htmlPageHeaders } from '../http/security-headers'
 import { adminActor, invoke } from '../lib/verb'
-import type { trackingVerbs } from './verbs'
+import { CapsQuery, type trackingVerbs } from './verbs'
 import type { Outcome, Tracker, Visitor } from './track'
 import { CLICK_COOKIE, REFERRER_MAX, UA_MAX, clickCookie, crop, parseVisitQuery } from './visitor'
 
@@ -133,6 +133,13 @@ export function trackingLinkRoutes(ctx: AppContext, tracker: Tracker): NativeRou
   return { '/c/:slug': c, '/c/:slug/*': cSlash, '/r/:slug': r, '/r/:slug/*': rSlash }
 }
 
+/** GET /admin/api/caps: the ids of the query as numbers (anything else is left for the verb's schema to refuse). */
+function capsQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...query }
+  for (const k of ['offer_id', 'campaign_id']) if (typeof out[k] === 'string' && /^\d{1,9}$/.test(out[k] as string)) out[k] = Number(out[k])
+  return out
+}
+
 export function trackingAdminRoutes(ctx: AppContext, verbs: ReturnType<typeof trackingVerbs>) {
   return new Elysia({ name: 'tracking-admin' })
     .use(adminGuard(ctx))
@@ -144,6 +151,11 @@ export function trackingAdminRoutes(ctx: AppContext, verbs: ReturnType<typeof tr
     })
     .get('/admin/api/clicks/:click_id', ({ admin, params }) => invoke(verbs.get, adminActor(admin), { click_id: params.click_id }), {
       permission: 'conversions:read',
+    })
+    .get('/admin/api/caps', ({ admin, query }) => invoke(verbs.caps, adminActor(admin), capsQuery(query)), {
+      permission: 'campaigns:read',
+      query: docQuery(CapsQuery),
+      detail: { tags: ['offers'], summary: verbs.caps.summary },
     })
     .post('/admin/api/campaigns/:id/simulate', ({ admin, params, body }) =>
       invoke(verbs.simulate, adminActor(admin), { ...(body as typeof SimulateInput.static), id: parseId(params.id, 'campaign') }) as never, {

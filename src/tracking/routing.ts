@@ -6,11 +6,15 @@ import type { RoutingRows, RoutingSource } from '../catalog'
 import { errorFields, log } from '../lib/log'
 import { compilePath, type CompiledPath, type Condition, type PathSpec } from '../rules'
 import { compileUrlTemplate, encodeMacroValue, MACROS, type Template } from './template'
+import { compileCaps } from './cap-rules'
+import type { CapRule } from './caps'
 
 export interface Target {
   id: number
   weight: number
   template: Template
+  /** Offers only: the entry's cap, then the offer's (issue 29); absent when neither is capped. */
+  caps?: CapRule[]
 }
 
 export interface Rotation {
@@ -19,6 +23,8 @@ export interface Rotation {
   cumulative: number[]
   total: number
   byId: Map<number, Target>
+  /** Some item has a cap: the pick goes through the cap book (track.ts). */
+  capped: boolean
 }
 
 /** What a targeting path does with the visitor it takes, resolved once for the click path. */
@@ -48,6 +54,8 @@ export interface CampaignRoute {
   botTarget: Template | null
   costModel: 'none' | 'cpc' | 'param'
   cpc: number
+  /** Every offer by id (shared by all routes): where a cap's fallback offer sends visitors. */
+  offerById: ReadonlyMap<number, Target>
 }
 
 /** Weighted random pick; `rotation.total` must be > 0. Math.random is fine: rotation is not a secret. */
@@ -64,7 +72,7 @@ function rotation(targets: Target[]): Rotation {
   const cumulative: number[] = []
   let total = 0
   for (const t of items) cumulative.push((total += t.weight))
-  return { items, cumulative, total, byId: new Map(items.map((t) => [t.id, t])) }
+  return { items, cumulative, total, byId: new Map(items.map((t) => [t.id, t])), capped: items.some((t) => t.caps !== undefined) }
 }
 
 export class RoutingCache {
@@ -117,6 +125,19 @@ export class RoutingCache {
     if (this.routes !== null || this.async === false) return null
     if (this.async === null && this.probe()) return null
     return this.loading ?? this.reload()
+  }
+
+  /** Every cap of the routable campaigns' rotations and of the offers (the caps status API). */
+  capRules(): CapRule[] {
+    if (this.routes === null) this.load()
+    const out = new Map<string, CapRule>()
+    const add = (r: Rotation | null) => { for (const t of r?.items ?? []) for (const c of t.caps ?? []) if (!out.has(c.key)) out.set(c.key, c) }
+    for (const route of this.byId.values()) {
+      add(route.offers)
+      for (const p of route.pathSpecs) if (p.action.type === 'rotation') add(p.action.offers)
+      for (const t of route.offerById.values()) for (const c of t.caps ?? []) if (!out.has(c.key)) out.set(c.key, c)
+    }
+    return [...out.values()]
   }
 
   /** Active campaign with at least one usable offer, or undefined. */
@@ -227,17 +248,23 @@ export class RoutingCache {
 /** The routing table of a set of routing rows (pure). */
 function compile(rows: RoutingRows, landingPage: (slug: string) => Template): { routes: Map<string, CampaignRoute>; fallbacks: Map<string, string> } {
   const fallbacks = new Map<string, string>()
+  const offerById = new Map<number, Target>()
+  for (const o of rows.allOffers) {
+    const template = compileUrlTemplate(o.url)
+    if (template) offerById.set(o.id, withCaps({ id: o.id, weight: 0, template }, compileCaps(null, o.cap, 0, 0, o.id)))
+  }
   const offersBy = new Map<number, Target[]>()
   for (const o of rows.offers) {
     const template = compileUrlTemplate(o.url)
     if (!template) continue
-    push(offersBy, o.campaignId, { id: o.offerId, weight: weightOf(o.weight), template })
+    const caps = compileCaps(o.cap, o.offerCap, o.campaignId, 0, o.offerId)
+    push(offersBy, o.campaignId, withCaps({ id: o.offerId, weight: weightOf(o.autoWeight ?? o.weight), template }, caps))
   }
   const landingsBy = new Map<number, Target[]>()
   for (const l of rows.landings) {
     const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? landingPage(l.slug) : null
     if (!template) continue
-    push(landingsBy, l.campaignId, { id: l.landingId, weight: weightOf(l.weight), template })
+    push(landingsBy, l.campaignId, { id: l.landingId, weight: weightOf(l.autoWeight ?? l.weight), template })
   }
   const pathsBy = compilePaths(rows, landingPage)
   const routes = new Map<string, CampaignRoute>()
@@ -266,8 +293,10 @@ function compile(rows: RoutingRows, landingPage: (slug: string) => Template): { 
       offers,
       landings: landings.total > 0 ? landings : null,
       botTarget: c.botUrl ? compileUrlTemplate(c.botUrl) : null,
-      costModel: c.costModel === 'cpc' || c.costModel === 'param' ? c.costModel : 'none',
-      cpc: Number.isFinite(c.cpc) && c.cpc > 0 ? c.cpc : 0,
+      // cpm is a cpc of cpm / 1000 to the click (track.ts): one rule, bots cost nothing under both.
+      costModel: c.costModel === 'cpc' || c.costModel === 'param' ? c.costModel : c.costModel === 'cpm' ? 'cpc' : 'none',
+      offerById,
+      cpc: c.costModel === 'cpm' ? (Number.isFinite(c.cpm) && c.cpm > 0 ? c.cpm / 1000 : 0) : Number.isFinite(c.cpc) && c.cpc > 0 ? c.cpc : 0,
     })
   }
   return { routes, fallbacks }
@@ -281,15 +310,17 @@ function compile(rows: RoutingRows, landingPage: (slug: string) => Template): { 
 interface BuiltPath { spec: PathSpec<PathRoute>; compiled: CompiledPath<PathRoute> }
 
 function compilePaths(rows: RoutingRows, landingPage: (slug: string) => Template): Map<number, BuiltPath[]> {
+  const campaignOf = new Map(rows.paths.map((p) => [p.id, p.campaignId]))
   const offersBy = new Map<number, Target[]>()
   for (const o of rows.pathOffers) {
     const template = compileUrlTemplate(o.url ?? '')
-    if (template) push(offersBy, o.pathId, { id: o.offerId, weight: weightOf(o.weight), template })
+    const caps = compileCaps(o.cap, o.offerCap, campaignOf.get(o.pathId) ?? 0, o.pathId, o.offerId)
+    if (template) push(offersBy, o.pathId, withCaps({ id: o.offerId, weight: weightOf(o.autoWeight ?? o.weight), template }, caps))
   }
   const landingsBy = new Map<number, Target[]>()
   for (const l of rows.pathLandings) {
     const template = l.url ? compileUrlTemplate(l.url) : l.hasHtml ? landingPage(l.slug) : null
-    if (template) push(landingsBy, l.pathId, { id: l.landingId, weight: weightOf(l.weight), template })
+    if (template) push(landingsBy, l.pathId, { id: l.landingId, weight: weightOf(l.autoWeight ?? l.weight), template })
   }
   const out = new Map<number, BuiltPath[]>()
   for (const p of rows.paths) {
@@ -319,6 +350,11 @@ function compilePaths(rows: RoutingRows, landingPage: (slug: string) => Template
     push(out, p.campaignId, built)
   }
   return out
+}
+
+function withCaps(t: Target, caps: CapRule[] | null): Target {
+  if (caps) t.caps = caps
+  return t
 }
 
 function push<T>(m: Map<number, T[]>, k: number, v: T) {

@@ -10,6 +10,7 @@ import { normalizeClickId, type VisitQuery } from './visitor'
 import type { TrafficVerdict } from './quality/classify'
 import { parseUserAgent, referrerDomain } from './quality/user-agent'
 import { ClickEnricher, languageOf } from './enrich'
+import type { CapBook } from './caps'
 
 /** Traffic quality as the tracker sees it: a verdict per visit and the unique-visitor windows. */
 export interface ClickQuality {
@@ -103,6 +104,8 @@ export class Tracker {
     private readonly quality: ClickQuality,
     /** Country, network, connection (the IP data), language; without one a click knows none of them. */
     private readonly enrich: ClickEnricher = new ClickEnricher(null, false),
+    /** Caps (issue 29); null: nothing is capped (tests that build a Tracker by hand). */
+    private readonly caps: CapBook | null = null,
   ) {}
 
   // click() and redirect() are synchronous up to the click's commit wherever the store and the tables are
@@ -195,7 +198,7 @@ export class Tracker {
     // The landing's own rotation (the campaign's, or the path's that rotates it) supplies the offer.
     const { pathId, offers } = rotationOfLanding(route, landingId)
     const click = this.newClick(route, v)
-    Object.assign(click, { pathId, offerId: pick(offers).id, landingId })
+    Object.assign(click, { pathId, offerId: this.landingOffer(offers, route, click), landingId })
     try {
       await this.clicks.append(click)
     } catch {
@@ -220,6 +223,20 @@ export class Tracker {
     // Nothing to change (a custom event only needs the click's attribution): no write.
     if (Object.keys(change).length > 0) await this.clicks.amend({ ...change, row: c.row })
     return { click: c, route }
+  }
+
+  /**
+   * The offer of a click that starts on a hosted landing: the capped pick when it names an offer (counted), else
+   * the plain pick (the visitor is already on the landing; a cap's URL fallback or "every offer capped" cannot
+   * apply there: documented in docs/optimisation.md).
+   */
+  private landingOffer(offers: Rotation, route: CampaignRoute, click: Click): number {
+    if (!offers.capped || !this.caps) return pick(offers).id
+    const d = this.caps.pick(offers, route.offerById, click.createdAt, true)
+    if (d.kind !== 'entry' && d.kind !== 'offer') return pick(offers).id
+    const target = d.kind === 'entry' ? d.entry : d.offer
+    if (click.botReason === null && d.rules.length) click.capKeys = this.caps.take(d.rules, click.createdAt)
+    return target.id
   }
 
   /** The routable campaigns that rotate this landing, lowest id first (after ready(), like every lookup). */
@@ -280,7 +297,9 @@ export class Tracker {
     const windows = this.quality.whenReady?.()
     if (windows) return windows.then(() => this.create(route, v, step))
     const click = this.newClick(route, v)
-    const template = decide(route, click, v, step)
+    const template = decide(route, click, v, step, this.caps)
+    // A capped rotation whose counts are on their way (Postgres: a lease or a first count): ask again once here.
+    if (template === WAIT) return capWait!.then(() => this.create(route, v, step), unavailable)
     let outcome: Outcome
     if (template === null) {
       // A not_found path (or a bot_url path without a bot URL): the click counts, the visitor gets no target.
@@ -302,7 +321,7 @@ export class Tracker {
   simulate(route: CampaignRoute, v: Visitor, at: { now: number; unique: boolean }): { click: Click; trace: PathTrace; location: string | null } {
     const click = this.newClick(route, v, at)
     const trace = tracePaths(route.pathSpecs, clickContext(click, v.query))
-    const template = decide(route, click, v, 'c')
+    const template = decide(route, click, v, 'c', this.caps, true) as Template | null
     const location = template === null
       ? route.fallbackUrl ?? this.routes.fallback(route.slug)
       : render(template, macroValues(null, route, route.sourceId, click.offerId, click.landingId, v.query.subs))
@@ -359,12 +378,17 @@ export class Tracker {
   }
 }
 
+/** decide()'s answer while a capped rotation's counts are loading; `capWait` is what to wait for. */
+const WAIT: Template = []
+let capWait: Promise<void> | null = null
+
 /**
  * Where a new click goes: the first targeting path whose conditions hold (issue 28), else the campaign's
  * rotation. Sets the click's path, offer and landing; returns the template to send the visitor to, or null
  * for "not found". A campaign without paths builds no rule context: its clicks cost what they did before.
+ * Caps (issue 29) act on the offer pick of a rotation that has any; `dry` (the simulator) counts nothing.
  */
-function decide(route: CampaignRoute, click: Click, v: Visitor, step: 'c' | 'r'): Template | null {
+function decide(route: CampaignRoute, click: Click, v: Visitor, step: 'c' | 'r', caps: CapBook | null, dry = false): Template | null {
   let rotations: { offers: Rotation; landings: Rotation | null } = route
   if (route.paths.length > 0) {
     const path = firstMatch(route.paths, clickContext(click, v.query))
@@ -378,10 +402,35 @@ function decide(route: CampaignRoute, click: Click, v: Visitor, step: 'c' | 'r')
       rotations = action
     }
   }
+  // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
+  const toBot = click.botReason !== null && route.botTarget !== null
+  let offer: Target
+  if (rotations.offers.capped && caps) {
+    const now = click.createdAt
+    const d = caps.pick(rotations.offers, route.offerById, now, dry)
+    if (d.kind === 'wait') {
+      capWait = d.until
+      return WAIT
+    }
+    if (d.kind === 'none') {
+      // Every offer is capped: the campaign's fallback, like a not_found path (the click counts, no offer).
+      click.offerId = null
+      click.landingId = null
+      return toBot ? route.botTarget : null
+    }
+    if (d.kind === 'url') {
+      click.offerId = null
+      click.landingId = null
+      return toBot ? route.botTarget : d.template
+    }
+    offer = d.kind === 'entry' ? d.entry : d.offer
+    // A bot sent to the bot URL never reaches the offer: it does not use up the cap.
+    if (!dry && !toBot && d.rules.length) click.capKeys = caps.take(d.rules, now)
+  } else {
+    offer = pick(rotations.offers)
+  }
   const landing = step === 'c' && rotations.landings ? pick(rotations.landings) : null
-  const offer = pick(rotations.offers)
   click.offerId = offer.id
   click.landingId = landing ? landing.id : null
-  // A flagged visitor keeps a click_id (attribution still works) but may be sent elsewhere.
-  return click.botReason !== null && route.botTarget ? route.botTarget : (landing ?? offer).template
+  return toBot ? route.botTarget : (landing ?? offer).template
 }

@@ -12,6 +12,7 @@ import { iso } from '../lib/time'
 import { defineVerb } from '../lib/verb'
 import type { ClickStore } from './store/click-store'
 import { normalizeClickId } from './visitor'
+import type { CapStatus } from './caps'
 
 export interface ClickView {
   click_id: string
@@ -62,7 +63,15 @@ export interface TrackingVerbDeps {
   route(id: number): CampaignRoute | undefined
   /** Whether a campaign with this id exists at all (routable or not). */
   campaignExists(id: number): Promise<boolean>
+  /** Every cap of the routing table with its count now (null: caps are not counted here). */
+  caps(): CapStatus[]
 }
+
+export const CapsQuery = Type.Object({
+  offer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'only the caps of this offer (its own and its rotation entries)' })),
+  campaign_id: Type.Optional(Type.Integer({ minimum: 1, description: 'only the rotation-entry caps of this campaign' })),
+  state: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('warning'), Type.Literal('reached')])),
+})
 
 function parseParams(text: string | null): Record<string, string> {
   if (!text) return {}
@@ -132,6 +141,18 @@ export function trackingVerbs(deps: TrackingVerbDeps) {
       run: async (_actor, input) => clickView(deps, input.click_id),
     }),
     export: clickExportVerb(deps.clicks),
+    caps: defineVerb({
+      name: 'caps.list',
+      summary: 'Every cap (offers and rotation entries of routable campaigns) with its count in the current period, the share used and its state (ok, warning at warn_percent, reached).',
+      permission: 'campaigns:read',
+      input: CapsQuery,
+      run: async (_actor, input) => {
+        await deps.tracker.ready()
+        const caps = deps.caps().filter((c) => (input.offer_id === undefined || c.offer_id === input.offer_id)
+          && (input.campaign_id === undefined || c.campaign_id === input.campaign_id) && (input.state === undefined || c.state === input.state))
+        return { caps }
+      },
+    }),
     simulate: defineVerb({
       name: 'campaigns.simulate',
       summary: 'Which targeting path, offer and landing a visitor (ip, user_agent, headers, query) would get from a campaign, and why; records nothing.',

@@ -30,7 +30,7 @@ describe('sources', () => {
     const res = await s.api('POST', '/admin/api/sources', { name: '  Push Network ', postback_url: 'https://push.example/pb?cid={click_id}&sum={payout}&cmp={external_id}&st={status}' })
     expect(res.status).toBe(201)
     expect(res.body).toEqual({
-      id: expect.any(Number), name: 'Push Network', postback_url: 'https://push.example/pb?cid={click_id}&sum={payout}&cmp={external_id}&st={status}',
+      id: expect.any(Number), name: 'Push Network', postback_url: 'https://push.example/pb?cid={click_id}&sum={payout}&cmp={external_id}&st={status}', link_params: null,
       created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
     })
     const bare = await s.api('POST', '/admin/api/sources', { name: 'Organic' })
@@ -62,7 +62,7 @@ describe('offers', () => {
     const res = await s.api('POST', '/admin/api/offers', { name: 'Shop', slug: 'shop', url: 'https://shop.example/?sub={click_id}' })
     expect(res.status).toBe(201)
     expect(res.body).toEqual({
-      id: expect.any(Number), name: 'Shop', slug: 'shop', url: 'https://shop.example/?sub={click_id}', payout: 0, currency: 'USD',
+      id: expect.any(Number), name: 'Shop', slug: 'shop', url: 'https://shop.example/?sub={click_id}', payout: 0, currency: 'USD', cap: null,
       created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
     })
     const eur = await s.api('POST', '/admin/api/offers', { name: 'Shop EU', slug: 'shop-eu', url: 'https://shop.example/{click_id}/', payout: 12.5, currency: 'eur' })
@@ -132,9 +132,9 @@ describe('campaigns', () => {
     const { source, offer, landing, campaign } = await seedCatalog(s, 'short')
     expect(campaign).toEqual({
       id: expect.any(Number), name: 'Campaign short', slug: 'campaign-short', source_id: source.id, external_id: null, active: true,
-      bot_url: null, fallback_url: null, cost_model: 'none', cpc: 0,
-      offer_id: offer.id, offers: [{ offer_id: offer.id, weight: 100 }],
-      landing_id: landing.id, landings: [{ landing_id: landing.id, weight: 100 }], paths: [],
+      bot_url: null, fallback_url: null, cost_model: 'none', cpc: 0, cpm: 0, revshare_percent: 0,
+      offer_id: offer.id, offers: [{ offer_id: offer.id, weight: 100, auto_weight: null, cap: null }],
+      landing_id: landing.id, landings: [{ landing_id: landing.id, weight: 100, auto_weight: null }], paths: [], tracking_url: '/c/campaign-short',
       created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
     })
   })

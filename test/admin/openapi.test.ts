@@ -72,10 +72,12 @@ describe('what the document describes (issue 14)', () => {
     expect(bodies.sort()).toEqual([
       'patch /admin/api/automations/{id}', 'patch /admin/api/campaigns/{id}', 'patch /admin/api/conversion-types/{slug}', 'patch /admin/api/email-lists/{id}', 'patch /admin/api/email-triggers/{id}',
       'patch /admin/api/landings/{id}', 'patch /admin/api/offers/{id}', 'patch /admin/api/payment-accounts/{id}', 'patch /admin/api/products/{id}',
-      'patch /admin/api/rule-sets/{id}', 'patch /admin/api/sources/{id}', 'patch /admin/api/tokens/{id}', 'patch /admin/api/users/{id}', 'post /admin/api/automations', 'post /admin/api/campaigns', 'post /admin/api/campaigns/{id}/simulate', 'post /admin/api/conversion-types',
+      'patch /admin/api/rule-sets/{id}', 'patch /admin/api/sources/{id}', 'patch /admin/api/tokens/{id}', 'patch /admin/api/users/{id}', 'post /admin/api/automations', 'post /admin/api/campaigns', 'post /admin/api/campaigns/{id}/simulate', 'post /admin/api/conversion-types', 'post /admin/api/cost-updates',
       'post /admin/api/email-lists', 'post /admin/api/email-lists/{id}/broadcasts', 'post /admin/api/email-lists/{id}/subscribers', 'post /admin/api/email-triggers',
-      'post /admin/api/landings', 'post /admin/api/landings/preview', 'post /admin/api/login', 'post /admin/api/offers', 'post /admin/api/orders/{id}/refund', 'post /admin/api/payment-accounts', 'post /admin/api/products', 'post /admin/api/rule-sets', 'post /admin/api/sources', 'post /admin/api/tokens', 'post /admin/api/users',
-      'put /admin/api/postback-aliases', 'put /admin/api/settings', 'put /admin/api/status-map',
+      'post /admin/api/landings', 'post /admin/api/landings/preview', 'post /admin/api/login',
+      'post /admin/api/network-templates/import', 'post /admin/api/network-templates/{id}/create-offer', 'post /admin/api/offers', 'post /admin/api/orders/{id}/refund', 'post /admin/api/payment-accounts', 'post /admin/api/products', 'post /admin/api/rule-sets',
+      'post /admin/api/source-templates/import', 'post /admin/api/source-templates/{id}/create-source', 'post /admin/api/sources', 'post /admin/api/tokens', 'post /admin/api/users',
+      'put /admin/api/campaigns/{id}/auto-weights', 'put /admin/api/postback-aliases', 'put /admin/api/settings', 'put /admin/api/status-map',
     ])
     const settings = doc.paths['/admin/api/settings'].put.requestBody.content['application/json'].schema
     expect(settings.properties.postback_secret.type).toEqual(['string', 'null'])

@@ -17,6 +17,7 @@ const SECTION_OF: Record<string, Section | 'session' | 'public' | 'any'> = {
   openapi: 'session',
   users: 'users', tokens: 'users', audit: 'users',
   sources: 'campaigns', offers: 'campaigns', campaigns: 'campaigns', 'rule-sets': 'campaigns',
+  'source-templates': 'campaigns', 'network-templates': 'campaigns', 'cost-updates': 'campaigns', caps: 'campaigns',
   landings: 'landings', leads: 'landings', events: 'landings',
   clicks: 'conversions', conversions: 'conversions', 'conversion-types': 'conversions', 'status-map': 'conversions',
   'postback-errors': 'conversions', jobs: 'any',

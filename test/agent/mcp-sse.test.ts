@@ -24,7 +24,7 @@ test('application/json first: one JSON object', async () => {
   expect(r.headers.get('content-type')).toStartWith('application/json')
   const body = await r.json() as { id: number; result: { tools: Array<{ name: string }> } }
   expect(body.id).toBe(7)
-  expect(body.result.tools.map((t) => t.name)).toEqual(['list_campaigns', 'get_campaign', 'list_rule_sets', 'get_rule_set', 'simulate_campaign'])
+  expect(body.result.tools.map((t) => t.name)).toEqual(['list_campaigns', 'get_campaign', 'list_rule_sets', 'get_rule_set', 'simulate_campaign', 'get_split_test', 'get_auto_weights', 'list_weight_changes', 'list_cost_updates'])
 })
 
 test('text/event-stream first: an SSE stream whose message is the answer, then the stream ends', async () => {
@@ -35,7 +35,7 @@ test('text/event-stream first: an SSE stream whose message is the answer, then t
   const data = text.split('\n').find((l) => l.startsWith('data: '))!
   const message = JSON.parse(data.slice(6)) as { id: number; result: { tools: unknown[] } }
   expect(message.id).toBe(7)
-  expect(message.result.tools).toHaveLength(5)
+  expect(message.result.tools).toHaveLength(9)
 })
 
 test('q-values decide before order', () => {

@@ -171,7 +171,7 @@ describe('tools/list', () => {
   test('a token with only campaigns:read sees exactly the campaign and rule set reads and the simulator', async () => {
     const t = await createToken(s, { scopes: ['campaigns:read'] })
     await withClient(s, t.token, async (client) => {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_campaigns', 'get_campaign', 'list_rule_sets', 'get_rule_set', 'simulate_campaign'])
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_campaigns', 'get_campaign', 'list_rule_sets', 'get_rule_set', 'simulate_campaign', 'get_split_test', 'get_auto_weights', 'list_weight_changes', 'list_cost_updates'])
     })
   })
 
@@ -238,17 +238,17 @@ describe('tools/call', () => {
   test('catalog tools answer the REST shapes (snake_case, ISO times) and write what REST then reads', async () => {
     await withClient(s, all.token, async (client) => {
       const source = await call(client, 'create_source', { name: 'Push Net', postback_url: 'https://push.example/pb?cid={click_id}' })
-      expect(source).toEqual({ id: expect.any(Number), name: 'Push Net', postback_url: 'https://push.example/pb?cid={click_id}', created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) })
+      expect(source).toEqual({ id: expect.any(Number), name: 'Push Net', postback_url: 'https://push.example/pb?cid={click_id}', link_params: null, created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) })
       expect(await s.api('GET', `/admin/api/sources/${source.id}`)).toMatchObject({ status: 200, body: source })
 
       const offer = await call(client, 'create_offer', { name: 'Shop', slug: 'mcp-shop', url: 'https://shop.example/?sub={click_id}', payout: 4.5, currency: 'eur' })
-      expect(offer).toEqual({ id: expect.any(Number), name: 'Shop', slug: 'mcp-shop', url: 'https://shop.example/?sub={click_id}', payout: 4.5, currency: 'EUR', created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) })
+      expect(offer).toEqual({ id: expect.any(Number), name: 'Shop', slug: 'mcp-shop', url: 'https://shop.example/?sub={click_id}', payout: 4.5, currency: 'EUR', cap: null, created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) })
       expect((await s.api('GET', `/admin/api/offers/${offer.id}`)).body).toEqual(offer)
 
       const campaign = await call(client, 'create_campaign', { name: 'Spring', slug: 'mcp-spring', source_id: source.id, offer_id: offer.id })
       expect(campaign).toEqual({
         id: expect.any(Number), name: 'Spring', slug: 'mcp-spring', source_id: source.id, external_id: null, active: true, bot_url: null, fallback_url: null,
-        cost_model: 'none', cpc: 0, offer_id: offer.id, offers: [{ offer_id: offer.id, weight: 100 }], landing_id: null, landings: [], paths: [],
+        cost_model: 'none', cpc: 0, cpm: 0, revshare_percent: 0, offer_id: offer.id, offers: [{ offer_id: offer.id, weight: 100, auto_weight: null, cap: null }], landing_id: null, landings: [], paths: [], tracking_url: '/c/mcp-spring',
         created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
       })
       expect((await s.api('GET', `/admin/api/campaigns/${campaign.id}`)).body).toEqual(campaign)
@@ -390,7 +390,8 @@ describe('tools/call', () => {
       expect(child.token).toMatch(TOKEN_FORMAT)
       await withClient(s, child.token, async (c2) => {
         expect((await c2.listTools()).tools.map((t) => t.name).sort()).toEqual(
-          ['create_token', 'delete_token', 'get_campaign', 'get_rule_set', 'get_source', 'list_campaigns', 'list_rule_sets', 'list_sources', 'simulate_campaign', 'update_token'].sort())
+          ['create_token', 'delete_token', 'get_campaign', 'get_rule_set', 'get_source', 'list_campaigns', 'list_rule_sets', 'list_sources', 'simulate_campaign', 'update_token', 'list_cost_updates', 'get_split_test', 'get_auto_weights', 'list_weight_changes',
+            'list_source_templates', 'get_source_template', 'export_source_templates'].sort())
       })
       // The minted token is in the answer only: the audit keeps the arguments, never the result.
       const audit = await s.api('GET', `/admin/api/audit?token_id=${parent.id}`)
@@ -551,7 +552,7 @@ describe('resources', () => {
 
       const scopes = JSON.parse(((await client.readResource({ uri: 'svc://scopes' })).contents[0] as { text: string }).text)
       expect(scopes.scopes).toHaveLength(42)
-      expect(scopes.scopes[0]).toEqual({ scope: 'campaigns:read', covers: 'campaigns, their offer and landing rotations, targeting paths, rule sets and the targeting simulator' })
+      expect(scopes.scopes[0]).toEqual({ scope: 'campaigns:read', covers: 'campaigns, their offer and landing rotations, targeting paths, rule sets, the targeting simulator, split tests, auto-weights and cost updates' })
 
       const campaign = await client.readResource({ uri: `svc://campaigns/${campaignId}` })
       expect(campaign.contents).toHaveLength(1)

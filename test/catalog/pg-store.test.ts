@@ -77,7 +77,7 @@ async function failure(call: Promise<unknown>): Promise<{ code: string; message:
 const page = (limit: number, afterId = 0) => ({ limit, afterId })
 const ref = (id: number, field: string, weight = 100) => ({ id, weight, field })
 const campaignValues = (slug: string, sourceId: number | null = null) => ({
-  name: `Campaign ${slug}`, slug, sourceId, externalId: null, active: true, botUrl: null, fallbackUrl: null, costModel: 'none' as const, cpc: 0,
+  name: `Campaign ${slug}`, slug, sourceId, externalId: null, active: true, botUrl: null, fallbackUrl: null, costModel: 'none' as const, cpc: 0, cpm: 0, revsharePercent: 0,
 })
 
 const engines: Array<[string, () => Promise<Engine>, boolean]> = [
@@ -102,7 +102,7 @@ for (const [name, open, available] of engines) {
     test('sources: create, find, list in pages, update, delete; times are numbers', async () => {
       const before = Date.now()
       const a = await store.createSource({ name: 'Push', postbackUrl: 'https://src.example/pb?c={click_id}' })
-      expect(a).toEqual({ id: a.id, name: 'Push', postbackUrl: 'https://src.example/pb?c={click_id}', createdAt: a.createdAt, updatedAt: a.createdAt })
+      expect(a).toEqual({ id: a.id, name: 'Push', postbackUrl: 'https://src.example/pb?c={click_id}', linkParams: null, createdAt: a.createdAt, updatedAt: a.createdAt })
       expect(typeof a.id).toBe('number')
       expect(typeof a.createdAt).toBe('number')
       expect(a.createdAt).toBeGreaterThanOrEqual(before)
@@ -127,7 +127,7 @@ for (const [name, open, available] of engines) {
 
     test('offers: slugs are unique on create and update; numbers come back as numbers', async () => {
       const o = await store.createOffer({ name: 'O', slug: 'offer-a', url: 'https://adv.example/?c={click_id}', payout: 2.5, currency: 'EUR' })
-      expect(o).toEqual({ id: o.id, name: 'O', slug: 'offer-a', url: 'https://adv.example/?c={click_id}', payout: 2.5, currency: 'EUR', createdAt: o.createdAt, updatedAt: o.updatedAt })
+      expect(o).toEqual({ id: o.id, name: 'O', slug: 'offer-a', url: 'https://adv.example/?c={click_id}', payout: 2.5, currency: 'EUR', cap: null, createdAt: o.createdAt, updatedAt: o.updatedAt })
       const p = await store.createOffer({ name: 'P', slug: 'offer-b', url: 'https://adv.example/p', payout: 0, currency: 'USD' })
       expect(await failure(store.createOffer({ name: 'X', slug: 'offer-a', url: 'https://x.example/', payout: 0, currency: 'USD' })))
         .toEqual({ code: 'conflict', message: 'slug: "offer-a" is already used by another offer' })
@@ -169,7 +169,7 @@ for (const [name, open, available] of engines) {
         { offers: [ref(o2.id, 'offers.0.offer_id', 30), ref(o1.id, 'offers.1.offer_id', 70)], landings: [ref(l1.id, 'landing_id')] })
       expect(c.row).toEqual({
         id: c.row.id, name: 'Campaign camp-a', slug: 'camp-a', sourceId: src.id, externalId: null, active: true, botUrl: null,
-        fallbackUrl: null, costModel: 'cpc', cpc: 0.25, createdAt: c.row.createdAt, updatedAt: c.row.updatedAt,
+        fallbackUrl: null, costModel: 'cpc', cpc: 0.25, cpm: 0, revsharePercent: 0, createdAt: c.row.createdAt, updatedAt: c.row.updatedAt,
       })
       expect(typeof c.row.createdAt).toBe('number')
       expect(c.links).toEqual({ offers: [{ offerId: o2.id, weight: 30 }, { offerId: o1.id, weight: 70 }], landings: [{ landingId: l1.id, weight: 100 }] })
@@ -300,14 +300,14 @@ for (const [name, open, available] of engines) {
       const rows = await store.routingRows()
       const mine = new Set([live.row.id, fallback.row.id, hidden.row.id])
       expect(rows.campaigns.filter((c) => mine.has(c.id)).sort((a, b) => a.id - b.id)).toEqual([
-        { id: live.row.id, slug: 'rt-live', sourceId: null, externalId: null, active: 1, botUrl: 'https://bots.example/', fallbackUrl: null, costModel: 'cpc', cpc: 0.5 },
-        { id: fallback.row.id, slug: 'rt-paused', sourceId: null, externalId: null, active: 0, botUrl: null, fallbackUrl: 'https://fb.example/', costModel: 'none', cpc: 0 },
+        { id: live.row.id, slug: 'rt-live', sourceId: null, externalId: null, active: 1, botUrl: 'https://bots.example/', fallbackUrl: null, costModel: 'cpc', cpc: 0.5, cpm: 0 },
+        { id: fallback.row.id, slug: 'rt-paused', sourceId: null, externalId: null, active: 0, botUrl: null, fallbackUrl: 'https://fb.example/', costModel: 'none', cpc: 0, cpm: 0 },
       ])
-      expect(rows.offers.filter((r) => r.campaignId === live.row.id)).toEqual([{ campaignId: live.row.id, offerId: o.id, weight: 40, url: 'https://a.example/rt' }])
+      expect(rows.offers.filter((r) => r.campaignId === live.row.id)).toEqual([{ campaignId: live.row.id, offerId: o.id, weight: 40, autoWeight: null, url: 'https://a.example/rt', cap: null, offerCap: null }])
       const landings = rows.landings.filter((r) => r.campaignId === live.row.id).sort((a, b) => a.landingId - b.landingId)
       expect(landings.map((l) => ({ ...l, hasHtml: Boolean(l.hasHtml) }))).toEqual([
-        { campaignId: live.row.id, landingId: hosted.id, weight: 100, slug: 'rt-h', url: null, hasHtml: true },
-        { campaignId: live.row.id, landingId: empty.id, weight: 60, slug: 'rt-e', url: 'https://lp.example/', hasHtml: false },
+        { campaignId: live.row.id, landingId: hosted.id, weight: 100, autoWeight: null, slug: 'rt-h', url: null, hasHtml: true },
+        { campaignId: live.row.id, landingId: empty.id, weight: 60, autoWeight: null, slug: 'rt-e', url: 'https://lp.example/', hasHtml: false },
       ])
     })
   })

@@ -169,7 +169,7 @@ test('a read-only user sees the screens of their sections, without edit controls
     expect(await page.getByRole('button', { name: /Deactivate|Activate/ }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'Copy link' }).count()).toBe(1)
     const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
-    expect(nav).toEqual(['Campaigns', 'Rule sets', 'Sources', 'Offers', 'Reports'])
+    expect(nav).toEqual(['Campaigns', 'Rule sets', 'Sources', 'Offers', 'Caps', 'Reports'])
     expect(await page.getByRole('link', { name: 'Conversions' }).count()).toBe(0)
     // Nothing wider than the screen but the scrollable tables.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
@@ -365,7 +365,7 @@ test('users: a new user with a permission grid; they sign in and see exactly the
     const other = await watchedPage(theirs)
     await signIn(other.page, 'editor@example.com', 'editor-password-1')
     await other.page.getByRole('heading', { name: 'Campaigns' }).waitFor()
-    expect(await other.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Campaigns', 'Rule sets', 'Sources', 'Offers', 'Conversions', 'Postback setup'])
+    expect(await other.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Campaigns', 'Rule sets', 'Sources', 'Offers', 'Caps', 'Conversions', 'Postback setup'])
     expect(await other.page.getByRole('button', { name: 'New campaign' }).count()).toBe(1)
     expect([...errors, ...other.errors]).toEqual([])
   } finally {

@@ -126,9 +126,9 @@ test('rule set, two paths with conditions, a refused value, reorder, save, simul
     })
     expect(stored.paths[1]).toMatchObject({
       rule_set_id: null, conditions: [{ type: 'country', values: ['DE'] }],
-      action: { type: 'rotation', offers: [{ offer_id: offer2, weight: 100 }], landings: [], url: null },
+      action: { type: 'rotation', offers: [{ offer_id: offer2, weight: 100, auto_weight: null, cap: null }], landings: [], url: null },
     })
-    expect(stored.offers).toEqual([{ offer_id: offer1, weight: 100 }])
+    expect(stored.offers).toEqual([{ offer_id: offer1, weight: 100, auto_weight: null, cap: null }])
 
     // Opened again: the paths in their order, the markup value as text in its field; a second save keeps the ids.
     await page.locator('tr[data-campaign="geo"]').getByRole('button', { name: 'Edit' }).click()

@@ -57,3 +57,11 @@ export async function launchBrowser(): Promise<Browser> {
   }
   return browser
 }
+
+/** Opens the dashboard at `base` in `page` and signs in as `who` (the form, as a person would). */
+export async function signIn(page: import('playwright-core').Page, base: string, who: { email: string; password: string }): Promise<void> {
+  await page.goto(`${base}/admin`)
+  await page.getByLabel('Email').fill(who.email)
+  await page.getByLabel('Password').fill(who.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}

@@ -102,7 +102,7 @@ describe('the click\'s and the conversion\'s macros in a forwarded postback', ()
     const got = await s.api('GET', `/admin/api/sources/${c.source.id}`)
     expect(got.status).toBe(200)
     expect(got.body).toEqual({
-      id: c.source.id, name: c.source.name, postback_url: `${l.base}/pb?v={sub1}&x={foo}&y=[IMPRESSIONID]&c={click_id}`,
+      id: c.source.id, name: c.source.name, postback_url: `${l.base}/pb?v={sub1}&x={foo}&y=[IMPRESSIONID]&c={click_id}`, link_params: null,
       postback_url_warnings: [UNKNOWN_FOO, NETWORK_PLACEHOLDER], created_at: c.source.created_at, updated_at: c.source.updated_at,
     })
     expect((await s.api('GET', '/admin/api/sources')).body.items.find((r: { id: number }) => r.id === c.source.id).postback_url_warnings)

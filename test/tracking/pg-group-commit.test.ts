@@ -137,11 +137,11 @@ describe.skipIf(!avail.ok)('Postgres click store: group commit', () => {
 
   test('the tracker continues a click through the async lookup (/c creates, /r finds and repoints)', async () => {
     const target = (id: number, url: string): Target => ({ id, weight: 1, template: compileUrlTemplate(url)! })
-    const rot = (t: Target): Rotation => ({ items: [t], cumulative: [1], total: 1, byId: new Map([[t.id, t]]) })
+    const rot = (t: Target): Rotation => ({ items: [t], cumulative: [1], total: 1, byId: new Map([[t.id, t]]), capped: false })
     let offer = target(5, 'https://offer.example/?c={click_id}')
     const route = (): CampaignRoute => ({
       id: 9, slug: 'pg', sourceId: null, externalId: null, offers: rot(offer), landings: rot(target(6, 'https://lp.example/?c={click_id}')),
-      botTarget: null, costModel: 'none', cpc: 0, paths: [], pathSpecs: [], fallbackUrl: null, allLandings: new Map([[6, target(6, 'https://lp.example/?c={click_id}')]]),
+      botTarget: null, costModel: 'none', cpc: 0, offerById: new Map(), paths: [], pathSpecs: [], fallbackUrl: null, allLandings: new Map([[6, target(6, 'https://lp.example/?c={click_id}')]]),
     })
     // Like RoutingCache: a Promise while the table loads, null once it is loaded.
     let ready: Promise<void> | null = Bun.sleep(10).then(() => { ready = null })

@@ -16,10 +16,10 @@ const PG_SETUP_MS = 60_000
 /** Routing rows with one active campaign per slug, each rotating one offer. */
 function rowsOf(...slugs: string[]): RoutingRows {
   return {
-    campaigns: slugs.map((slug, i) => ({ id: i + 1, slug, sourceId: null, externalId: null, active: 1, botUrl: null, fallbackUrl: null, costModel: 'none', cpc: 0 })),
-    offers: slugs.map((slug, i) => ({ campaignId: i + 1, offerId: 100 + i, weight: 100, url: `https://adv.example/${slug}` })),
+    campaigns: slugs.map((slug, i) => ({ id: i + 1, slug, sourceId: null, externalId: null, active: 1, botUrl: null, fallbackUrl: null, costModel: 'none', cpc: 0, cpm: 0 })),
+    offers: slugs.map((slug, i) => ({ campaignId: i + 1, offerId: 100 + i, weight: 100, url: `https://adv.example/${slug}`, cap: null, offerCap: null })),
     landings: [],
-    paths: [], pathOffers: [], pathLandings: [],
+    paths: [], pathOffers: [], pathLandings: [], allOffers: [],
   }
 }
 
@@ -210,7 +210,7 @@ describe.skipIf(!pgAvailable().ok)('RoutingCache over the catalog store on Postg
     const o = await storeA.createOffer({ name: 'O', slug: 'pg-o', url: 'https://adv.example/?c={click_id}', payout: 0, currency: 'USD' })
     const l = await storeA.createLanding({ name: 'L', slug: 'pg-l', html: '<p>x</p>', url: null, emailListId: null })
     const c = await storeA.createCampaign(
-      { name: 'C', slug: 'pg-live', sourceId: null, externalId: null, active: true, botUrl: null, fallbackUrl: null, costModel: 'cpc', cpc: 0.1 },
+      { name: 'C', slug: 'pg-live', sourceId: null, externalId: null, active: true, botUrl: null, fallbackUrl: null, costModel: 'cpc', cpc: 0.1, cpm: 0, revsharePercent: 0 },
       { offers: [{ id: o.id, weight: 100, field: 'offer_id' }], landings: [{ id: l.id, weight: 100, field: 'landing_id' }] },
     )
     cacheA.invalidate()

@@ -3,6 +3,7 @@
 import { invalid } from '../../lib/errors'
 import { positiveId } from '../../lib/fields'
 import type { LinkRef } from '../store/types'
+import { parseCap } from '../caps/model'
 
 export const MAX_LINKS = 100
 export const DEFAULT_WEIGHT = 100
@@ -21,7 +22,11 @@ export function rotationLinks(raw: unknown, key: 'offer_id' | 'landing_id', fiel
   const out = raw.map((e, i): LinkRef => {
     if (e === null || typeof e !== 'object') throw invalid(`${field}.${i}: must be an object {"${key}":…,"weight":…}`)
     const entry = e as Record<string, unknown>
-    return { id: positiveId(entry[key], `${field}.${i}.${key}`), weight: weightOf(entry.weight, `${field}.${i}.weight`), field: `${field}.${i}.${key}` }
+    const ref: LinkRef = { id: positiveId(entry[key], `${field}.${i}.${key}`), weight: weightOf(entry.weight, `${field}.${i}.weight`), field: `${field}.${i}.${key}` }
+    // Offer entries may carry their own cap (issue 29); landings are not capped.
+    if (key === 'offer_id') ref.cap = parseCap(entry.cap, `${field}.${i}.cap`) ?? null
+    else if (entry.cap !== undefined && entry.cap !== null) throw invalid(`${field}.${i}.cap: landings have no cap (cap the offer)`)
+    return ref
   })
   const seen = new Set<number>()
   for (const l of out) {

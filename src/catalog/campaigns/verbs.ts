@@ -49,6 +49,14 @@ function parse(input: CampaignInput): { values: Partial<CampaignValues>; links: 
     if (!Number.isFinite(input.cpc) || input.cpc < 0) throw invalid('cpc: must be a number ≥ 0')
     out.cpc = input.cpc
   }
+  if (input.cpm !== undefined) {
+    if (!Number.isFinite(input.cpm) || input.cpm < 0) throw invalid('cpm: must be a number ≥ 0')
+    out.cpm = input.cpm
+  }
+  if (input.revshare_percent !== undefined) {
+    if (!Number.isFinite(input.revshare_percent) || input.revshare_percent <= 0 || input.revshare_percent > 100) throw invalid('revshare_percent: must be more than 0 and at most 100')
+    out.revsharePercent = input.revshare_percent
+  }
   const links: LinkChanges = {}
   const offers = linkList(input as Record<string, unknown>, 'offer_id', 'offers', true)
   const landings = linkList(input as Record<string, unknown>, 'landing_id', 'landings', false)
@@ -76,9 +84,10 @@ export function campaignVerbs({ store, events }: CatalogDeps) {
       async run(_actor, input) {
         const { values: v, links } = parse({ ...input, name: input.name ?? '', slug: input.slug ?? '' })
         if (!links.offers) throw invalid('offers: a campaign needs at least one offer (give offer_id or offers)')
+        if (v.costModel === 'revshare' && v.revsharePercent === undefined) throw invalid('revshare_percent: required with cost_model revshare')
         const campaign = await store.createCampaign({
           name: v.name!, slug: v.slug!, sourceId: v.sourceId ?? null, externalId: v.externalId ?? null, active: v.active ?? true,
-          botUrl: v.botUrl ?? null, fallbackUrl: v.fallbackUrl ?? null, costModel: v.costModel ?? 'none', cpc: v.cpc ?? 0,
+          botUrl: v.botUrl ?? null, fallbackUrl: v.fallbackUrl ?? null, costModel: v.costModel ?? 'none', cpc: v.cpc ?? 0, cpm: v.cpm ?? 0, revsharePercent: v.revsharePercent ?? 0,
         }, { offers: links.offers, landings: links.landings ?? [], paths: links.paths })
         announce(events, 'campaign', campaign.row.id, 'created')
         return campaign

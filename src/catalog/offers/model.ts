@@ -3,6 +3,7 @@ import { Type as t } from '@sinclair/typebox'
 import type { OfferRow } from '../store/types'
 import { iso } from '../../lib/time'
 import { Int } from '../../lib/fields'
+import { CapField, CapRecord, readCap } from '../caps/model'
 
 export const OfferCreate = t.Object({
   name: t.String({ maxLength: 200 }),
@@ -10,6 +11,7 @@ export const OfferCreate = t.Object({
   url: t.String({ maxLength: 4096, description: 'absolute http(s) URL template; {click_id} and other macros are substituted at redirect time' }),
   payout: t.Optional(t.Number({ description: 'default payout, used when a postback carries none (default 0)' })),
   currency: t.Optional(t.String({ maxLength: 3, description: 'ISO 4217 code, 3 letters (default USD; stored upper-case)' })),
+  cap: CapField,
 })
 export const OfferPatch = t.Partial(OfferCreate)
 export type OfferInput = Partial<typeof OfferCreate.static>
@@ -21,6 +23,7 @@ export const OfferRecord = t.Object({
   url: t.String(),
   payout: t.Number(),
   currency: t.String(),
+  cap: CapRecord,
   created_at: t.String({ format: 'date-time' }),
   updated_at: t.String({ format: 'date-time' }),
 })
@@ -32,6 +35,7 @@ export const renderOffer = (r: OfferRow): typeof OfferRecord.static => ({
   url: r.url,
   payout: r.payout,
   currency: r.currency,
+  cap: readCap(r.cap),
   created_at: iso(r.createdAt),
   updated_at: iso(r.updatedAt),
 })

@@ -6,6 +6,7 @@ import { announce, type CatalogDeps } from '../shared'
 import type { OfferValues } from '../store/types'
 import { OfferCreate, OfferPatch, type OfferInput } from './model'
 import { requiredCurrency } from '../../lib/currency'
+import { parseCap } from '../caps/model'
 
 function fields(input: OfferInput): Partial<OfferValues> {
   const out: Partial<OfferValues> = {}
@@ -17,6 +18,8 @@ function fields(input: OfferInput): Partial<OfferValues> {
     out.payout = input.payout
   }
   if (input.currency !== undefined) out.currency = requiredCurrency(input.currency)
+  const cap = parseCap(input.cap, 'cap')
+  if (cap !== undefined) out.cap = cap
   return out
 }
 
@@ -31,7 +34,7 @@ export function offerVerbs({ store, events }: CatalogDeps) {
     list: (page) => store.listOffers(page), find: (id) => store.findOffer(id), delete: (id) => store.deleteOffer(id),
     create(input) {
       const f = fields({ ...input, name: input.name ?? '', slug: input.slug ?? '', url: input.url ?? '' })
-      return store.createOffer({ name: f.name!, slug: f.slug!, url: f.url!, payout: f.payout ?? 0, currency: f.currency ?? 'USD' })
+      return store.createOffer({ name: f.name!, slug: f.slug!, url: f.url!, payout: f.payout ?? 0, currency: f.currency ?? 'USD', cap: f.cap ?? null })
     },
     update: (id, input) => store.updateOffer(id, fields(input)),
     announce: (id, action) => announce(events, 'offer', id, action),

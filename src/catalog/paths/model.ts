@@ -7,6 +7,7 @@ import { Int, positiveId, requiredText, urlTemplate } from '../../lib/fields'
 import { iso } from '../../lib/time'
 import type { CampaignPath, LinkRef, PathWrite, RuleSet } from '../store/types'
 import { DEFAULT_WEIGHT, MAX_LINKS, MAX_WEIGHT, rotationLinks } from '../campaigns/limits'
+import { CapField, CapRecord, readCap } from '../caps/model'
 
 const weight = t.Optional(Int({ minimum: 1, maximum: MAX_WEIGHT, description: `rotation weight 1..${MAX_WEIGHT} (default ${DEFAULT_WEIGHT})` }))
 const ACTIONS = ['rotation', 'url', 'bot_url', 'not_found'] as const
@@ -15,7 +16,7 @@ export const PathActionInput = t.Object({
   type: t.Union(ACTIONS.map((a) => t.Literal(a)), {
     description: "rotation: the path's own weighted offers (and landings); url: a direct URL template; bot_url: the campaign's bot URL; not_found: the 404 page or the fallback URL",
   }),
-  offers: t.Optional(t.Array(t.Object({ offer_id: Int(), weight }), { maxItems: MAX_LINKS, description: 'rotation: at least one offer' })),
+  offers: t.Optional(t.Array(t.Object({ offer_id: Int(), weight, cap: CapField }), { maxItems: MAX_LINKS, description: 'rotation: at least one offer' })),
   landings: t.Optional(t.Array(t.Object({ landing_id: Int(), weight }), { maxItems: MAX_LINKS, description: 'rotation: landings before the offer (may be empty)' })),
   url: t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'url: absolute http(s) URL template ({click_id}, {sub1}… as in offer URLs)' })),
 })
@@ -34,8 +35,8 @@ export const PathsInput = t.Array(PathInput, {
 
 const PathActionRecord = t.Object({
   type: t.Union(ACTIONS.map((a) => t.Literal(a))),
-  offers: t.Array(t.Object({ offer_id: Int(), weight: Int() })),
-  landings: t.Array(t.Object({ landing_id: Int(), weight: Int() })),
+  offers: t.Array(t.Object({ offer_id: Int(), weight: Int(), auto_weight: t.Union([Int(), t.Null()], { description: 'the weight auto-weights set (routed instead of weight); null: off' }), cap: CapRecord })),
+  landings: t.Array(t.Object({ landing_id: Int(), weight: Int(), auto_weight: t.Union([Int(), t.Null()], { description: 'the weight auto-weights set (routed instead of weight); null: off' }) })),
   url: t.Union([t.String(), t.Null()]),
 })
 export const PathRecord = t.Object({
@@ -55,8 +56,8 @@ export const renderPath = ({ row, offers, landings }: CampaignPath): typeof Path
   conditions: JSON.parse(row.conditions) as Condition[],
   action: {
     type: row.action,
-    offers: offers.map((o) => ({ offer_id: o.offerId, weight: o.weight })),
-    landings: landings.map((l) => ({ landing_id: l.landingId, weight: l.weight })),
+    offers: offers.map((o) => ({ offer_id: o.offerId, weight: o.weight, auto_weight: o.autoWeight ?? null, cap: readCap(o.cap) })),
+    landings: landings.map((l) => ({ landing_id: l.landingId, weight: l.weight, auto_weight: l.autoWeight ?? null })),
     url: row.url,
   },
 })

@@ -58,9 +58,10 @@ export function forwardWarning(url: string): string | null {
 
 /**
  * What the operator should know about a postback URL template before a conversion is forwarded: each
- * placeholder svc does not fill, and what happens to it. The request is still sent with it as written.
+ * placeholder svc does not fill, and what happens to it (a parameter of the source's link_params is filled from
+ * the click). The request is still sent with it as written.
  */
-export function postbackUrlWarnings(template: string | null | undefined): string[] {
+export function postbackUrlWarnings(template: string | null | undefined, linkParams: readonly string[] = []): string[] {
   if (!template) return []
   const out: string[] = []
   for (const p of unreplacedPlaceholders(template)) {
@@ -69,7 +70,7 @@ export function postbackUrlWarnings(template: string | null | undefined): string
       continue
     }
     const name = p.slice(1, -1)
-    if (KNOWN.has(name)) continue
+    if (KNOWN.has(name) || linkParams.includes(name)) continue // a link parameter of the source's tracking link: the click carries it
     out.push(`${p} is not a svc macro: it is sent as written unless the click's tracking link carried a parameter named "${name}"`)
   }
   return out

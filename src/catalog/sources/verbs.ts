@@ -4,11 +4,13 @@ import { crudVerbs, found } from '../../lib/verb-inputs'
 import { announce, type CatalogDeps } from '../shared'
 import type { SourceValues } from '../store/types'
 import { SourceCreate, SourcePatch, type SourceInput } from './model'
+import { linkParams } from './link-params'
 
 function fields(input: SourceInput): Partial<SourceValues> {
   const out: Partial<SourceValues> = {}
   if (input.name !== undefined) out.name = requiredText(input.name, 'name')
   if (input.postback_url !== undefined) out.postbackUrl = optionalUrlTemplate(input.postback_url, 'postback_url')
+  if (input.link_params !== undefined) out.linkParams = linkParams(input.link_params)
   return out
 }
 
@@ -23,7 +25,7 @@ export function sourceVerbs({ store, events }: CatalogDeps) {
     list: (page) => store.listSources(page), find: (id) => store.findSource(id), delete: (id) => store.deleteSource(id),
     create(input) {
       const f = fields({ ...input, name: input.name ?? '' })
-      return store.createSource({ name: f.name!, postbackUrl: f.postbackUrl ?? null })
+      return store.createSource({ name: f.name!, postbackUrl: f.postbackUrl ?? null, linkParams: f.linkParams ?? null })
     },
     async update(id, input) {
       // An unknown id answers not_found before the fields are looked at (as it always has).

@@ -9,6 +9,7 @@ import {
   type Entity, type Slugged,
 } from './errors'
 import { invalid } from '../../lib/errors'
+import { fallbackOfferOf } from '../caps/model'
 import type { CampaignValues, LinkChanges, LinkRef, PathWrite } from './types'
 
 export type Values = Record<string, unknown>
@@ -47,6 +48,7 @@ export interface CatalogQueries {
 export function* createSteps(q: CatalogQueries, what: Exclude<Entity, 'campaign'>, values: Values, now: number): Steps<Values> {
   if (what !== 'source') yield* slugFree(q, what, values.slug as string, 0)
   if (what === 'landing') yield* emailListExists(q, values.emailListId as number | null | undefined)
+  if (what === 'offer') yield* fallbackOfferExists(q, values.cap)
   return yield q.insert(what, { ...values, createdAt: now, updatedAt: now })
 }
 
@@ -58,6 +60,7 @@ export function* updateSteps(q: CatalogQueries, what: Exclude<Entity, 'campaign'
     if (changes.slug !== undefined) yield* slugFree(q, what, changes.slug as string, id)
   }
   if (what === 'landing') yield* emailListExists(q, changes.emailListId as number | null | undefined)
+  if (what === 'offer') yield* fallbackOfferExists(q, changes.cap)
   const row: Values | undefined = yield q.update(what, id, { ...changes, updatedAt: now })
   if (!row) throw missingRow(what)
   return row
@@ -107,7 +110,7 @@ function* pathSteps(q: CatalogQueries, campaignId: number, paths: PathWrite[]): 
     checkFound(ruleSets, new Set(found.map((r) => Number(r.id))), 'rule set')
   }
   for (const [kind, what] of [['offers', 'offer'], ['landings', 'landing']] as const) {
-    const refs = paths.flatMap((p) => p[kind])
+    const refs = withFallbacks(kind, paths.flatMap((p) => p[kind]))
     if (!refs.length) continue
     const found: Array<{ id: number }> = yield q.shared(kind, [...new Set(refs.map((r) => r.id))])
     checkFound(refs, new Set(found.map((r) => Number(r.id))), what)
@@ -160,14 +163,33 @@ function* emailListExists(q: CatalogQueries, id: number | null | undefined): Ste
 }
 
 /** Referenced rows exist, and stay until this write commits (a concurrent delete waits, then finds the campaign). */
+/** Offer entries and the fallback offers their caps name (`offers.0.cap.fallback_offer_id`), for one existence check. */
+function withFallbacks(kind: LinkKind, refs: LinkRef[]): LinkRef[] {
+  if (kind !== 'offers') return refs
+  const out = [...refs]
+  for (const r of refs) {
+    const id = fallbackOfferOf(r.cap)
+    if (id !== null) out.push({ id, weight: 0, field: r.field.replace(/offer_id$/, 'cap.fallback_offer_id') })
+  }
+  return out
+}
+
+/** An offer's own cap may send its visitors to another offer: it must exist. */
+function* fallbackOfferExists(q: CatalogQueries, cap: unknown): Steps<void> {
+  const id = fallbackOfferOf(cap as string | null | undefined)
+  if (id === null) return
+  const found: Array<{ id: number }> = yield q.shared('offers', [id])
+  checkFound([{ id, weight: 0, field: 'cap.fallback_offer_id' }], new Set(found.map((r) => Number(r.id))), 'offer')
+}
+
 function* referencesExist(q: CatalogQueries, sourceId: number | null | undefined, links: LinkChanges): Steps<void> {
   if (sourceId != null) {
     const found: Array<{ id: number }> = yield q.shared('sources', [sourceId])
     if (found.length === 0) throw unknownSource(sourceId)
   }
   for (const [kind, what] of [['offers', 'offer'], ['landings', 'landing']] as const) {
-    const refs = links[kind]
-    if (!refs?.length) continue
+    const refs = withFallbacks(kind, links[kind] ?? [])
+    if (!refs.length) continue
     const found: Array<{ id: number }> = yield q.shared(kind, refs.map((r) => r.id))
     checkFound(refs, new Set(found.map((r) => Number(r.id))), what)
   }

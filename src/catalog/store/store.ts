@@ -11,7 +11,7 @@ import { campaignSteps, createSteps, removeSteps, updateSteps, type CatalogQueri
 import { slugTaken, type Entity, type Slugged } from './errors'
 import { ruleSetStore } from './rule-sets'
 import type {
-  Campaign, CampaignLinks, CampaignPath, CampaignRow, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, OfferRow,
+  Campaign, CampaignLinks, CampaignPath, CampaignRow, CampaignValues, CatalogStore, LandingRow, LandingValues, LinkChanges, LinkRef, OfferRow,
   OfferValues, PathRow, RoutingRows, RoutingSource, SourceRow, SourceValues,
 } from './types'
 
@@ -19,18 +19,18 @@ const TABLE: Record<Entity, string> = { source: 'sources', offer: 'offers', land
 
 /** Each table's columns under their camelCase names (fixed text). */
 const COLS: Record<Entity, Sql> = {
-  source: raw('id, name, postback_url AS "postbackUrl", created_at AS "createdAt", updated_at AS "updatedAt"'),
-  offer: raw('id, name, slug, url, payout, currency, created_at AS "createdAt", updated_at AS "updatedAt"'),
+  source: raw('id, name, postback_url AS "postbackUrl", link_params AS "linkParams", created_at AS "createdAt", updated_at AS "updatedAt"'),
+  offer: raw('id, name, slug, url, payout, currency, cap, created_at AS "createdAt", updated_at AS "updatedAt"'),
   landing: raw('id, name, slug, url, html, email_list_id AS "emailListId", created_at AS "createdAt", updated_at AS "updatedAt"'),
   campaign: raw('id, name, slug, source_id AS "sourceId", external_id AS "externalId", active, bot_url AS "botUrl", ' +
-    'fallback_url AS "fallbackUrl", cost_model AS "costModel", cpc, created_at AS "createdAt", updated_at AS "updatedAt"'),
+    'fallback_url AS "fallbackUrl", cost_model AS "costModel", cpc, cpm, revshare_percent AS "revsharePercent", created_at AS "createdAt", updated_at AS "updatedAt"'),
 }
 
 /** Column of each writable field; only these keys ever reach SQL (booleans bind as 1/0). */
 const COLUMNS: Record<string, string> = {
-  name: 'name', postbackUrl: 'postback_url', slug: 'slug', url: 'url', payout: 'payout', currency: 'currency',
+  name: 'name', postbackUrl: 'postback_url', linkParams: 'link_params', slug: 'slug', url: 'url', payout: 'payout', currency: 'currency', cap: 'cap',
   html: 'html', emailListId: 'email_list_id', sourceId: 'source_id', externalId: 'external_id', active: 'active',
-  botUrl: 'bot_url', fallbackUrl: 'fallback_url', costModel: 'cost_model', cpc: 'cpc',
+  botUrl: 'bot_url', fallbackUrl: 'fallback_url', costModel: 'cost_model', cpc: 'cpc', cpm: 'cpm', revsharePercent: 'revshare_percent',
   createdAt: 'created_at', updatedAt: 'updated_at',
 }
 
@@ -47,6 +47,9 @@ const PATH_LINK = {
   offers: { table: raw('path_offers'), ref: raw('offer_id') },
   landings: { table: raw('path_landings'), ref: raw('landing_id') },
 }
+/** Offer entries carry their cap (catalog/caps); landing entries have none. */
+const capColumn = (kind: LinkKind) => (kind === 'offers' ? raw(', cap') : raw(''))
+const capValue = (kind: LinkKind, r: LinkRef) => (kind === 'offers' ? sql`, ${r.cap ?? null}` : raw(''))
 const PATH_COLS = raw('id, campaign_id AS "campaignId", position, name, active, rule_set_id AS "ruleSetId", conditions, action, url')
 
 /** A campaign's active is an integer flag on both engines; its row carries the boolean. */
@@ -73,23 +76,24 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
     return this.db.snapshot(function* (q): Steps<RoutingRows> {
       // Paused campaigns too when they have a fallback_url: their visitors go there.
       const campaigns: RoutingRows['campaigns'] = yield q.all(sql`SELECT id, slug, source_id AS "sourceId",
-        external_id AS "externalId", active, bot_url AS "botUrl", fallback_url AS "fallbackUrl", cost_model AS "costModel", cpc
+        external_id AS "externalId", active, bot_url AS "botUrl", fallback_url AS "fallbackUrl", cost_model AS "costModel", cpc, cpm
         FROM campaigns WHERE active = 1 OR fallback_url IS NOT NULL`)
       const offers: RoutingRows['offers'] = yield q.all(sql`SELECT co.campaign_id AS "campaignId", co.offer_id AS "offerId",
-        co.weight, o.url FROM campaign_offers co JOIN offers o ON o.id = co.offer_id ORDER BY co.campaign_id, co.position`)
+        co.weight, co.auto_weight AS "autoWeight", o.url, co.cap, o.cap AS "offerCap" FROM campaign_offers co JOIN offers o ON o.id = co.offer_id ORDER BY co.campaign_id, co.position`)
       const landings: RoutingRows['landings'] = yield q.all(sql`SELECT cl.campaign_id AS "campaignId", cl.landing_id AS "landingId",
-        cl.weight, l.slug, l.url, CASE WHEN l.html IS NOT NULL AND l.html <> '' THEN 1 ELSE 0 END AS "hasHtml"
+        cl.weight, cl.auto_weight AS "autoWeight", l.slug, l.url, CASE WHEN l.html IS NOT NULL AND l.html <> '' THEN 1 ELSE 0 END AS "hasHtml"
         FROM campaign_landings cl JOIN landings l ON l.id = cl.landing_id ORDER BY cl.campaign_id, cl.position`)
       // Active paths of the campaigns above, in order, each with its rule set's conditions and its own rotation.
       const paths: RoutingRows['paths'] = yield q.all(sql`SELECT p.id, p.campaign_id AS "campaignId", p.name, p.conditions,
         r.conditions AS "ruleConditions", p.action, p.url FROM campaign_paths p LEFT JOIN rule_sets r ON r.id = p.rule_set_id
         WHERE p.active = 1 ORDER BY p.campaign_id, p.position, p.id`)
-      const pathOffers: RoutingRows['pathOffers'] = yield q.all(sql`SELECT po.path_id AS "pathId", po.offer_id AS "offerId", po.weight, o.url
-        FROM path_offers po JOIN offers o ON o.id = po.offer_id ORDER BY po.path_id, po.position`)
+      const pathOffers: RoutingRows['pathOffers'] = yield q.all(sql`SELECT po.path_id AS "pathId", po.offer_id AS "offerId", po.weight, po.auto_weight AS "autoWeight", o.url,
+        po.cap, o.cap AS "offerCap" FROM path_offers po JOIN offers o ON o.id = po.offer_id ORDER BY po.path_id, po.position`)
       const pathLandings: RoutingRows['pathLandings'] = yield q.all(sql`SELECT pl.path_id AS "pathId", pl.landing_id AS "landingId",
-        pl.weight, l.slug, l.url, CASE WHEN l.html IS NOT NULL AND l.html <> '' THEN 1 ELSE 0 END AS "hasHtml"
+        pl.weight, pl.auto_weight AS "autoWeight", l.slug, l.url, CASE WHEN l.html IS NOT NULL AND l.html <> '' THEN 1 ELSE 0 END AS "hasHtml"
         FROM path_landings pl JOIN landings l ON l.id = pl.landing_id ORDER BY pl.path_id, pl.position`)
-      return { campaigns, offers, landings, paths, pathOffers, pathLandings }
+      const allOffers: RoutingRows['allOffers'] = yield q.all(sql`SELECT id, url, cap FROM offers ORDER BY id`)
+      return { campaigns, offers, landings, paths, pathOffers, pathLandings, allOffers }
     })
   }
 
@@ -207,8 +211,8 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
       delete: (what, id) => q.run(sql`DELETE FROM ${raw(TABLE[what])} WHERE id = ${id}`),
       clearLinks: (kind, campaignId) => q.run(sql`DELETE FROM ${LINK[kind].table} WHERE campaign_id = ${campaignId}`),
       // One multi-row INSERT, each link with its position in the given order.
-      addLinks: (kind, campaignId, refs) => q.run(sql`INSERT INTO ${LINK[kind].table} (campaign_id, ${LINK[kind].ref}, weight, position)
-        VALUES ${join(refs.map((r, position) => sql`(${campaignId}, ${r.id}, ${r.weight}, ${position})`))}`),
+      addLinks: (kind, campaignId, refs) => q.run(sql`INSERT INTO ${LINK[kind].table} (campaign_id, ${LINK[kind].ref}, weight, position${capColumn(kind)})
+        VALUES ${join(refs.map((r, position) => sql`(${campaignId}, ${r.id}, ${r.weight}, ${position}${capValue(kind, r)})`))}`),
       pathIds: (campaignId) => q.all<{ id: number }>(sql`SELECT id FROM campaign_paths WHERE campaign_id = ${campaignId}`),
       dropPaths: (campaignId, keep) => q.run(keep.length
         ? sql`DELETE FROM campaign_paths WHERE campaign_id = ${campaignId} AND id NOT IN ${inList(keep)}`
@@ -219,8 +223,8 @@ export class CatalogDbStore implements CatalogStore, RoutingSource {
         : q.get<{ id: number }>(sql`UPDATE campaign_paths SET position = ${position}, name = ${p.name}, active = ${p.active ? 1 : 0},
             rule_set_id = ${p.ruleSetId}, conditions = ${p.conditions}, action = ${p.action}, url = ${p.url} WHERE id = ${p.id} RETURNING id`),
       clearPathLinks: (kind, pathId) => q.run(sql`DELETE FROM ${PATH_LINK[kind].table} WHERE path_id = ${pathId}`),
-      addPathLinks: (kind, pathId, refs) => q.run(sql`INSERT INTO ${PATH_LINK[kind].table} (path_id, ${PATH_LINK[kind].ref}, weight, position)
-        VALUES ${join(refs.map((r, position) => sql`(${pathId}, ${r.id}, ${r.weight}, ${position})`))}`),
+      addPathLinks: (kind, pathId, refs) => q.run(sql`INSERT INTO ${PATH_LINK[kind].table} (path_id, ${PATH_LINK[kind].ref}, weight, position${capColumn(kind)})
+        VALUES ${join(refs.map((r, position) => sql`(${pathId}, ${r.id}, ${r.weight}, ${position}${capValue(kind, r)})`))}`),
     }
   }
 }
@@ -238,16 +242,25 @@ function* withLinks(q: Queries, rows: CampaignRow[]): Steps<Campaign[]> {
   const ids = inList(rows.map((r) => r.id))
   for (const kind of ['offers', 'landings'] as LinkKind[]) {
     const { table, ref } = LINK[kind]
-    const found: Array<{ campaignId: number; id: number; weight: number }> = yield q.all(sql`SELECT campaign_id AS "campaignId",
-      ${ref} AS id, weight FROM ${table} WHERE campaign_id IN ${ids} ORDER BY campaign_id, position, ${ref}`)
+    const found: Array<{ campaignId: number; id: number; weight: number; cap: string | null; autoWeight: number | null }> = yield q.all(sql`SELECT campaign_id AS "campaignId",
+      ${ref} AS id, weight, auto_weight AS "autoWeight", ${kind === 'offers' ? raw('cap') : raw('NULL')} AS cap FROM ${table} WHERE campaign_id IN ${ids} ORDER BY campaign_id, position, ${ref}`)
     for (const l of found) {
       const list = links.get(l.campaignId)!
-      if (kind === 'offers') list.offers.push({ offerId: l.id, weight: l.weight })
-      else list.landings.push({ landingId: l.id, weight: l.weight })
+      if (kind === 'offers') list.offers.push({ offerId: l.id, weight: l.weight, ...(l.cap ? { cap: l.cap } : {}), autoWeight: l.autoWeight ?? undefined })
+      else list.landings.push({ landingId: l.id, weight: l.weight, autoWeight: l.autoWeight ?? undefined })
     }
   }
   const paths = yield* pathsOf(q, rows.map((r) => r.id))
-  return rows.map((row) => ({ row, links: links.get(row.id)!, paths: paths.get(row.id) ?? [] }))
+  // The query string each campaign's source puts on the tracking link (templates, issue 29: tracking_url).
+  const sourceIds = [...new Set(rows.flatMap((r) => (r.sourceId === null ? [] : [r.sourceId])))]
+  const params = new Map<number, string | null>()
+  if (sourceIds.length) {
+    const found: Array<{ id: number; linkParams: string | null }> = yield q.all(sql`SELECT id, link_params AS "linkParams" FROM sources WHERE id IN ${inList(sourceIds)}`)
+    for (const s of found) params.set(s.id, s.linkParams)
+  }
+  return rows.map((row) => ({
+    row, links: links.get(row.id)!, paths: paths.get(row.id) ?? [], sourceLinkParams: row.sourceId === null ? null : params.get(row.sourceId) ?? null,
+  }))
 }
 
 /** The campaigns' paths in order, each with its own rotation. */
@@ -267,12 +280,13 @@ function* pathsOf(q: Queries, campaignIds: number[]): Steps<Map<number, Campaign
   const ids = inList([...byId.keys()])
   for (const kind of ['offers', 'landings'] as LinkKind[]) {
     const { table, ref } = PATH_LINK[kind]
-    const found: Array<{ pathId: number; id: number; weight: number }> = yield q.all(sql`SELECT path_id AS "pathId", ${ref} AS id, weight
+    const found: Array<{ pathId: number; id: number; weight: number; cap: string | null; autoWeight: number | null }> = yield q.all(sql`SELECT path_id AS "pathId", ${ref} AS id, weight, auto_weight AS "autoWeight",
+      ${kind === 'offers' ? raw('cap') : raw('NULL')} AS cap
       FROM ${table} WHERE path_id IN ${ids} ORDER BY path_id, position, ${ref}`)
     for (const l of found) {
       const p = byId.get(l.pathId)!
-      if (kind === 'offers') p.offers.push({ offerId: l.id, weight: l.weight })
-      else p.landings.push({ landingId: l.id, weight: l.weight })
+      if (kind === 'offers') p.offers.push({ offerId: l.id, weight: l.weight, ...(l.cap ? { cap: l.cap } : {}), autoWeight: l.autoWeight ?? undefined })
+      else p.landings.push({ landingId: l.id, weight: l.weight, autoWeight: l.autoWeight ?? undefined })
     }
   }
   return out

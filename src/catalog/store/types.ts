@@ -17,23 +17,29 @@ export type PathRow = typeof campaignPaths.$inferSelect
 
 /** What a write may set; the store stamps id, created_at and updated_at. */
 type Values<R> = Omit<R, 'id' | 'createdAt' | 'updatedAt'>
-export type SourceValues = Values<SourceRow>
-export type OfferValues = Values<OfferRow>
+/** link_params may be left out (null): only sources made from a template or given one carry it. */
+export type SourceValues = Omit<Values<SourceRow>, 'linkParams'> & { linkParams?: string | null }
+/** `cap` may be left out (no cap). */
+export type OfferValues = Omit<Values<OfferRow>, 'cap'> & { cap?: string | null }
 export type LandingValues = Values<LandingRow>
 export type CampaignValues = Values<CampaignRow>
 
-export interface OfferLink { offerId: number; weight: number }
-export interface LandingLink { landingId: number; weight: number }
+export interface OfferLink { offerId: number; weight: number; cap?: string | null; autoWeight?: number | null }
+export interface LandingLink { landingId: number; weight: number; autoWeight?: number | null }
 export interface CampaignLinks { offers: OfferLink[]; landings: LandingLink[] }
 /** A targeting path with its own rotation (action 'rotation'; empty lists otherwise). */
 export interface CampaignPath { row: PathRow; offers: OfferLink[]; landings: LandingLink[] }
-export interface Campaign { row: CampaignRow; links: CampaignLinks; paths: CampaignPath[] }
+export interface Campaign {
+  row: CampaignRow; links: CampaignLinks; paths: CampaignPath[]
+  /** The link_params of the campaign's source (its tracking_url's query), when read with it. */
+  sourceLinkParams?: string | null
+}
 /** A rule set with the campaigns whose paths use it (lowest id first). */
 export interface RuleSet { id: number; row: RuleSetRow; campaignIds: number[] }
 export type RuleSetValues = Values<RuleSetRow>
 
 /** A linked offer or landing as the input gave it; `field` names it in "does not exist" errors (offers.0.offer_id). */
-export interface LinkRef { id: number; weight: number; field: string }
+export interface LinkRef { id: number; weight: number; field: string; /** An offer entry's cap (JSON, catalog/caps). */ cap?: string | null }
 /**
  * A path to write, in campaign order. `id` keeps an existing path of the campaign (its clicks keep pointing at
  * it); null makes a new one. `field` ("paths.2") names it in errors; `conditions` is the checked JSON.
@@ -91,22 +97,26 @@ export interface CatalogStore {
 
 /**
  * The catalog as the redirect routing table needs it: active campaigns, paused ones that have a
- * fallback_url (active 0: SQLite has no booleans), and the linked offers and landings.
+ * fallback_url (active 0: SQLite has no booleans), and the linked offers and landings. `autoWeight`: the weight
+ * auto-weights set (src/optimisation), routed instead of `weight` while not null.
  */
 export interface RoutingRows {
   campaigns: Array<{
     id: number; slug: string; sourceId: number | null; externalId: string | null; active: number
-    botUrl: string | null; fallbackUrl: string | null; costModel: string; cpc: number
+    botUrl: string | null; fallbackUrl: string | null; costModel: string; cpc: number; cpm: number
   }>
-  offers: Array<{ campaignId: number; offerId: number; weight: number; url: string | null }>
+  /** `cap`: the entry's cap, `offerCap`: the offer's (JSON, catalog/caps), null for none. */
+  offers: Array<{ campaignId: number; offerId: number; weight: number; autoWeight?: number | null; url: string | null; cap: string | null; offerCap: string | null }>
   /** hasHtml: 1 when the landing has a hosted page (SQLite has no booleans; only truthiness counts). */
-  landings: Array<{ campaignId: number; landingId: number; weight: number; slug: string; url: string | null; hasHtml: number }>
+  landings: Array<{ campaignId: number; landingId: number; weight: number; autoWeight?: number | null; slug: string; url: string | null; hasHtml: number }>
   /** Active paths in campaign order; `ruleConditions`: the rule set's conditions (JSON), null without one. */
   paths: Array<{
     id: number; campaignId: number; name: string; conditions: string; ruleConditions: string | null; action: string; url: string | null
   }>
-  pathOffers: Array<{ pathId: number; offerId: number; weight: number; url: string | null }>
-  pathLandings: Array<{ pathId: number; landingId: number; weight: number; slug: string; url: string | null; hasHtml: number }>
+  pathOffers: Array<{ pathId: number; offerId: number; weight: number; autoWeight?: number | null; url: string | null; cap: string | null; offerCap: string | null }>
+  /** Every offer (a cap's fallback offer may be in no rotation). */
+  allOffers: Array<{ id: number; url: string; cap: string | null }>
+  pathLandings: Array<{ pathId: number; landingId: number; weight: number; autoWeight?: number | null; slug: string; url: string | null; hasHtml: number }>
 }
 
 /**

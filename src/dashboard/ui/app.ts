@@ -16,6 +16,7 @@ import { postbackSetupView } from './views/postback-setup'
 import { automationsView } from './views/automations'
 import { settingsView } from './views/settings'
 import { usersView } from './views/users'
+import { capsView } from './views/caps'
 
 // Never framed (the server's CSP cannot reach a page Bun serves itself; this is the fallback).
 if (window.top !== window.self) throw new Error('svc dashboard: refusing to run in a frame')
@@ -29,6 +30,7 @@ const SCREENS: Screen[] = [
   { path: '/rule-sets', label: 'Rule sets', section: 'campaigns', render: ruleSetsView },
   { path: '/sources', label: 'Sources', section: 'campaigns', render: catalogView(SOURCES) },
   { path: '/offers', label: 'Offers', section: 'campaigns', render: catalogView(OFFERS) },
+  { path: '/caps', label: 'Caps', section: 'campaigns', render: capsView },
   { path: '/landings', label: 'Landings', section: 'landings', render: catalogView(LANDINGS) },
   { path: '/leads', label: 'Leads', section: 'landings', render: recordsView(LEADS) },
   { path: '/reports', label: 'Reports', section: 'reports', render: reportsView },

@@ -13,5 +13,6 @@ export const {
   emailLists, emailSubscribers, emailOutbox, emailTriggers, emailAutomations, customers, customerLoginTokens,
   mailEvents, mailWebhookTokens, leads, visitorEvents, landingAssets,
   webhookEvents, orders, paymentAccounts, products, refunds, subscriptions,
-  agentTokens, agentAudit, agentConfirmations,
+  agentTokens, agentAudit, agentConfirmations, costUpdates,
+  autoWeightConfigs, weightChanges, capCounters, customTemplates,
 } = toPg(sqlite)

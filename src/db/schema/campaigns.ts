@@ -6,6 +6,8 @@ export const sources = table('sources', {
   name: text('name').notNull(),
   /** Template with the macros of catalog/sources/postback-macros.ts ({click_id} {payout} {sub1}…); null = never forward. */
   postbackUrl: text('postback_url'),
+  /** Query string the source's tracking link carries, in the source's own macro syntax (`zone={zoneid}&ext={clickid}`); null = none. */
+  linkParams: text('link_params'),
   createdAt: ms('created_at').notNull(),
   updatedAt: ms('updated_at').notNull(),
 })
@@ -18,6 +20,8 @@ export const offers = table('offers', {
   /** Default payout, used when a postback carries none. */
   payout: real('payout').notNull().default(0),
   currency: text('currency').notNull().default('USD'),
+  /** The offer's cap (catalog/caps/model.ts, JSON), null for none: counted over every campaign that sends to it. */
+  cap: text('cap'),
   createdAt: ms('created_at').notNull(),
   updatedAt: ms('updated_at').notNull(),
 })
@@ -45,9 +49,13 @@ export const campaigns = table('campaigns', {
   botUrl: text('bot_url'),
   /** Where visitors go while the campaign is paused or has no usable offer (no click is recorded); null = the fallback_url setting. */
   fallbackUrl: text('fallback_url'),
-  /** 'none' | 'cpc' (every click costs `cpc`) | 'param' (the source passes the cost in the `cost` query parameter). */
-  costModel: text('cost_model', { enum: ['none', 'cpc', 'param'] }).notNull().default('none'),
+  /** 'none' | 'cpc' (every click costs `cpc`) | 'cpm' (cpm / 1000 each) | 'param' (the source passes the cost in the `cost` query parameter). */
+  costModel: text('cost_model', { enum: ['none', 'cpc', 'param', 'cpm', 'revshare'] }).notNull().default('none'),
   cpc: real('cpc').notNull().default(0),
+  /** Cost per 1,000 clicks for cost_model 'cpm' (each click costs cpm / 1000; bots nothing, as cpc). */
+  cpm: real('cpm').notNull().default(0),
+  /** For cost_model 'revshare': this percentage of each conversion's revenue is its cost (conversions.cost), in its currency. */
+  revsharePercent: real('revshare_percent').notNull().default(0),
   createdAt: ms('created_at').notNull(),
   updatedAt: ms('updated_at').notNull(),
 }, (t) => [index('campaigns_source_idx').on(t.sourceId)])
@@ -56,14 +64,20 @@ export const campaignOffers = table('campaign_offers', {
   campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
   offerId: integer('offer_id').notNull().references(() => offers.id),
   weight: integer('weight').notNull().default(100),
+  /** Set by auto-weights (src/optimisation, issue 29) while on: the weight routing uses; null = the manual weight. */
+  autoWeight: integer('auto_weight'),
   /** Order of the link within its campaign's rotation, as it was given (0, 1, …). */
   position: integer('position').notNull().default(0),
+  /** This rotation entry's own cap (JSON), null for none: counts this campaign's clicks to the offer only. */
+  cap: text('cap'),
 }, (t) => [primaryKey({ columns: [t.campaignId, t.offerId] }), index('campaign_offers_offer_idx').on(t.offerId)])
 
 export const campaignLandings = table('campaign_landings', {
   campaignId: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
   landingId: integer('landing_id').notNull().references(() => landings.id),
   weight: integer('weight').notNull().default(100),
+  /** Set by auto-weights (src/optimisation, issue 29) while on: the weight routing uses; null = the manual weight. */
+  autoWeight: integer('auto_weight'),
   /** Order of the link within its campaign's rotation, as it was given (0, 1, …). */
   position: integer('position').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.campaignId, t.landingId] }), index('campaign_landings_landing_idx').on(t.landingId)])
@@ -99,12 +113,18 @@ export const pathOffers = table('path_offers', {
   pathId: integer('path_id').notNull().references(() => campaignPaths.id, { onDelete: 'cascade' }),
   offerId: integer('offer_id').notNull().references(() => offers.id),
   weight: integer('weight').notNull().default(100),
+  /** Set by auto-weights (src/optimisation, issue 29) while on: the weight routing uses; null = the manual weight. */
+  autoWeight: integer('auto_weight'),
   position: integer('position').notNull().default(0),
+  /** This path entry's own cap (JSON), null for none. */
+  cap: text('cap'),
 }, (t) => [primaryKey({ columns: [t.pathId, t.offerId] }), index('path_offers_offer_idx').on(t.offerId)])
 
 export const pathLandings = table('path_landings', {
   pathId: integer('path_id').notNull().references(() => campaignPaths.id, { onDelete: 'cascade' }),
   landingId: integer('landing_id').notNull().references(() => landings.id),
   weight: integer('weight').notNull().default(100),
+  /** Set by auto-weights (src/optimisation, issue 29) while on: the weight routing uses; null = the manual weight. */
+  autoWeight: integer('auto_weight'),
   position: integer('position').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.pathId, t.landingId] }), index('path_landings_landing_idx').on(t.landingId)])

@@ -38,6 +38,8 @@ export const conversions = table('conversions', {
   status: text('status'),
   revenue: real('revenue').notNull(),
   currency: text('currency'),
+  /** revshare: the campaign's share of `revenue` when it was recorded (revshare_percent), in `currency`; 0 otherwise. */
+  cost: real('cost').notNull().default(0),
   transactionId: text('transaction_id'),
   email: text('email'),
   /** Conversion time (from the postback, default: received time), epoch ms. */

@@ -53,6 +53,9 @@ export const conversionStatsHourly = table('conversion_stats_hourly', {
   conversions: integer('conversions').notNull().default(0),
   revenue: real('revenue').notNull().default(0),
   revenueAbs: real('revenue_abs').notNull().default(0),
+  /** revshare cost (conversions.cost) summed as revenue is: raw, and |cost| for negative types (drizzle/0030). */
+  cost: real('cost').notNull().default(0),
+  costAbs: real('cost_abs').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.currency] })], shard())
 
 /**
@@ -86,6 +89,9 @@ export const conversionStatsDaily = table('conversion_stats_daily', {
   conversions: integer('conversions').notNull().default(0),
   revenue: real('revenue').notNull().default(0),
   revenueAbs: real('revenue_abs').notNull().default(0),
+  /** revshare cost (conversions.cost) summed as revenue is: raw, and |cost| for negative types (drizzle/0030). */
+  cost: real('cost').notNull().default(0),
+  costAbs: real('cost_abs').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId, t.type, t.currency] })], shard())
 
 // Targeting rollups (issue 28): clicks and conversions per UTC hour/day and campaign, by visitor country
@@ -140,6 +146,8 @@ function conversionTargeting<D extends Targeting>(d: D, time: 'hour' | 'day' | '
     conversions: integer('conversions').notNull().default(0),
     revenue: real('revenue').notNull().default(0),
     revenueAbs: real('revenue_abs').notNull().default(0),
+    cost: real('cost').notNull().default(0),
+    costAbs: real('cost_abs').notNull().default(0),
   } as Record<string, any>, (c: any) => [
     primaryKey({ columns: [c[t], ...(perCampaign ? [c.campaignId] : []), d === 'country' ? c.country : c.pathId, c.type, c.currency] }),
   ], shard())

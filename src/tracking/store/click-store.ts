@@ -19,7 +19,7 @@ import { ClickIndex } from './click-index'
 import type { ClickAmend } from './commit'
 import { ClickWriter } from './group-commit'
 import { startCheckpointer, type Checkpointer } from './checkpointer'
-import type { ClickRange, ClickStore, UniqueClick } from './types'
+import type { ClickCosts, ClickRange, ClickStore, UniqueClick } from './types'
 import { PgClickStore } from './pg-click-store'
 
 export { WriterUnavailable } from './group-commit'
@@ -86,6 +86,10 @@ export class SqliteClickStore implements ClickStore {
 
   settle(): void {
     this.writer.settle()
+  }
+
+  costs(): ClickCosts {
+    return this.writer.costs()
   }
 
   /** Row id of a committed click; `clickId` must be a lower-case UUID. Sees every click ever handed out. */

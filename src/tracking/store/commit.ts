@@ -3,6 +3,7 @@ import { openConnection, type PositionalStatement } from '../../db/client'
 import { CLICK_FIELDS, ROLLUP_FIELDS, bindClicks, insertSql, selectList, type Click, type RollupClick } from './click'
 import { ClickRollup } from './click-rollup'
 import { TargetingFold } from './targeting-fold'
+import { sqliteClickCosts, type ClickCosts } from './reprice'
 
 /** 39 × 64 bound values stays far below SQLite's variable limit (32,766). */
 const MAX_ROWS_PER_INSERT = 64
@@ -47,6 +48,8 @@ export interface Committer {
   commit(clicks: readonly Click[], amends: readonly ClickAmend[]): number[]
   /** Counts the committed clicks into the targeting rollups (targeting-fold.ts): reports call it before reading. */
   settle(): void
+  /** Cost updates (reprice.ts), on this connection: one IMMEDIATE transaction per call. */
+  costs: ClickCosts
   close(): void
 }
 
@@ -90,6 +93,24 @@ export function createCommitter(path: string): Committer {
       'landing_viewed_at = $viewed, landing_clicked_at = $clicked WHERE id = $row',
   )
 
+  // Caps (tracking/caps.ts): the clicks a capped offer took, committed with them, so a restart counts exactly.
+  const addCap = raw.prepare('INSERT INTO cap_counters (cap, period, clicks) VALUES ($cap, $period, $n) ' +
+    'ON CONFLICT (cap, period) DO UPDATE SET clicks = clicks + excluded.clicks')
+  const countCaps = (clicks: readonly Click[]) => {
+    let byKey: Map<string, number> | null = null
+    for (let i = 0; i < clicks.length; i++) {
+      const keys = clicks[i]!.capKeys
+      if (!keys) continue
+      byKey ??= new Map()
+      for (const k of keys) byKey.set(k, (byKey.get(k) ?? 0) + 1)
+    }
+    if (!byKey) return
+    for (const [k, n] of byKey) {
+      const bar = k.lastIndexOf('|')
+      addCap.run({ cap: k.slice(0, bar), period: k.slice(bar + 1), n })
+    }
+  }
+
   /** An amended click moves from its old rollup row (or counts) to its new one. */
   const applyAmend = (a: ClickAmend) => {
     const old = before.get({ row: a.row }) as RollupClick | undefined
@@ -123,6 +144,7 @@ export function createCommitter(path: string): Committer {
     // Counted in the same transaction that stores them: reports are exact the moment a click commits. The
     // targeting rollups follow by the fold (settle(), which every report read runs first).
     rollup.apply(clicks, 1, false)
+    countCaps(clicks)
     for (let i = 0; i < amends.length; i++) applyAmend(amends[i]!)
     return ids
   })
@@ -133,6 +155,7 @@ export function createCommitter(path: string): Committer {
       return ids
     },
     settle: () => fold.settle(lastRow),
+    costs: sqliteClickCosts(raw, rollup, fold),
     close: () => raw.close(),
   }
 }

@@ -10,6 +10,7 @@ import { createCommitter, type ClickAmend, type Committer } from './commit'
 import { errorFields, log } from '../../lib/log'
 
 import { WriterUnavailable } from './types'
+import type { ClickCosts } from './reprice'
 
 /** How soon after a batch the targeting rollups count it (a fold covers every batch of that time). */
 const SETTLE_MS = 200
@@ -58,6 +59,12 @@ export class ClickWriter {
     const rows = this.committer().commit(clicks, [])
     if (clicks.length > 0) this.onCommitted(clicks, rows)
     return rows
+  }
+
+  /** Cost updates (reprice.ts) on the writer's connection: each replace its own transaction, between batches. */
+  costs(): ClickCosts {
+    if (this.closed) throw new WriterUnavailable('click writer is stopped')
+    return this.committer().costs
   }
 
   /** Changes a stored click (offer/landing, views, bot flag), committed with the current batch. */

@@ -12,6 +12,8 @@ import { errorFields, log } from '../../lib/log'
 import { CLICK_COLUMNS, CONTINUE_FIELDS, CLICK_FIELDS, type Click, type ClickField, type ContinuableClick, type StoredClick } from './click'
 import { newBatch, type Batch } from './group-commit'
 import { commitPg } from './pg-commit'
+import { pgClickCosts } from './pg-reprice'
+import type { ClickCosts } from './reprice'
 import { WriterUnavailable, type ClickAmend, type ClickRange, type ClickStore, type UniqueClick } from './types'
 
 const COLUMN_OF = new Map<string, string>(CLICK_COLUMNS)
@@ -80,6 +82,10 @@ export class PgClickStore implements ClickStore {
 
   /** Nothing to do: the targeting rollups are written with the clicks here (pg-commit.ts). */
   settle(): void {}
+
+  costs(): ClickCosts {
+    return pgClickCosts(this.db.sql)
+  }
 
   async rowOf(clickId: string): Promise<number | undefined> {
     const [r] = await this.db.sql`SELECT id FROM clicks WHERE click_id = ${clickId}`

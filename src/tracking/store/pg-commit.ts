@@ -30,7 +30,7 @@ const INSERT_SQL =
   `SELECT * FROM unnest(${CLICK_FIELDS.map((f, i) => `$${i + 1}::${PG_TYPE[f] ?? 'text'}[]`).join(', ')}) ` +
   'RETURNING id, click_id'
 
-const ROLLUP_SQL =
+export const ROLLUP_SQL =
   'INSERT INTO click_stats_hourly AS h (hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
   'SELECT * FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::int4[], $9::float8[], $10::int4[], $11::int4[]) ' +
   'AS d(hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
@@ -51,10 +51,10 @@ const targetingSql = (table: string, column: string, type: string) =>
   'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
   'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
   'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
-const COUNTRY_SQL = targetingSql('click_country_hourly', 'country', 'text')
-const PATH_SQL = targetingSql('click_path_hourly', 'path_id', 'int4')
+export const COUNTRY_SQL = targetingSql('click_country_hourly', 'country', 'text')
+export const PATH_SQL = targetingSql('click_path_hourly', 'path_id', 'int4')
 /** Per day and country over all campaigns; rows bound in lock order (sortedTotals), kept by WITH ORDINALITY. */
-const TOTAL_SQL =
+export const TOTAL_SQL =
   'INSERT INTO click_country_total_daily AS h (day, country, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
   'SELECT d.day, d.country, d.clicks, d.unique_clicks, d.bot_clicks, d.cost, d.landing_views, d.landing_clicks ' +
   'FROM unnest($1::int8[], $2::int4[], $3::text[], $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::int4[], $9::int4[]) ' +
@@ -90,7 +90,7 @@ function columnArrays(clicks: readonly Click[]): unknown[][] {
   })
 }
 
-function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
+export function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
   const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []]
   // A delta that nets out (a click repointed through a row within one batch) is still written, as a zero
   // row, exactly as SQLite's statement-per-step leaves it.
@@ -101,7 +101,7 @@ function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
   return cols
 }
 
-function targetingArrays(deltas: Iterable<TargetingDelta>): unknown[][] {
+export function targetingArrays(deltas: Iterable<TargetingDelta>): unknown[][] {
   const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
   for (const d of deltas) {
     const row = [d.hour, d.campaign, d.key, d.clicks, d.unique, d.bots, d.cost, d.views, d.throughs]

@@ -4,8 +4,10 @@
 // they got a Promise (`if (r instanceof Promise) r = await r`), so SQLite's path stays as it was.
 import type { Click, ContinuableClick, StoredClick } from './click'
 import type { ClickAmend } from './commit'
+import type { ClickCosts } from './reprice'
 
 export type { ClickAmend }
+export type { ClickCosts, CostScope } from './reprice'
 
 /** The store refuses the click (stopped, or too many waiting for a commit): the visitor gets 503. */
 export class WriterUnavailable extends Error {}
@@ -53,6 +55,11 @@ export interface ClickStore {
   recentUniques(since: number): MaybePromise<UniqueClick[]>
   /** Up to `limit` whole clicks of the range after (createdAt, row), ordered by created_at then row: one page of an export. */
   clicksAfter(range: ClickRange, createdAt: number, row: number, limit: number): MaybePromise<StoredClick[]>
+  /**
+   * Cost updates (docs/costs.md): count and replace the cost of a campaign's clicks in a time range, every
+   * rollup holding cost moved exactly, in one transaction per replace (SQLite: on the writer's connection).
+   */
+  costs(): ClickCosts
   /** Background work of the engine (SQLite: index buckets, WAL checkpoints; Postgres: none). */
   start(): void
   /** Commits what is pending (graceful shutdown), then refuses new clicks (WriterUnavailable). */

@@ -8,13 +8,15 @@ import { clearErrors, showErrors } from '../forms'
 
 export interface CampaignRecord {
   id: number; name: string; slug: string; source_id: number | null; external_id: string | null; active: boolean
-  bot_url: string | null; fallback_url: string | null; cost_model: 'none' | 'cpc' | 'param'; cpc: number
+  bot_url: string | null; fallback_url: string | null; cost_model: 'none' | 'cpc' | 'param' | 'cpm' | 'revshare'; cpc: number; cpm?: number; revshare_percent?: number
   offers: Array<{ offer_id: number; weight: number }>; landings: Array<{ landing_id: number; weight: number }>
   paths?: PathRecord[]
 }
 import { rotation, type Named } from './rotation'
 import { pathsEditor, type PathRecord, type RuleSetRecord } from './paths-editor'
 import { simulator } from './simulator'
+import { costUpdates } from './cost-updates'
+import { optimisation, rotationsOf } from './optimisation'
 
 export async function campaignForm(existing: CampaignRecord | null, onSaved: (c: CampaignRecord) => void, onCancel: () => void): Promise<HTMLElement> {
   const [sources, offers, landings, ruleSets] = await Promise.all([
@@ -26,9 +28,11 @@ export async function campaignForm(existing: CampaignRecord | null, onSaved: (c:
   const source = h('select', { name: 'source_id' }, h('option', { value: '' }, '(none)'), sources.items.map((s) => h('option', { value: s.id }, s.name)))
   source.value = existing?.source_id ? String(existing.source_id) : ''
   const external = h('input', { name: 'external_id', value: existing?.external_id ?? '' })
-  const costModel = h('select', { name: 'cost_model' }, ['none', 'cpc', 'param'].map((m) => h('option', { value: m }, m)))
+  const costModel = h('select', { name: 'cost_model' }, ['none', 'cpc', 'cpm', 'param', 'revshare'].map((m) => h('option', { value: m }, m)))
   costModel.value = existing?.cost_model ?? 'none'
   const cpc = h('input', { name: 'cpc', type: 'number', min: 0, step: 'any', value: existing?.cpc ?? 0 })
+  const cpm = h('input', { name: 'cpm', type: 'number', min: 0, step: 'any', value: existing?.cpm ?? 0 })
+  const revshare = h('input', { name: 'revshare_percent', type: 'number', min: 0, max: 100, step: 'any', value: existing?.revshare_percent || '' })
   const botUrl = h('input', { name: 'bot_url', type: 'url', value: existing?.bot_url ?? '' })
   const fallback = h('input', { name: 'fallback_url', type: 'url', value: existing?.fallback_url ?? '' })
   const active = h('input', { name: 'active', type: 'checkbox', checked: existing ? existing.active : true })
@@ -40,7 +44,7 @@ export async function campaignForm(existing: CampaignRecord | null, onSaved: (c:
     field('Name', name), field('Slug', slug, 'The tracking link is /c/<slug>'), field('Source', source),
     field('External id', external, "The campaign's id on the source side ({external_id})"),
     offerRotation.element, landingRotation.element,
-    field('Cost model', costModel, 'cpc: every click costs the CPC; param: the source passes ?cost= on the link'), field('CPC', cpc),
+    field('Cost model', costModel, 'cpc: every click costs the CPC; cpm: CPM / 1000 per click; param: the source passes ?cost= on the link; revshare: a percentage of each conversion\'s revenue'), field('CPC', cpc), field('CPM', cpm), field('Revshare %', revshare),
     field('Bot URL', botUrl, 'Where flagged visitors go instead (empty: the same as people)'),
     field('Fallback URL', fallback, 'Where visitors go while the campaign is paused'),
     h('div', { class: 'field' }, h('label', {}, active, ' Active')),
@@ -55,7 +59,7 @@ export async function campaignForm(existing: CampaignRecord | null, onSaved: (c:
     paths.clearErrors()
     const body = {
       name: name.value, slug: slug.value, source_id: source.value ? Number(source.value) : null, external_id: external.value || null,
-      offers: offerRotation.value(), landings: landingRotation.value(), cost_model: costModel.value, cpc: Number(cpc.value || 0),
+      offers: offerRotation.value(), landings: landingRotation.value(), cost_model: costModel.value, cpc: Number(cpc.value || 0), cpm: Number(cpm.value || 0), ...(revshare.value ? { revshare_percent: Number(revshare.value) } : {}),
       bot_url: botUrl.value || null, fallback_url: fallback.value || null, active: active.checked, paths: paths.value(),
     }
     try {
@@ -67,6 +71,7 @@ export async function campaignForm(existing: CampaignRecord | null, onSaved: (c:
     }
   })
   if (!existing) return form
-  return h('div', { class: 'campaign-editor' }, form, simulator(existing.id, { offers: offers.items, landings: landings.items }))
+  return h('div', { class: 'campaign-editor' }, form, simulator(existing.id, { offers: offers.items, landings: landings.items }), costUpdates(existing.id),
+    optimisation(existing.id, rotationsOf(existing), { offers: offers.items, landings: landings.items }))
 }
 

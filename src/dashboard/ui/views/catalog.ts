@@ -35,6 +35,14 @@ export interface CatalogSpec {
   copyable?: { field: string; label: string }
   /** A link from a row to another screen (an email list's subscribers), or a page in a new tab (a preview). */
   rowLink?: (row: Record<string, unknown>) => { href: string; label: string; newTab?: boolean }
+  /** A "From template" picker on the create form: the template registry at this path (docs/templates.md). */
+  templates?: 'source-templates' | 'network-templates'
+}
+
+/** A template as the registry lists it (the fields the picker uses). */
+interface Template {
+  id: string; name: string; doc_url: string | null; notes: string
+  postback_url: string | null; link_params?: string | null; suffix?: string
 }
 
 type Row = Record<string, unknown> & { id: number }
@@ -67,6 +75,8 @@ export function catalogView(spec: CatalogSpec) {
         ? f.options.map((o) => ({ value: o, label: o }))
         : (await all<{ id: number; name: string }>(f.options!)).map((r) => ({ value: String(r.id), label: r.name })))
     }
+    // The template registry, for the create form's picker (writers only).
+    const templates = spec.templates && writable ? (await api<{ items: Template[] }>('GET', `/${spec.templates}`)).items : []
     const search = h('input', { type: 'search', name: 'search', placeholder: 'Search', 'aria-label': `Search ${spec.title.toLowerCase()}` })
     const tbody = h('tbody')
     const editor = h('div')
@@ -125,8 +135,40 @@ export function catalogView(spec: CatalogSpec) {
         }
         return h('input', { name: f.name, required: f.required && !existing ? true : null, value: text, type: f.type ?? 'text', step: f.type === 'number' ? 'any' : null })
       })
+      // From a template (create only): a source takes its postback URL and link parameters; an offer is created
+      // through the network template (its click id parameter appended) and answers the postback URL to paste.
+      let chosen: Template | null = null
+      const info = h('div', { class: 'template-info', 'data-template-info': '', role: 'status' })
+      const showTemplate = () => {
+        if (!chosen) return mount(info, [])
+        const pb = chosen.postback_url
+        const copyPb: HTMLButtonElement | null = spec.templates === 'network-templates' && pb
+          ? h('button', { type: 'button', class: 'small', onclick: () => copy(copyPb!, pb) }, 'Copy postback URL') : null
+        mount(info, [
+          chosen.doc_url ? h('p', {}, h('a', { href: chosen.doc_url, target: '_blank', rel: 'noopener noreferrer', 'data-template-doc': '' }, `${chosen.name}: the document`)) : null,
+          chosen.notes ? h('p', { class: 'hint' }, chosen.notes) : null,
+          spec.templates === 'network-templates'
+            ? h('p', {}, `The offer URL gets ${chosen.suffix}. Postback URL to paste into ${chosen.name}: `, h('code', { 'data-template-postback': '' }, pb ?? ''), ' ', copyPb)
+            : null,
+        ])
+      }
+      const picker: HTMLSelectElement | null = !existing && templates.length
+        ? h('select', { name: 'template', onchange: () => {
+          chosen = templates.find((t) => t.id === picker!.value) ?? null
+          if (chosen && spec.templates === 'source-templates') {
+            fields.forEach((f, i) => {
+              const from = f.name === 'postback_url' ? chosen!.postback_url : f.name === 'link_params' ? chosen!.link_params : f.name === 'name' && !inputs[i]!.value ? chosen!.name : undefined
+              if (from === undefined) return
+              inputs[i]!.value = from ?? ''
+              inputs[i]!.dispatchEvent(new Event('input'))
+            })
+          }
+          showTemplate()
+        } }, h('option', { value: '' }, '(none)'), templates.map((t) => h('option', { value: t.id }, t.name)))
+        : null
       const form = h('form', { class: 'card', 'aria-labelledby': 'editor-title' },
         h('h2', { id: 'editor-title' }, existing ? `Edit ${spec.singular} "${text(existing.name)}"` : `New ${spec.singular}`),
+        picker ? field('From template', picker, 'Fills the form from a built-in or imported template') : null, picker ? info : null,
         fields.map((f, i) => f.type === 'checkbox'
           ? h('div', { class: 'field' }, h('label', {}, inputs[i]!, ` ${f.label}`))
           : withWarnings(field(f.label, inputs[i]!, f.hint), f, inputs[i]!)),
@@ -153,6 +195,18 @@ export function catalogView(spec: CatalogSpec) {
           if (existing ? value !== (existing[f.name] ?? null) : value !== null) body[f.name] = value
         })
         try {
+          if (!existing && chosen && spec.templates === 'network-templates') {
+            const made = await api<{ offer: Row; postback_url: string }>('POST', `/network-templates/${chosen.id}/create-offer`, body)
+            upsert(rows, null, made.offer)
+            render()
+            // The postback URL stays on screen to be pasted into the network.
+            const copyMade: HTMLButtonElement = h('button', { type: 'button', class: 'small', onclick: () => copy(copyMade, made.postback_url) }, 'Copy postback URL')
+            mount(editor, h('div', { class: 'card', role: 'status', 'data-created-offer': '' },
+              h('p', {}, `Offer "${text(made.offer.name)}" created. Paste this postback URL into ${chosen.name}:`),
+              h('p', {}, h('code', { 'data-created-postback': '' }, made.postback_url), ' ', copyMade),
+              h('button', { type: 'button', class: 'small', onclick: () => editor.replaceChildren() }, 'Done')))
+            return
+          }
           const saved = await api<Row>(existing ? 'PATCH' : 'POST', existing ? `/${spec.path}/${existing.id}` : `/${spec.path}`, body)
           upsert(rows, existing, saved)
           editor.replaceChildren()
@@ -188,7 +242,7 @@ export function catalogView(spec: CatalogSpec) {
 
 export const SOURCES: CatalogSpec = {
   path: 'sources', section: 'campaigns', title: 'Sources', singular: 'source', columns: ['name', 'postback_url'],
-  copyable: { field: 'postback_url', label: 'Copy postback URL' },
+  copyable: { field: 'postback_url', label: 'Copy postback URL' }, templates: 'source-templates',
   fields: [
     { name: 'name', label: 'Name', required: true },
     {
@@ -198,11 +252,15 @@ export const SOURCES: CatalogSpec = {
       // The same check as the API's postback_url_warnings: a placeholder svc does not fill is sent as written.
       warn: postbackUrlWarnings,
     },
+    {
+      name: 'link_params', label: 'Tracking-link parameters',
+      hint: "Query string the source's link carries, in the source's macros (ext={clickid}&zone={zoneid}&cost={cost}); campaigns show it in their tracking URL, the postback URL reads {ext}",
+    },
   ],
 }
 
 export const OFFERS: CatalogSpec = {
-  path: 'offers', section: 'campaigns', title: 'Offers', singular: 'offer', columns: ['name', 'slug', 'payout', 'currency'],
+  path: 'offers', section: 'campaigns', title: 'Offers', singular: 'offer', columns: ['name', 'slug', 'payout', 'currency'], templates: 'network-templates',
   fields: [
     { name: 'name', label: 'Name', required: true },
     { name: 'slug', label: 'Slug', required: true },
