@@ -48,6 +48,11 @@ export const COMMANDS = {
     summary: 'write a consistent copy of the database to FILE (0600, never overwrites) while the server runs',
     values: DATA, switches: [], args: [['FILE', 'the file to write the copy to']],
   },
+  call: {
+    usage: 'call TOOL [--args JSON] [--url URL]',
+    summary: "call one agent tool (the verbs behind the admin API and /mcp: list_caps, update_costs, get_split_test, …) on a running server with the agent token in SVC_TOKEN; prints its JSON answer (URL: --url, else SVC_PUBLIC_URL, else 127.0.0.1:PORT)",
+    values: ['args', 'url'], switches: [], args: [['TOOL', 'the tool name (GET /admin/api/tokens/scopes and tools/list name them)']],
+  },
   version: { usage: 'version', summary: 'print the version (also --version)', values: [], switches: [], args: [] },
   help: { usage: 'help', summary: 'this text (also --help, -h)', values: [], switches: [], args: [] },
 } satisfies Record<string, CommandSpec>

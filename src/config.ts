@@ -115,6 +115,7 @@ const VARIABLES = {
   SVC_LOG_REQUESTS: { fallback: false, meaning: '1: access log, one line per request (method, path without query, status, ms, client IP)' },
   SVC_GC_PACE_MS: { fallback: 50, meaning: 'while the server is busy, a young-generation garbage collection this often (keeps RSS near the live size); 0: off' },
   SVC_GEOIP_DIR: { fallback: null, shown: 'embedded data', meaning: 'a directory of newer IP data CSV files (geo-whois-asn-country-ipv4/-ipv6.csv, asn-ipv4/-ipv6.csv of @ip-location-db) used instead of the embedded tables' },
+  SVC_TOKEN: { fallback: null, meaning: '`svc call` only: the agent token it sends (svc token create); kept out of the command line so `ps` cannot show it' },
   SVC_GEOIP_CITY: { fallback: null, meaning: 'city database file(s) in mmdb format (DB-IP City Lite, GeoLite2 City), comma-separated: clicks get region and city' },
 } as const satisfies Record<string, Variable>
 
@@ -302,6 +303,23 @@ function portOf(env: Env, flags: ConfigFlags): number {
   } catch (err) {
     throw new ConfigError((err as Error).message, true)
   }
+}
+
+/**
+ * Where `svc call` sends its tool call and with which token: --url, else SVC_PUBLIC_URL, else this machine's
+ * PORT; the token from SVC_TOKEN (never a flag: other users see a command line in `ps`).
+ */
+export function callTarget(env: Env, url: string | undefined): { url: string; token: string } {
+  const token = nonEmpty(env.SVC_TOKEN)
+  if (!token) throw new ConfigError('svc call needs SVC_TOKEN: an agent token (create one with svc token create --name cli --scopes …)')
+  const base = url ?? nonEmpty(env.SVC_PUBLIC_URL) ?? `http://127.0.0.1:${portOf(env, {})}`
+  try {
+    const u = new URL(base)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+  } catch {
+    throw new ConfigError(`--url must be the server's http(s) address, e.g. http://127.0.0.1:3000 (got ${base})`)
+  }
+  return { url: base.replace(/\/+$/, ''), token }
 }
 
 /**

@@ -2,7 +2,8 @@
 // Entry point of `npm start` and of the compiled binary: the only module with side effects at import.
 // Every failure ends as one line on stderr and an exit code (1 error, 2 usage), never a dump of source.
 import { resolve } from 'node:path'
-import { loadConfig, dataPaths, databaseUrlOf, requireDatabase, ConfigError, type Config, type ConfigFlags } from './config'
+import { loadConfig, callTarget, dataPaths, databaseUrlOf, requireDatabase, ConfigError, type Config, type ConfigFlags } from './config'
+import { callTool, parseToolArgs } from './cli-call'
 import { parseArgs, HELP, UsageError, usageOf, type CommandName } from './cli'
 import { readNewPassword, PasswordInputError } from './cli-password'
 import { createContext, createServer, openStorage, type SvcServer } from './server'
@@ -199,6 +200,16 @@ async function backupCommand(file: string, flags: Flags): Promise<number> {
   return 0
 }
 
+/** call: one agent tool on a running server (the answer's JSON on stdout; a refusal on stderr, exit 1). */
+async function callCommand(tool: string, flags: Flags): Promise<number> {
+  const args = parseToolArgs(value(flags, 'args') ?? undefined)
+  if (typeof args === 'string') throw new UsageError(args, 'call')
+  const outcome = await callTool(callTarget(process.env, value(flags, 'url') ?? undefined), tool, args)
+  if (!outcome.ok) throw new CommandError(outcome.text)
+  console.log(outcome.text)
+  return 0
+}
+
 async function main(argv: string[]): Promise<number> {
   const { command, flags, args } = parseArgs(argv)
   switch (command) {
@@ -220,6 +231,8 @@ async function main(argv: string[]): Promise<number> {
       return backupCommand(args[0]!, flags)
     case 'token create':
       return tokenCommand(flags)
+    case 'call':
+      return callCommand(args[0]!, flags)
   }
 }
 
