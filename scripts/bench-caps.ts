@@ -56,7 +56,7 @@ export async function benchCaps(): Promise<CapsBench> {
     if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`)
     const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_admin_session='))!.split(';')[0]!
     const call = async (method: string, path: string, body: unknown, want: number): Promise<any> => {
-      const r = await fetch(`${base}/admin/api/${path}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const r = await fetch(`${base}/admin/api/${path}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
       if (r.status !== want) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`)
       return r.json()
     }
@@ -121,13 +121,22 @@ export async function benchCaps(): Promise<CapsBench> {
   }
 }
 
-/** Auto-weights on for the campaign's offers, applied once now; false when this build has no auto-weights API. */
+/**
+ * Auto-weights on for the campaign's offers (its first run is due at once): resolves once the campaign routes by
+ * the weights it set (every offer entry has an auto_weight), so the rounds measure a campaign under auto-weights.
+ */
 async function enableAutoWeights(call: (m: string, p: string, b: unknown, w: number) => Promise<any>, campaignId: number): Promise<boolean> {
   await call('PUT', `campaigns/${campaignId}/auto-weights`, {
     path_id: null, kind: 'offers', enabled: true, metric: 'cr', floor_pct: 5, min_clicks: 0, window_hours: 24, refresh_minutes: 60,
   }, 200)
-  return true
+  for (const until = Date.now() + 15_000; Date.now() < until; await Bun.sleep(200)) {
+    const campaign = await fetchJson(call, campaignId)
+    if (campaign.offers.every((o: { auto_weight: number | null }) => o.auto_weight !== null)) return true
+  }
+  throw new Error('auto-weights did not set the weights within 15 s')
 }
+
+const fetchJson = (call: (m: string, p: string, b: unknown, w: number) => Promise<any>, id: number) => call('GET', `campaigns/${id}`, undefined, 200)
 
 if (import.meta.main) {
   benchCaps().then(async (r) => {
