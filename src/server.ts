@@ -36,6 +36,7 @@ import { landingsFeature } from './landings'
 import { commerceFeature } from './commerce'
 import { costsFeature } from './costs'
 import { templatesFeature } from './templates'
+import { zonesFeature } from './zones'
 import { AgentGate } from './agent/gate'
 import { agentFeature } from './agent'
 import { dashboardFeature } from './dashboard'
@@ -139,6 +140,7 @@ export async function createServer(config: Readonly<Config>): Promise<SvcServer>
     landings,
     commerce,
     costsFeature(ctx, { clicks: () => tracking.clicks.costs() }),
+    zonesFeature(ctx),
   ]
   // Last: every verb above (and its own) becomes an agent tool once the map below is built.
   features.push(agentFeature(ctx, { verbs: () => verbs }), dashboardFeature())

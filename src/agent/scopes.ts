@@ -19,8 +19,8 @@ export const RESOURCES = {
     verbs: ['catalog.campaigns.', 'catalog.rule_sets.', 'campaigns.simulate', 'campaigns.split_test', 'campaigns.auto_weights.', 'campaigns.weight_changes.', 'cost-updates.'], paths: ['campaigns', 'rule-sets', 'cost-updates'],
   },
   sources: {
-    section: 'campaigns', covers: 'traffic sources and their postback templates, the traffic-source template registry',
-    verbs: ['catalog.sources.', 'templates.source-templates.'], paths: ['sources', 'source-templates'],
+    section: 'campaigns', covers: 'traffic sources and their postback templates, the traffic-source template registry, blocked zones',
+    verbs: ['catalog.sources.', 'templates.source-templates.', 'blocked-zones.'], paths: ['sources', 'source-templates', 'blocked-zones'],
   },
   offers: {
     section: 'campaigns', covers: 'offers (url templates, payouts, caps), the caps status, the affiliate-network template registry',
@@ -32,7 +32,7 @@ export const RESOURCES = {
   conversions: { section: 'conversions', covers: 'conversions (list, get, record) and postback errors', verbs: ['conversions.', 'postback-errors.'], paths: ['conversions', 'postback-errors'] },
   conversion_types: { section: 'conversions', covers: 'conversion types, the status map and postback parameter aliases', verbs: ['conversion-types.', 'status-map.', 'postback-aliases.'], paths: ['conversion-types', 'status-map', 'postback-aliases'] },
   jobs: { section: null, covers: 'the outbound job queue of every kind (forwarded postbacks, mail): list, retry, cancel', verbs: ['jobs.'], paths: ['jobs'] },
-  reports: { section: 'reports', covers: 'reports, the conversions export and visitor event counts', verbs: ['reports.', 'landings.events.counts'], paths: ['reports', 'events/counts'] },
+  reports: { section: 'reports', covers: 'reports, the conversions export and visitor event counts (saved views: a dashboard user\'s own)', verbs: ['reports.', 'landings.events.counts'], paths: ['reports', 'events/counts', 'saved-views'] },
   email_lists: { section: 'email', covers: 'email lists and their subscribers (add, import, export, remove, restart automations)', verbs: ['email.lists.', 'email.subscribers.', 'email.purchases.'], paths: ['email-lists'] },
   email_triggers: { section: 'email', covers: 'email triggers (a conversion of an offer enrols the buyer)', verbs: ['email.triggers.'], paths: ['email-triggers'] },
   email_automations: { section: 'email', covers: 'email automations (timed message sequences)', verbs: ['email.automations.'], paths: ['automations'] },

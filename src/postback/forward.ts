@@ -4,13 +4,14 @@
 // It subscribes to `conversion.recorded` (and `conversion.updated`, for a change of type): the job is enqueued in the conversion's transaction, and the
 // job loop is woken after the commit, only when a job was enqueued (a claim query per postback otherwise).
 import type { EventBus } from '../lib/event-bus'
-import { expectSuccess, outboundFetch } from '../lib/outbound'
+import { expectSuccess, OutboundError, outboundFetch } from '../lib/outbound'
 import type { JobHandler, JobQueue } from '../context'
 import { JobError } from '../jobs'
 import { VERSION } from '../version'
 import type { RecordedConversion } from './record'
 import type { Tx } from '../db/engine'
-import { clickParams, encodeMacroValue, type ContinuableClick } from '../tracking'
+// The click's side of the URL is filled by tracking (its timeline shows the same URL the job sends).
+import { encodeMacroValue, fillClickMacros, type ContinuableClick } from '../tracking'
 import {
   authorityEnd, CONVERSION_MACROS, fillMacros, forwardWarning, SUB_MACROS, unreplacedPlaceholders,
 } from '../catalog'
@@ -64,19 +65,6 @@ export function buildForwardUrl(template: string, v: ForwardValues): string {
   return fillMacros(template, (name) => (Object.hasOwn(map, name) ? encodeMacroValue(map[name as keyof typeof map]) : undefined))
 }
 
-/**
- * The click's side: {sub1}…{sub10} (empty when the tracking link did not carry it), then any other parameter
- * stored with the click under the macro's name (exact case). What neither knows stays as written.
- */
-export function fillClickMacros(url: string, click: ForwardClick): string {
-  const params = clickParams(click.params)
-  return fillMacros(url, (name) => {
-    if ((SUB_MACROS as readonly string[]).includes(name)) return encodeMacroValue(click[name as (typeof SUB_MACROS)[number]])
-    const p = params && Object.hasOwn(params, name) ? params[name] : undefined
-    return typeof p === 'string' ? encodeMacroValue(p) : undefined
-  })
-}
-
 /** A `{name}` after the host: the click must be read to fill it (or to know it stays). */
 const needsClick = (url: string) => /\{[A-Za-z0-9_]+\}/.test(url.slice(authorityEnd(url)))
 
@@ -107,12 +95,23 @@ export function forwardHandler(allowPrivate: boolean, lookup?: ForwardLookup): J
     if (unreplacedPlaceholders(url, 'host').length) {
       throw new JobError("the source's postback_url has a macro in its scheme or host: save it again with the macro in the path or query", false)
     }
+    // The latency is the source's answer time (connect to status line), what a buyer compares between sources:
+    // measured around the request only, so the click read and the checks above do not count.
+    const started = performance.now()
     const res = await outboundFetch(
       url,
       { method: 'GET', headers: { 'user-agent': `svc/${VERSION} (postback forwarder)` } },
       { allowPrivate, signal },
     )
-    return expectSuccess(res)
+    const ms = Math.round(performance.now() - started)
+    try {
+      return `${await expectSuccess(res)} in ${ms} ms`
+    } catch (err) {
+      // The source answered with a failure: its text as before, with the time it took. The click timeline reads
+      // both forms back (tracking/timeline.ts forwardOutcome).
+      if (err instanceof OutboundError) throw new OutboundError(`${err.message} (after ${ms} ms)`, err.retryable)
+      throw err
+    }
   }
 }
 

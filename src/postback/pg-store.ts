@@ -67,23 +67,24 @@ class PgRecording implements RecordingQueries {
     return conversionRows(rows)
   }
 
-  async updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number): Promise<void> {
-    await this.sql`UPDATE conversions SET type = ${type}, status = ${status}, revenue = ${revenue}, cost = ${cost} WHERE id = ${id}`
+  async updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number, query: string | null): Promise<void> {
+    await this.sql`
+      UPDATE conversions SET type = ${type}, status = ${status}, revenue = ${revenue}, cost = ${cost}, postback_query = ${query} WHERE id = ${id}`
   }
 
   async insertHistory(h: NewHistory): Promise<void> {
     await this.sql`
-      INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, changed_at)
-      VALUES (${h.conversionId}, ${h.type}, ${h.status}, ${h.revenue}, ${h.reversalId}, ${h.now})`
+      INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, query, changed_at)
+      VALUES (${h.conversionId}, ${h.type}, ${h.status}, ${h.revenue}, ${h.reversalId}, ${h.query}, ${h.now})`
   }
 
   async insert(c: NewConversion): Promise<number> {
     const rows = await this.sql`
       INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status,
-        revenue, currency, cost, transaction_id, email, date, created_at)
+        revenue, currency, cost, transaction_id, email, date, postback_query, created_at)
       VALUES (${c.clickRowId}, ${c.clickId}, ${c.campaignId}, ${c.sourceId}, ${c.offerId}, ${c.landingId}, ${c.country ?? null},
         ${c.pathId ?? null}, ${c.type},
-        ${c.status}, ${c.revenue}, ${c.currency}, ${c.cost}, ${c.transactionId}, ${c.email}, ${c.date}, ${c.now})
+        ${c.status}, ${c.revenue}, ${c.currency}, ${c.cost}, ${c.transactionId}, ${c.email}, ${c.date}, ${c.postbackQuery}, ${c.now})
       RETURNING id`
     return num(rows[0].id)
   }

@@ -129,10 +129,12 @@ export class PostbackReceiver {
     const type = this.types.resolve(p.status)
     const status = p.status === undefined ? null : p.status.slice(0, MAX_STATUS)
     const date = conversionDate(p.date, receivedAt)
+    // Kept on the conversion for the click timeline, capped as the error rows' copy: one more bound value, no extra query.
+    const query = rawQuery.length > MAX_QUERY_STORED ? rawQuery.slice(0, MAX_QUERY_STORED) : rawQuery
     let conversionId: number
     // Opt-in (postback_status_updates): a conversion of this click and tid moves instead of a second one.
     const update: StatusUpdateResult = tid && this.settings.get('postback_status_updates')
-      ? yield* statusUpdateSteps(q, unit, this.types, { click, transactionId: tid, type, status, payout: sent, email, date })
+      ? yield* statusUpdateSteps(q, unit, this.types, { click, transactionId: tid, type, status, payout: sent, email, date, query })
       : null
     if (update?.kind === 'duplicate') {
       yield ignore('duplicate', click.click_id)
@@ -142,7 +144,7 @@ export class PostbackReceiver {
     else {
       const result: RecordResult = yield* recordSteps(q, unit, {
         click, type, status, revenue: sent ?? click.offer_payout ?? 0, currency: click.offer_currency, transactionId: tid, email, date,
-        dedupByTransactionId: this.settings.get('postback_dedup'),
+        dedupByTransactionId: this.settings.get('postback_dedup'), postbackQuery: query,
       })
       if (!result.recorded) {
         yield ignore(result.reason, click.click_id)

@@ -13,6 +13,8 @@ export interface ConversionInput extends ConversionFacts {
   type: ConversionType
   /** When set, a conversion with the same click and transaction id already recorded makes this a no-op. */
   dedupByTransactionId: boolean
+  /** /postback only: its raw query string, capped (kept on the row for the click timeline). */
+  postbackQuery?: string | null
 }
 
 import type { RecordedConversion } from '../events'
@@ -51,7 +53,7 @@ export function* recordSteps(q: RecordingQueries, unit: Unit, input: ConversionI
     email: input.email, date: input.date,
   }
   const cost = revshareCost(click, input.revenue)
-  const id: number = yield q.insert({ ...attribution, ...facts, type: input.type.slug, cost, now: Date.now() })
+  const id: number = yield q.insert({ ...attribution, ...facts, type: input.type.slug, cost, postbackQuery: input.postbackQuery ?? null, now: Date.now() })
   const conversion: RecordedConversion = {
     id, ...attribution, ...facts, type: input.type, excluded: click.excluded === 1, cost,
     sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,

@@ -21,6 +21,8 @@ export interface StatusUpdateInput {
   email: string | null
   /** The postback's conversion date: the date of a reversal (an update keeps the conversion's own date). */
   date: number
+  /** The postback's raw query (capped): the moved conversion's or the reversal's; the history row keeps the one before. */
+  query: string | null
 }
 
 /**
@@ -50,11 +52,12 @@ export function* statusUpdateSteps(q: RecordingQueries, unit: Unit, types: Conve
     // by tid (the original has that tid): recordSteps emits conversion.recorded as for any conversion.
     const reversal = yield* recordSteps(q, unit, {
       click, type: input.type, status: input.status, revenue, currency: matched.currency, transactionId: input.transactionId,
-      email: input.email, date: input.date, dedupByTransactionId: false,
+      email: input.email, date: input.date, dedupByTransactionId: false, postbackQuery: input.query,
     })
     if (!reversal.recorded) return { kind: 'duplicate' } // unreachable without dedup; typed for completeness
     yield q.insertHistory({
-      conversionId: matched.id, type: matched.type, status: matched.status, revenue: matched.revenue, reversalId: reversal.conversion.id, now,
+      conversionId: matched.id, type: matched.type, status: matched.status, revenue: matched.revenue, reversalId: reversal.conversion.id,
+      query: matched.postback_query ?? null, now,
     })
     return { kind: 'reversed', conversionId: reversal.conversion.id }
   }
@@ -62,8 +65,10 @@ export function* statusUpdateSteps(q: RecordingQueries, unit: Unit, types: Conve
   if (input.type.slug === matched.type && input.status === matched.status && revenue === matched.revenue) return { kind: 'duplicate' }
   // The cost follows the revenue at the campaign's revshare percent now (the moved conversion is recorded anew).
   const cost = revshareCost(click, revenue)
-  yield q.updateStatus(matched.id, input.type.slug, input.status, revenue, cost)
-  yield q.insertHistory({ conversionId: matched.id, type: matched.type, status: matched.status, revenue: matched.revenue, reversalId: null, now })
+  yield q.updateStatus(matched.id, input.type.slug, input.status, revenue, cost, input.query)
+  yield q.insertHistory({
+    conversionId: matched.id, type: matched.type, status: matched.status, revenue: matched.revenue, reversalId: null, query: matched.postback_query ?? null, now,
+  })
   const after: RecordedConversion = { ...before, type: input.type, status: input.status, revenue, cost }
   // In the row's transaction: the rollups move `before` out and `after` in; forwarding and triggers decide on the type change.
   yield unit.emit('conversion.updated', { before, after })

@@ -49,6 +49,8 @@ export interface ConversionRecord {
   created_at: number
   /** Set when the forward to the source went out with placeholders svc could not fill (postback/forward.ts). */
   forward_warning?: string | null
+  /** The raw query of the /postback that recorded (or last moved) it; null for webhooks, commerce, the API. */
+  postback_query?: string | null
 }
 
 export interface PostbackErrorRecord {
@@ -71,6 +73,8 @@ export interface NewConversion extends Attribution, ConversionFacts {
   type: string
   /** revshare cost (revshare.ts), in the conversion's currency. */
   cost: number
+  /** The raw /postback query string (capped); null when it came another way. */
+  postbackQuery: string | null
   now: number
 }
 
@@ -82,6 +86,8 @@ export interface NewHistory {
   revenue: number
   /** The negative conversion recorded against this one; null for an in-place change. */
   reversalId: number | null
+  /** The raw /postback query of the saved state (the conversion's postback_query before the change). */
+  query: string | null
   now: number
 }
 
@@ -92,6 +98,7 @@ export interface StatusHistoryRecord {
   status: string | null
   revenue: number
   reversal_id: number | null
+  query: string | null
   changed_at: number
 }
 
@@ -127,8 +134,8 @@ export interface RecordingQueries {
   // The postback_status_updates mode only (postback/status-update.ts): never called when it is off.
   /** The click's conversions with this transaction id, newest first (at most TRANSACTION_ROWS). */
   byTransaction(clickRowId: number, transactionId: string): MaybeAsync<ConversionRecord[]>
-  /** Moves a conversion to another type, status and revenue (its date, currency and attribution stay). */
-  updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number): MaybeAsync<void>
+  /** Moves a conversion to another type, status and revenue (its date, currency and attribution stay); `query`: the postback's. */
+  updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number, query: string | null): MaybeAsync<void>
   insertHistory(h: NewHistory): MaybeAsync<void>
 }
 
@@ -174,8 +181,9 @@ export class SqlitePostbackStore implements PostbackStore {
     )
     this.insertConversion = raw.prepare(
       'INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status, ' +
-        'revenue, currency, cost, transaction_id, email, date, created_at) VALUES ($clickRowId, $clickId, $campaignId, ' +
-        '$sourceId, $offerId, $landingId, $country, $pathId, $type, $status, $revenue, $currency, $cost, $transactionId, $email, $date, $now)',
+        'revenue, currency, cost, transaction_id, email, date, postback_query, created_at) VALUES ($clickRowId, $clickId, $campaignId, ' +
+        '$sourceId, $offerId, $landingId, $country, $pathId, $type, $status, $revenue, $currency, $cost, $transactionId, $email, $date, ' +
+        '$postbackQuery, $now)',
     )
     this.duplicate = raw.prepare(
       'SELECT 1 AS hit FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId LIMIT 1',
@@ -188,10 +196,12 @@ export class SqlitePostbackStore implements PostbackStore {
     this.transactionRows = raw.prepare(
       `SELECT * FROM conversions WHERE click_row_id = $clickRowId AND transaction_id = $transactionId ORDER BY id DESC LIMIT ${TRANSACTION_ROWS}`,
     )
-    this.setStatus = raw.prepare('UPDATE conversions SET type = $type, status = $status, revenue = $revenue, cost = $cost WHERE id = $id')
+    this.setStatus = raw.prepare(
+      'UPDATE conversions SET type = $type, status = $status, revenue = $revenue, cost = $cost, postback_query = $query WHERE id = $id',
+    )
     this.addHistory = raw.prepare(
-      'INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, changed_at) ' +
-        'VALUES ($conversionId, $type, $status, $revenue, $reversalId, $now)',
+      'INSERT INTO conversion_status_history (conversion_id, type, status, revenue, reversal_id, query, changed_at) ' +
+        'VALUES ($conversionId, $type, $status, $revenue, $reversalId, $query, $now)',
     )
   }
 
@@ -229,8 +239,8 @@ export class SqlitePostbackStore implements PostbackStore {
     return this.transactionRows.all({ clickRowId, transactionId }) as ConversionRecord[]
   }
 
-  updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number): void {
-    this.setStatus.run({ id, type, status, revenue, cost })
+  updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number, query: string | null): void {
+    this.setStatus.run({ id, type, status, revenue, cost, query })
   }
 
   insertHistory(h: NewHistory): void {

@@ -38,19 +38,23 @@ function metricColumns(result: ReportResult): { header: string[]; cells: (r: Rep
   return { header, cells: (r) => picks.map((p) => p(r)) }
 }
 
-/** One CSV line per row (per second-level row for two levels, with both keys), in the report's order. */
+/** One CSV line per row of the deepest level (carrying every level's key), in the report's order. */
 export function reportCsv(result: ReportResult): ReadableStream<Uint8Array> {
   const slugs = Object.keys(result.total.types)
   const metrics = metricColumns(result)
   const metricCells = (r: ReportRow): Cell[] => [...metrics.cells(r), ...slugs.map((s) => r.types[s] ?? 0)]
-  const [d1, d2] = result.dims as [Dimension, Dimension | undefined]
-  const header = csvLine([...dimColumns(d1), ...(d2 ? dimColumns(d2) : []), ...metrics.header, ...slugs.map((s) => `type_${s}`)])
+  const dims = result.dims
+  const header = csvLine([...dims.flatMap(dimColumns), ...metrics.header, ...slugs.map((s) => `type_${s}`)])
+  const leaves = function* (rows: readonly ReportRow[], level: number, keys: Cell[]): Generator<string> {
+    for (const r of rows) {
+      const cells = [...keys, ...dimCells(dims[level]!, r)]
+      if (level === dims.length - 1) yield csvLine([...cells, ...metricCells(r)])
+      else yield* leaves(r.children ?? [], level + 1, cells)
+    }
+  }
   const lines = function* (): Generator<string> {
     yield header
-    for (const r of result.rows) {
-      if (!d2) yield csvLine([...dimCells(d1, r), ...metricCells(r)])
-      else for (const c of r.children ?? []) yield csvLine([...dimCells(d1, r), ...dimCells(d2, c), ...metricCells(c)])
-    }
+    yield* leaves(result.rows, 0, [])
   }
   return csvStream(chunked(lines(), LINES_PER_CHUNK))
 }

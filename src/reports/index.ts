@@ -12,6 +12,8 @@ import { reportsVerbs } from './verbs'
 
 // A report's time zone, for other features that take local dates (cost updates).
 export { Zone } from './tz'
+// The reports' from/to/tz, for lists that take the same range (the clicks list, issue 30).
+export { parseRange } from './params'
 
 /** A status update moves a conversion between rollup rows exactly: its old row out, its new one in. */
 const moved = (us: readonly ConversionUpdated[]): RollupConversion[] => us.flatMap((u) => [{ ...u.before, sign: -1 as const }, u.after])
@@ -25,6 +27,10 @@ export function reportsFeature(ctx: AppContext, deps: { settle?: () => void } = 
   ctx.events.on('conversion.recorded', 'before-commit', 'reports.conversion-rollup', rollup)
   ctx.events.on('conversion.updated', 'before-commit', 'reports.conversion-rollup-move', (us, tx) => rollup(moved(us), tx))
   const queries = ReportQueries.of(database)
-  const verbs = reportsVerbs({ service: new ReportService(queries, () => ctx.settings.get('cost_currency'), deps.settle), queries })
+  const verbs = reportsVerbs({
+    service: new ReportService(queries, () => ctx.settings.get('cost_currency'), deps.settle), queries,
+    // A request without tz reads days in the instance's zone (the time_zone setting).
+    timeZone: () => ctx.settings.get('time_zone'),
+  })
   return { name: 'reports', routes: reportRoutes(ctx, verbs), verbs }
 }

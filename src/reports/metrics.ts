@@ -146,6 +146,9 @@ export function round6(x: number): number {
   return r === 0 ? 0 : r
 }
 
+/** Money below this is float residue of sums that add and take back out, not money (see Sums.empty). */
+const MONEY_EPSILON = 1e-9
+
 const ratio = (num: number, den: number, scale: number): number | null => (den === 0 ? null : round6((num / den) * scale))
 
 /**
@@ -202,7 +205,7 @@ export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, s
       const cost = (currency === cur.cost ? s.cost : 0) + (costByCurrency.get(currency) ?? 0)
       return {
         currency, revenue: round6(revenue), cost: round6(cost), profit: round6(revenue - cost), epc: ratio(revenue, s.clicks, 1),
-        roi: cost > 0 ? ratio(revenue - cost, cost, 100) : null,
+        roi: cost > MONEY_EPSILON ? ratio(revenue - cost, cost, 100) : null,
       }
     })
     // `cost` stays the cost currency's (clicks and revshare in it); `money` has every currency's.
@@ -222,7 +225,8 @@ export function computeMetrics(s: Sums, types: ReadonlyMap<string, TypeFlags>, s
     revenue: round6(revenue),
     cost: round6(cost),
     profit: round6(profit),
-    roi: ratio(profit, cost, 100),
+    // Cost that only float residue keeps from 0 (a daily row's hours moved out and back) is no cost: no roi of 1e20.
+    roi: ratio(profit, Math.abs(cost) < MONEY_EPSILON ? 0 : cost, 100),
     cr: ratio(conversions, s.clicks, 100),
     epc: ratio(revenue, s.clicks, 1),
     types: perType,

@@ -17,6 +17,14 @@ export interface Range {
   to: number
 }
 
+export type HavingOp = '<' | '<=' | '>' | '>=' | '='
+/** One metric condition on top-level rows: `profit<0`, `revenue.EUR>=100`. */
+export interface Condition {
+  metric: Exclude<SortKey, 'key' | 'label'>
+  op: HavingOp
+  value: number
+}
+
 export interface ReportRequest extends Range {
   dims: Dimension[]
   filters: Filters
@@ -25,6 +33,10 @@ export interface ReportRequest extends Range {
   limit: number
   offset: number
   format: Format
+  /** Top-level rows with fewer clicks are left out (0 = none left out). */
+  minClicks: number
+  /** Every condition must hold for a top-level row to stay. */
+  having: Condition[]
 }
 
 export interface ExportRequest extends Range {
@@ -34,6 +46,10 @@ export interface ExportRequest extends Range {
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 1000
 export const DEFAULT_DAYS = 30
+/** Levels of group_by. */
+export const MAX_LEVELS = 3
+/** Conditions in one `having`. */
+export const MAX_CONDITIONS = 20
 /** Dates outside these years are refused: conversions before 2000 cannot exist, and DST tables stay small. */
 const MIN_YEAR = 2000
 const MAX_YEAR = 2100
@@ -82,9 +98,12 @@ export function parseTime(raw: string, zone: Zone, name: string): number {
   return wall - (om[1] === '-' ? -1 : 1) * minutes * 60_000
 }
 
-/** tz, from, to. Default: the last 30 local days including today (from local midnight 29 days ago to the next midnight). */
-export function parseRange(q: Query, now = Date.now()): Range {
-  const zone = Zone.parse(q.tz)
+/**
+ * tz, from, to. Default: the last 30 local days including today (from local midnight 29 days ago to the next midnight).
+ * `defaultTz`: the zone without a `tz` (the instance's time_zone setting).
+ */
+export function parseRange(q: Query, now = Date.now(), defaultTz = 'UTC'): Range {
+  const zone = Zone.parse(present(q.tz) ? q.tz : defaultTz)
   let to: number
   let from: number
   if (present(q.to)) {
@@ -122,10 +141,10 @@ export function parseFilters(q: Query): Filters {
 export function parseGroupBy(raw: string | undefined): Dimension[] {
   if (!present(raw)) return ['campaign']
   const parts = raw.split(',').map((p) => p.trim())
-  const allowed = `one or two of ${DIMENSIONS.join(', ')}, comma-separated`
-  if (parts.length > 2) throw invalid(`group_by: at most two levels (${allowed})`)
+  const allowed = `one to three of ${DIMENSIONS.join(', ')}, comma-separated`
+  if (parts.length > MAX_LEVELS) throw invalid(`group_by: at most three levels (${allowed})`)
   for (const p of parts) if (!isDimension(p)) throw invalid(`group_by: unknown grouping ${JSON.stringify(p.slice(0, 40))} (${allowed})`)
-  if (parts.length === 2 && parts[0] === parts[1]) throw invalid('group_by: the two levels must differ')
+  if (new Set(parts).size !== parts.length) throw invalid('group_by: the levels must differ')
   return parts as Dimension[]
 }
 
@@ -136,9 +155,9 @@ function wholeNumber(q: Query, name: string, def: number, min: number, max: numb
   return Number(raw)
 }
 
-export function parseReportRequest(q: Query, now = Date.now()): ReportRequest {
+export function parseReportRequest(q: Query, now = Date.now(), defaultTz = 'UTC'): ReportRequest {
   const dims = parseGroupBy(q.group_by)
-  const range = parseRange(q, now)
+  const range = parseRange(q, now, defaultTz)
   const filters = parseFilters(q)
 
   let sort: SortKey
@@ -157,7 +176,36 @@ export function parseReportRequest(q: Query, now = Date.now()): ReportRequest {
   const limit = wholeNumber(q, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT)
   // `cursor` is the next_cursor of the previous page (an offset), for clients that page like other collections.
   const offset = present(q.cursor) ? wholeNumber(q, 'cursor', 0, 0, 1e9) : wholeNumber(q, 'offset', 0, 0, 1e9)
-  return { ...range, dims, filters, sort, order, limit, offset, format: parseFormat(q) }
+  const minClicks = wholeNumber(q, 'min_clicks', 0, 0, 1e9)
+  return { ...range, dims, filters, sort, order, limit, offset, format: parseFormat(q), minClicks, having: parseHaving(q.having) }
+}
+
+const CONDITION = /^([a-z_]+(?:\.[A-Za-z]{3})?)\s*(<=|>=|<|>|=)\s*(-?\d{1,15}(?:\.\d{1,9})?)$/
+
+/**
+ * `having`: comma-separated `metric op number` (`profit<0,clicks>=100`); op one of < <= > >= =; metric one
+ * of METRIC_NAMES or a money metric in one currency (`revenue.EUR`), as sort takes them.
+ */
+export function parseHaving(raw: string | undefined): Condition[] {
+  if (!present(raw)) return []
+  const hint = `metric op number, comma-separated; op one of < <= > >= =; metric one of ${METRIC_NAMES.join(', ')}, or ${MONEY_METRICS.join(', ')} in one currency (revenue.EUR)`
+  const parts = raw.split(',').map((p) => p.trim())
+  if (parts.length > MAX_CONDITIONS) throw invalid(`having: at most ${MAX_CONDITIONS} conditions`)
+  return parts.map((part) => {
+    const m = CONDITION.exec(part)
+    let metric: SortKey | null = null
+    if (m) {
+      try {
+        metric = parseSort(m[1]!)
+      } catch {
+        metric = null
+      }
+    }
+    if (!m || metric === null || metric === 'key' || metric === 'label') {
+      throw invalid(`having: ${JSON.stringify(part.slice(0, 60))} is not a condition like profit<0 (${hint})`)
+    }
+    return { metric, op: m[2] as HavingOp, value: Number(m[3]) }
+  })
 }
 
 /** key, label, a metric, or a money metric in one currency: `revenue.EUR` (profit, epc, roi; any case). */
@@ -175,8 +223,8 @@ export function parseFormat(q: Query): Format {
   throw invalid('format: must be json or csv')
 }
 
-export function parseExportRequest(q: Query, now = Date.now()): ExportRequest {
-  const range = parseRange(q, now)
+export function parseExportRequest(q: Query, now = Date.now(), defaultTz = 'UTC'): ExportRequest {
+  const range = parseRange(q, now, defaultTz)
   const filters = parseFilters(q)
   if (present(q.format) && q.format !== 'csv') throw invalid('format: must be csv')
   return { ...range, filters }

@@ -26,6 +26,7 @@ export interface Filters {
 export interface ClickSumsRow {
   k1: unknown
   k2?: unknown
+  k3?: unknown
   /** UTC day of the hour ('hours' segments only). */
   u?: number
   clicks: number
@@ -39,6 +40,7 @@ export interface ClickSumsRow {
 export interface ConversionSumsRow {
   k1: unknown
   k2?: unknown
+  k3?: unknown
   u?: number
   type: string
   /** Upper-case code; '' for a conversion without one (the service reads it as the cost currency). */

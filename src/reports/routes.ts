@@ -14,7 +14,7 @@ const moment = 'YYYY-MM-DD (local midnight in tz), a local date-time, an ISO 860
 const range = {
   from: `start (inclusive): ${moment}; default ${DEFAULT_DAYS} local days before to`,
   to: `end (exclusive): ${moment}; default the next local midnight`,
-  tz: 'IANA time zone of days, hours and local dates (default UTC)',
+  tz: 'IANA time zone of days, hours and local dates (default: the time_zone setting, UTC unless set)',
 }
 const filters = {
   campaign_id: 'only this campaign (0 = rows without one)',
@@ -25,7 +25,7 @@ const filters = {
 
 /** Documentation only: params.ts parses each value (400 naming the field); unknown keys pass through. */
 const reportQuery = docQuery({
-  group_by: `one or two of ${DIMENSIONS.join(', ')}, comma-separated (default campaign)`,
+  group_by: `one to three of ${DIMENSIONS.join(', ')}, comma-separated (default campaign); rows nest children per level`,
   ...range,
   ...filters,
   format: 'json (default) or csv',
@@ -35,6 +35,9 @@ const reportQuery = docQuery({
   limit: `rows per page, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})`,
   offset: 'rows to skip (default 0)',
   cursor: 'next_cursor of the previous page (an offset; wins over offset)',
+  min_clicks: 'leave out top-level rows with fewer clicks (before sorting and paging; total_rows counts the rest)',
+  having: `conditions every top-level row must meet, comma-separated "metric op number" (URL-encoded): profit<0,clicks>=100; ` +
+    `op one of < <= > >= =; metric one of ${METRIC_NAMES.join(', ')}; with several currencies money metrics name one (revenue.EUR)`,
 })
 const exportQuery = docQuery({ ...range, ...filters, format: 'csv (the only format)' })
 

@@ -3,7 +3,7 @@
 import { invalid } from '../lib/errors'
 import { isLabelled, labelOf, rollupFamily, toKey, type Dimension, type Key, type RollupFamily } from './dimensions'
 import { computeMetrics, moneyCurrencies, MONEY_METRICS, Sums, type Currencies, type Metrics, type MoneyMetric, type TypeFlags } from './metrics'
-import type { ReportRequest, SortKey } from './params'
+import type { HavingOp, ReportRequest, SortKey } from './params'
 import type { ClickSumsRow, ConversionSumsRow, Grouping, ReportQueries, Segment } from './queries'
 import { hoursOffTheirUtcDay } from './tz'
 
@@ -31,7 +31,10 @@ export interface ReportResult {
   to: number
   rows: ReportRow[]
   total: Metrics
+  /** Top-level rows that pass min_clicks and having (all of them without those). */
   totalRows: number
+  /** The total of those rows; only when the request has min_clicks ≥ 1 or having. */
+  matchedTotal?: Metrics
   /** The currencies that hold money in the range (sorted) and the cost currency; more than one: see Metrics.money. */
   currencies: Currencies
 }
@@ -42,16 +45,17 @@ interface Keying {
   cost: string
 }
 
+/** One group of the SQL rows: its key per level (k1, k2, k3). */
 interface Group {
-  k1: Key
-  k2: Key
+  keys: Key[]
   sums: Sums
 }
 
+/** A row of the tree before metrics: its own sums (those of every group under it) and its children by key. */
 interface Node {
   key: Key
   sums: Sums
-  children: Node[]
+  children: Map<string, Node>
 }
 
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit
@@ -125,7 +129,7 @@ export class ReportService {
       if (seg.table !== 'daily' || dayAt < 0) continue
       const at = hoursOffTheirUtcDay(req.zone, seg.from, seg.to)
       if (at.length === 0) continue
-      const utcKey = dayAt === 0 ? 'k1' : 'k2'
+      const utcKey = `k${dayAt + 1}`
       const hours: Segment = { table: 'hours', at }
       for (const r of await q.rollupClicks(g, req.filters, hours)) {
         this.group(groups, k, r).sums.addClicks(r)
@@ -162,12 +166,12 @@ export class ReportService {
     }
   }
 
-  private group(groups: Map<string, Group>, k: Keying, r: { k1: unknown; k2?: unknown }): Group {
-    const k1 = toKey(k.dims[0]!, r.k1, k.cost)
-    const k2 = k.dims[1] ? toKey(k.dims[1], r.k2, k.cost) : null
-    const id = JSON.stringify([k1, k2])
+  private group(groups: Map<string, Group>, k: Keying, r: { k1: unknown; k2?: unknown; k3?: unknown }): Group {
+    const values = [r.k1, r.k2, r.k3]
+    const keys = k.dims.map((d, i) => toKey(d, values[i], k.cost))
+    const id = JSON.stringify(keys)
     let g = groups.get(id)
-    if (!g) groups.set(id, (g = { k1, k2, sums: new Sums() }))
+    if (!g) groups.set(id, (g = { keys, sums: new Sums() }))
     return g
   }
 
@@ -190,32 +194,56 @@ export class ReportService {
     for (const g of groups.values()) {
       if (g.sums.empty) continue
       total.addAll(g.sums)
-      const id = JSON.stringify(g.k1)
-      let node = top.get(id)
-      if (!node) top.set(id, (node = { key: g.k1, sums: req.dims.length === 2 ? new Sums() : g.sums, children: [] }))
-      if (req.dims.length === 2) {
+      // Each level's node holds the sums of every group under it.
+      let level = top
+      for (const key of g.keys) {
+        const id = JSON.stringify(key)
+        let node = level.get(id)
+        if (!node) level.set(id, (node = { key, sums: new Sums(), children: new Map() }))
         node.sums.addAll(g.sums)
-        node.children.push({ key: g.k2, sums: g.sums, children: [] })
+        level = node.children
       }
     }
     for (const t of total.types.values()) if (!types.has(t.type) && !slugs.includes(t.type)) slugs.push(t.type)
     const currencies: Currencies = { cost: k.cost, list: moneyCurrencies(total, types, k.cost) }
+    const row = (d: Dimension, labels: Map<number, string>) => (n: Node) => toRow(d, n, labels, types, slugs, currencies)
 
     const labels = await this.labelsFor(req.dims[0]!, [...top.values()].map((n) => n.key))
-    const rows = [...top.values()].map((n) => toRow(req.dims[0]!, n, labels, types, slugs, currencies))
+    const nodeOf = new Map<ReportRow, Node>()
+    const filtered = req.minClicks > 0 || req.having.length > 0
+    const keep = rowFilter(req, currencies)
+    const rows: ReportRow[] = []
+    const matched = new Sums()
+    for (const n of top.values()) {
+      const r = row(req.dims[0]!, labels)(n)
+      if (!keep(r)) continue
+      rows.push(r)
+      nodeOf.set(r, n)
+      if (filtered) matched.addAll(n.sums)
+    }
     sortRows(rows, req.sort, req.order, currencies)
     const page = all ? rows : rows.slice(req.offset, req.offset + req.limit)
-    if (req.dims.length === 2) {
-      const pageNodes = new Map([...top.values()].map((n) => [JSON.stringify(n.key), n]))
-      const childLabels = await this.labelsFor(req.dims[1]!, page.flatMap((r) => pageNodes.get(JSON.stringify(r.key))!.children.map((c) => c.key)))
-      for (const r of page) {
-        const node = pageNodes.get(JSON.stringify(r.key))!
-        r.children = node.children.map((c) => toRow(req.dims[1]!, c, childLabels, types, slugs, currencies))
+    // Children of the page only, level by level (one label read per level), sorted like the top.
+    let parents = page
+    for (let level = 1; level < req.dims.length; level++) {
+      const d = req.dims[level]!
+      const childLabels = await this.labelsFor(d, parents.flatMap((r) => [...nodeOf.get(r)!.children.values()].map((c) => c.key)))
+      const next: ReportRow[] = []
+      for (const r of parents) {
+        const kids = [...nodeOf.get(r)!.children.values()]
+        r.children = kids.map((c) => {
+          const child = row(d, childLabels)(c)
+          nodeOf.set(child, c)
+          return child
+        })
         sortRows(r.children, req.sort, req.order, currencies)
+        next.push(...r.children)
       }
+      parents = next
     }
     return {
       dims: req.dims, source, from, to, rows: page, total: computeMetrics(total, types, slugs, currencies), totalRows: rows.length, currencies,
+      ...(filtered ? { matchedTotal: computeMetrics(matched, types, slugs, currencies) } : {}),
     }
   }
 
@@ -252,6 +280,31 @@ function sortValue(sort: SortKey, cur?: Currencies): (r: ReportRow) => number | 
   // One currency: the row's own amount when it is in the currency asked for.
   if (!multi) return (r) => (currency === null || currency === (cur?.list[0] ?? cur?.cost) ? r[m] : null)
   return (r) => r.money?.find((e) => e.currency === currency)?.[m] ?? null
+}
+
+const OPS: Record<HavingOp, (a: number, b: number) => boolean> = {
+  '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b, '=': (a, b) => a === b,
+}
+
+/**
+ * min_clicks and having as one predicate on top-level rows. A condition reads its metric as sort does; a null
+ * value (roi without cost, cr without clicks, a currency the report holds no money in) never matches. With
+ * several currencies a money metric must name its currency: a plain one would compare one currency's amount
+ * while the reader thinks of all.
+ */
+function rowFilter(req: ReportRequest, cur: Currencies): (r: ReportRow) => boolean {
+  const checks = req.having.map((c) => {
+    if (cur.list.length > 1 && (MONEY_METRICS as readonly string[]).includes(c.metric)) {
+      throw invalid(`having: ${c.metric} is per currency in this report (${cur.list.join(', ')}); name one, e.g. ${c.metric}.${cur.list[0]}`)
+    }
+    const value = sortValue(c.metric, cur)
+    const op = OPS[c.op]
+    return (r: ReportRow) => {
+      const v = value(r)
+      return typeof v === 'number' && op(v, c.value)
+    }
+  })
+  return (r) => r.clicks >= req.minClicks && checks.every((check) => check(r))
 }
 
 /** Sorts in place by a metric, the key or the label; nulls last in either order; ties by key ascending. */

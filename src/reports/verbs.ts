@@ -40,6 +40,8 @@ function toJson(req: ReportRequest, r: ReportResult) {
     ...(r.currencies.list.length > 1 ? { currencies: r.currencies.list } : {}),
     rows: r.rows,
     total: r.total,
+    // The total of the rows min_clicks and having kept (all pages), beside the whole range's `total`.
+    ...(r.matchedTotal ? { matched_total: r.matchedTotal } : {}),
     total_rows: r.totalRows,
     limit: req.limit,
     offset: req.offset,
@@ -47,18 +49,24 @@ function toJson(req: ReportRequest, r: ReportResult) {
   }
 }
 
-export function reportsVerbs(deps: { service: ReportService; queries: ReportQueries }) {
+/** `timeZone`: the time_zone setting, read per call: the zone of a request without `tz`. */
+export function reportsVerbs(deps: { service: ReportService; queries: ReportQueries; timeZone?: () => string }) {
   const { service, queries } = deps
+  const timeZone = deps.timeZone ?? (() => 'UTC')
   return {
     run: defineVerb({
       name: 'reports.run',
-      summary: 'Report grouped by one or two of campaign, source, offer, landing, day, hour, device, os, browser, referrer, sub1..sub10, country, region, city, asn, connection, language, os_version, browser_version, path',
+      summary: 'Report grouped by one to three of campaign, source, offer, landing, day, hour, device, os, browser, referrer, sub1..sub10, country, region, city, asn, connection, language, os_version, browser_version, path',
       permission: 'reports:read',
-      input: Type.Object({ group_by: text(), sort: text(), order: text(), limit: text(), offset: text(), cursor: text(), ...range }),
+      input: Type.Object({
+        group_by: text(), sort: text(), order: text(), limit: text(), offset: text(), cursor: text(), ...range,
+        min_clicks: Type.Optional(Type.String({ description: 'leave out top-level rows with fewer clicks' })),
+        having: Type.Optional(Type.String({ description: 'conditions on top-level rows, comma-separated metric op number: profit<0,clicks>=100 (op < <= > >= =)' })),
+      }),
       async run(_actor, query): Promise<ReturnType<typeof toJson> | CsvFile> {
-        const req = parseReportRequest(query)
+        const req = parseReportRequest(query, Date.now(), timeZone())
         if (req.format === 'csv') {
-          // CSV: every top-level row, one line per row (per child row with two levels).
+          // CSV: every top-level row that passes the filters, one line per row of the deepest level.
           const result = await service.run(req, { all: true })
           return new CsvFile(fileName(['report', req.dims.join('_'), ...days(req.zone, result.from, result.to)]), reportCsv(result))
         }
@@ -71,7 +79,7 @@ export function reportsVerbs(deps: { service: ReportService; queries: ReportQuer
       permission: 'reports:read',
       input: Type.Object(range),
       async run(_actor, query) {
-        const req = parseExportRequest(query)
+        const req = parseExportRequest(query, Date.now(), timeZone())
         return new CsvFile(fileName(['conversions', ...days(req.zone, req.from, req.to)]), conversionsCsv(queries, req))
       },
     }),

@@ -154,6 +154,27 @@ const mailbox: SettingDef<string | null> = {
   },
 }
 
+/**
+ * An IANA time zone name, stored as Intl's canonical spelling ("europe/berlin" → "Europe/Berlin"); empty or
+ * null resets to UTC. Checked with Intl directly, as reports/tz.ts Zone.parse does (the settings registry sits
+ * below every feature, so it does not import the reports feature).
+ */
+const timeZone: SettingDef<string> = {
+  secret: false,
+  default: 'UTC',
+  parse(v, key) {
+    if (v === null || v === '') return 'UTC'
+    const bad = () => invalid(`${key}: must be an IANA time zone name like Europe/Berlin or UTC`)
+    // A name, not an offset: Intl would also take "+01:00", which is no zone (no DST, no name to show).
+    if (typeof v !== 'string' || v.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(v.trim())) throw bad()
+    try {
+      return new Intl.DateTimeFormat('en-US', { timeZone: v.trim() }).resolvedOptions().timeZone
+    } catch {
+      throw bad()
+    }
+  },
+}
+
 export const SETTINGS = {
   /** Signs postbacks (spec §5). At least 16 characters: it is the only thing between a stranger and a booked sale. */
   postback_secret: secretString(16),
@@ -181,6 +202,8 @@ export const SETTINGS = {
   postback_status_updates: bool(false),
   /** The currency of costs (cpc, cost parameters): reports subtract cost only from revenue in this currency. */
   cost_currency: currency('USD'),
+  /** The instance's time zone: days of reports without a tz, the dashboard's Today/Yesterday presets. */
+  time_zone: timeZone,
   /** Days a visitor's `_svc_click` cookie lives. */
   click_cookie_days: positiveInt(30, 3650),
   /** Clicks from these addresses/ranges are bot clicks (reason blocked_ip). */

@@ -34,6 +34,15 @@ export const SourceParam = t.Object({
   macro: t.Union([t.String({ maxLength: 64 }), t.Null()], { description: "the source's macro for the value; null: the platform appends the parameter itself (gclid)" }),
 }, { additionalProperties: false })
 
+/** The separators a traffic source's blacklist box takes (issue 30): what "copy in the source's format" joins with. */
+export const ZONE_SEPARATORS = [',', '\n', ';', ' '] as const
+export type ZoneSeparator = (typeof ZONE_SEPARATORS)[number]
+
+export const ZoneList = t.Object({
+  separator: t.Union(ZONE_SEPARATORS.map((x) => t.Literal(x)), { description: 'what the source\'s zone blacklist box separates values with' }),
+  note: t.String({ maxLength: 500, description: 'where the list goes in the source, and the document that says so' }),
+}, { additionalProperties: false, description: 'the format of the source\'s zone blacklist; absent: one value per line' })
+
 export const SourceTemplate = t.Object({
   id: Id,
   name: t.String({ minLength: 1, maxLength: 200 }),
@@ -45,6 +54,7 @@ export const SourceTemplate = t.Object({
   doc_url: DocUrl,
   verified: Verified,
   notes: Notes,
+  zone_list: t.Optional(ZoneList),
 }, { additionalProperties: false })
 export type SourceTemplate = Static<typeof SourceTemplate>
 
@@ -150,3 +160,30 @@ export const renderSourceTemplate = (tpl: SourceTemplate, builtin: boolean): Sta
   ({ ...tpl, notes: tpl.notes ?? '', verified: tpl.verified ?? null, builtin, link_params: sourceLinkParams(tpl) })
 export const renderNetworkTemplate = (tpl: NetworkTemplate, builtin: boolean, base: string): Static<typeof NetworkTemplateRecord> =>
   ({ ...tpl, notes: tpl.notes ?? '', verified: tpl.verified ?? null, builtin, suffix: networkSuffix(tpl), postback_url: networkPostbackUrl(tpl, base) })
+
+/** What "copy in the source's format" joins values with: the template's own list format, else one per line. */
+export interface ZoneFormat { separator: ZoneSeparator; template_id: string | null; note: string }
+
+export const DEFAULT_ZONE_NOTE = 'one per line'
+
+export function zoneFormat(tpl: SourceTemplate | null): ZoneFormat {
+  if (!tpl) return { separator: '\n', template_id: null, note: DEFAULT_ZONE_NOTE }
+  if (!tpl.zone_list) return { separator: '\n', template_id: tpl.id, note: `${DEFAULT_ZONE_NOTE} (the ${tpl.name} template gives no list format)` }
+  return { separator: tpl.zone_list.separator, template_id: tpl.id, note: tpl.zone_list.note }
+}
+
+/**
+ * The template a source was made from, read back from its link parameters (a source does not store a template
+ * id): the template whose link_params are exactly the source's, else the one template whose zone parameter and
+ * macro (`zone={zoneid}`: the macro is the platform's own syntax) the source carries. Two candidates, or none:
+ * null (no guess).
+ */
+export function templateOfSource(linkParams: string | null, templates: readonly SourceTemplate[]): SourceTemplate | null {
+  if (!linkParams) return null
+  const exact = templates.filter((x) => sourceLinkParams(x) === linkParams)
+  if (exact.length === 1) return exact[0]!
+  if (exact.length > 1) return null
+  const pairs = new Set(linkParams.split('&'))
+  const byZone = templates.filter((x) => x.fills.some((f) => f.role === 'zone' && f.macro !== null && pairs.has(`${f.param}=${f.macro}`)))
+  return byZone.length === 1 ? byZone[0]! : null
+}

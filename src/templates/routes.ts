@@ -52,6 +52,15 @@ export function templateRoutes(ctx: AppContext, verbs: TemplateVerbs) {
       body: lenientBody('the new source', { type: 'object', properties: { name: { type: 'string', maxLength: 200 } }, required: ['name'] }),
       detail: { tags: ['source templates'], summary: verbs.sources.createSource.summary },
     })
+    .get('/admin/api/sources/:id/zone-format', ({ admin, params }) => invoke(verbs.sources.zoneFormat as V, adminActor(admin), { source_id: Number(params.id) }), {
+      permission: 'campaigns:read',
+      params: t.Object({ id: t.String({ pattern: '^[0-9]{1,9}$', description: 'source id' }) }),
+      detail: {
+        tags: ['source templates'], summary: verbs.sources.zoneFormat.summary,
+        description: '`{separator, template_id, note}`. A source does not store its template: it is read back from its link_params ' +
+          '(the template whose link_params are the same, else the one template whose zone parameter and macro it carries); none: `"\\n"`, null.',
+      },
+    })
     .post('/admin/api/network-templates/:id/create-offer', async ({ admin, params, body, set, request }) => {
       const created = await invoke(verbs.networks.createOffer as V, adminActor(admin), { base_url: baseOf(request), ...obj(body), id: params.id })
       set.status = 201

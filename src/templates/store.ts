@@ -32,6 +32,11 @@ export class TemplateStore {
     })
   }
 
+  /** A source's link parameters (the catalog's table): what its template is read back from (zone-format). */
+  source(id: number): Promise<{ linkParams: string | null } | undefined> {
+    return this.db.get(sql`SELECT link_params AS "linkParams" FROM sources WHERE id = ${id}`)
+  }
+
   /** Whether a row was deleted. */
   async delete(kind: Kind, id: string): Promise<boolean> {
     return (await this.db.run(sql`DELETE FROM custom_templates WHERE kind = ${kind} AND id = ${id}`)) > 0

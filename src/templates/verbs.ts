@@ -10,7 +10,7 @@ import { BUILTIN_NETWORKS } from './networks'
 import { BUILTIN_SOURCES } from './sources'
 import {
   checkCustomId, checkNetwork, checkSource, DERIVED, NetworkTemplate, REGISTRY_VERSION, renderNetworkTemplate, renderSourceTemplate,
-  sourceLinkParams, networkPostbackUrl, SourceTemplate, type AnyTemplate, type Kind,
+  sourceLinkParams, networkPostbackUrl, SourceTemplate, templateOfSource, zoneFormat, type AnyTemplate, type Kind,
 } from './model'
 import type { TemplateStore } from './store'
 
@@ -155,6 +155,18 @@ export function templateVerbs(deps: TemplateDeps) {
         const s = tpl as SourceTemplate
         const row = await invoke(deps.createSource, actor, { name: input.name, postback_url: s.postback_url, link_params: sourceLinkParams(s) })
         return renderSource(row as Parameters<typeof renderSource>[0])
+      },
+    }),
+    zoneFormat: defineVerb({
+      name: 'templates.source-templates.zone-format',
+      summary: "How a source's zone blacklist separates values (comma, newline, semicolon, space): from the template the source was made from, else one per line",
+      permission: READ,
+      input: t.Object({ source_id: t.Integer({ minimum: 1, description: 'the traffic source' }) }),
+      async run(_actor, input) {
+        const source = await store.source(input.source_id)
+        if (!source) throw notFound('source not found')
+        const all = [...BUILTIN_SOURCES, ...(await customs('source'))] as SourceTemplate[]
+        return zoneFormat(templateOfSource(source.linkParams, all))
       },
     }),
   }

@@ -14,13 +14,15 @@ import { trackingVerbs } from './verbs'
 import { ClickEnricher, type GeoLookup } from './enrich'
 import { CapBook } from './caps'
 import { createCapLedger } from './store/cap-ledger'
+import { TimelineReads } from './store/timeline-reads'
+import { storeDb } from '../db/store-db'
 
 export { normalizeClickId, CLICK_COOKIE, clickCookie } from './visitor'
 export { clickCookieHeader, readVisitor } from './routes'
 export type { Tracker, LandingVisit, Visitor } from './track'
 export type { CampaignRoute } from './routing'
 // A click's stored parameters and macro values, as landings and postback forwarding fill them in.
-export { clickParams, encodeMacroValue } from './template'
+export { clickParams, encodeMacroValue, fillClickMacros } from './template'
 export { newClick, type Click, type ContinuableClick } from './store/click'
 export type { ClickStore, ClickCosts, CostScope } from './store/types'
 export { SUB_COLUMNS, PARAM_NAME } from './store/reprice'
@@ -81,6 +83,7 @@ export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource &
   })
   const verbs = trackingVerbs({
     clicks, tracker, route: (id) => cache.campaign(id), caps: () => caps.status(cache.capRules()), campaignExists: async (id) => (await deps.routes.findCampaign(id)) !== undefined,
+    timeline: new TimelineReads(storeDb(ctx.database)), costCurrency: () => ctx.settings.get('cost_currency'), timeZone: () => ctx.settings.get('time_zone'),
   })
   return {
     name: 'tracking',

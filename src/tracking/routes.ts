@@ -20,6 +20,7 @@ import { isHttpsRequest } from '../http/https'
 import { htmlPageHeaders } from '../http/security-headers'
 import { adminActor, invoke } from '../lib/verb'
 import { CapsQuery, type trackingVerbs } from './verbs'
+import { CLICK_LIST_QUERY } from './timeline'
 import type { Outcome, Tracker, Visitor } from './track'
 import { CLICK_COOKIE, REFERRER_MAX, UA_MAX, clickCookie, crop, parseVisitQuery } from './visitor'
 
@@ -149,8 +150,17 @@ export function trackingAdminRoutes(ctx: AppContext, verbs: ReturnType<typeof tr
       query: docQuery(CLICK_EXPORT_QUERY),
       detail: { tags: ['clicks'], summary: verbs.export.summary },
     })
+    .get('/admin/api/clicks', ({ admin, query }) => invoke(verbs.list, adminActor(admin), flatQuery(query)), {
+      permission: 'conversions:read',
+      query: docQuery(CLICK_LIST_QUERY),
+      detail: { tags: ['clicks'], summary: verbs.list.summary },
+    })
     .get('/admin/api/clicks/:click_id', ({ admin, params }) => invoke(verbs.get, adminActor(admin), { click_id: params.click_id }), {
       permission: 'conversions:read',
+    })
+    .get('/admin/api/clicks/:click_id/timeline', ({ admin, params }) => invoke(verbs.timeline, adminActor(admin), { click_id: params.click_id }), {
+      permission: 'conversions:read',
+      detail: { tags: ['clicks'], summary: verbs.timeline.summary },
     })
     .get('/admin/api/caps', ({ admin, query }) => invoke(verbs.caps, adminActor(admin), capsQuery(query)), {
       permission: 'campaigns:read',

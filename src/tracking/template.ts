@@ -1,6 +1,8 @@
 // Redirect-target templates: validated and split into literal/macro parts once, when the routing cache
 // is built, so a request only concatenates strings.
 import { macroInSchemeOrHost } from '../lib/fields'
+import { fillMacros, SUB_MACROS } from '../catalog'
+import type { Click } from './store/click'
 
 /** Macro names, in the order of the values vector a request passes to render(). */
 export const MACROS = [
@@ -93,4 +95,18 @@ export function clickParams(params: string | null | undefined): Record<string, u
   } catch {
     return null
   }
+}
+
+/**
+ * The click's side of a forward URL (postback/forward.ts fills the conversion's first): {sub1}…{sub10} (empty
+ * when the tracking link did not carry it), then any other parameter stored with the click under the macro's
+ * name (exact case). What neither knows stays as written. Also what the click timeline shows as a forward's URL.
+ */
+export function fillClickMacros(url: string, click: Pick<Click, 'params' | (typeof SUB_MACROS)[number]>): string {
+  const params = clickParams(click.params)
+  return fillMacros(url, (name) => {
+    if ((SUB_MACROS as readonly string[]).includes(name)) return encodeMacroValue(click[name as (typeof SUB_MACROS)[number]])
+    const p = params && Object.hasOwn(params, name) ? params[name] : undefined
+    return typeof p === 'string' ? encodeMacroValue(p) : undefined
+  })
 }

@@ -1,5 +1,6 @@
 // The tracking feature's verbs: reading one click (GET /admin/api/clicks/:click_id) with the trace of its
-// targeting paths, and the targeting simulator (POST /admin/api/campaigns/:id/simulate).
+// targeting paths, its timeline and the clicks list (issue 30, timeline.ts), and the targeting simulator
+// (POST /admin/api/campaigns/:id/simulate).
 import { Type } from '@sinclair/typebox'
 import { conflict, invalid, notFound } from '../lib/errors'
 import { tracePaths } from '../rules'
@@ -13,6 +14,9 @@ import { defineVerb } from '../lib/verb'
 import type { ClickStore } from './store/click-store'
 import { normalizeClickId } from './visitor'
 import type { CapStatus } from './caps'
+import type { StoredClick } from './store/click'
+import type { TimelineReads } from './store/timeline-reads'
+import { clickList, clickTimeline, parseClickList } from './timeline'
 
 export interface ClickView {
   click_id: string
@@ -65,7 +69,21 @@ export interface TrackingVerbDeps {
   campaignExists(id: number): Promise<boolean>
   /** Every cap of the routing table with its count now (null: caps are not counted here). */
   caps(): CapStatus[]
+  /** The timeline's and the clicks list's reads (names, conversions, history, forward jobs). */
+  timeline: TimelineReads
+  /** The cost_currency setting: a click's cost is in it. */
+  costCurrency(): string
+  /** The time_zone setting: the clicks list's days without `tz`. */
+  timeZone(): string
 }
+
+const text = () => Type.Optional(Type.String())
+/** The clicks list's query: the reports' range and filters, the ten subs, paging. */
+export const ClickListQuery = Type.Object({
+  from: text(), to: text(), tz: text(), campaign_id: text(), source_id: text(), offer_id: text(), landing_id: text(),
+  country: text(), device: text(), limit: text(), cursor: text(),
+  sub1: text(), sub2: text(), sub3: text(), sub4: text(), sub5: text(), sub6: text(), sub7: text(), sub8: text(), sub9: text(), sub10: text(),
+})
 
 export const CapsQuery = Type.Object({
   offer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'only the caps of this offer (its own and its rotation entries)' })),
@@ -83,12 +101,17 @@ function parseParams(text: string | null): Record<string, string> {
   }
 }
 
-/** One click as the admin API shows it. */
-async function clickView({ clicks, tracker, route: routeOf }: TrackingVerbDeps, rawId: string): Promise<ClickView> {
+/** The stored click of a click id (any case); 400 for a malformed id, 404 for an unknown one. */
+async function storedClick(clicks: TrackingVerbDeps['clicks'], rawId: string): Promise<StoredClick> {
   const id = normalizeClickId(rawId)
   if (!id) throw invalid('click_id: must be a UUID')
   const c = await clicks.record(id)
   if (!c) throw notFound('click not found')
+  return c
+}
+
+/** One click as the admin API shows it. */
+async function clickView({ tracker, route: routeOf }: TrackingVerbDeps, c: StoredClick): Promise<ClickView> {
   await tracker.ready()
   const route = routeOf(c.campaignId)
   let pathTrace: ClickView['path_trace'] = null
@@ -138,7 +161,26 @@ export function trackingVerbs(deps: TrackingVerbDeps) {
       summary: "One click by its click_id (any case), with every stored field and the trace of its campaign's targeting paths.",
       permission: 'conversions:read',
       input: Type.Object({ click_id: Type.String() }),
-      run: async (_actor, input) => clickView(deps, input.click_id),
+      run: async (_actor, input) => clickView(deps, await storedClick(deps.clicks, input.click_id)),
+    }),
+    timeline: defineVerb({
+      name: 'clicks.timeline',
+      summary: "One click's story in time order: the click (every stored field, names of its campaign, source, offer, landing and path), " +
+        'its landing view, click-through, each postback with its raw query, each status change, each forward to the source with its HTTP result and latency.',
+      permission: 'conversions:read',
+      input: Type.Object({ click_id: Type.String() }),
+      async run(_actor, input) {
+        const c = await storedClick(deps.clicks, input.click_id)
+        return clickTimeline(deps.timeline, c, await clickView(deps, c), deps.costCurrency())
+      },
+    }),
+    list: defineVerb({
+      name: 'clicks.list',
+      summary: 'Clicks, newest first, in a range (from, to, tz as reports take them; default the last 30 days), filtered by campaign_id, source_id, ' +
+        'offer_id, landing_id, sub1..sub10, country, device; limit 1..200, cursor: the next_cursor of the previous page.',
+      permission: 'conversions:read',
+      input: ClickListQuery,
+      run: async (_actor, input) => clickList(deps.timeline, parseClickList(input, deps.timeZone()), deps.costCurrency()),
     }),
     export: clickExportVerb(deps.clicks),
     caps: defineVerb({

@@ -72,10 +72,10 @@ describe('what the document describes (issue 14)', () => {
     expect(bodies.sort()).toEqual([
       'patch /admin/api/automations/{id}', 'patch /admin/api/campaigns/{id}', 'patch /admin/api/conversion-types/{slug}', 'patch /admin/api/email-lists/{id}', 'patch /admin/api/email-triggers/{id}',
       'patch /admin/api/landings/{id}', 'patch /admin/api/offers/{id}', 'patch /admin/api/payment-accounts/{id}', 'patch /admin/api/products/{id}',
-      'patch /admin/api/rule-sets/{id}', 'patch /admin/api/sources/{id}', 'patch /admin/api/tokens/{id}', 'patch /admin/api/users/{id}', 'post /admin/api/automations', 'post /admin/api/campaigns', 'post /admin/api/campaigns/{id}/simulate', 'post /admin/api/conversion-types', 'post /admin/api/cost-updates',
+      'patch /admin/api/rule-sets/{id}', 'patch /admin/api/sources/{id}', 'patch /admin/api/tokens/{id}', 'patch /admin/api/users/{id}', 'post /admin/api/automations', 'post /admin/api/blocked-zones', 'post /admin/api/campaigns', 'post /admin/api/campaigns/{id}/simulate', 'post /admin/api/conversion-types', 'post /admin/api/cost-updates',
       'post /admin/api/email-lists', 'post /admin/api/email-lists/{id}/broadcasts', 'post /admin/api/email-lists/{id}/subscribers', 'post /admin/api/email-triggers',
       'post /admin/api/landings', 'post /admin/api/landings/preview', 'post /admin/api/login',
-      'post /admin/api/network-templates/import', 'post /admin/api/network-templates/{id}/create-offer', 'post /admin/api/offers', 'post /admin/api/orders/{id}/refund', 'post /admin/api/payment-accounts', 'post /admin/api/products', 'post /admin/api/rule-sets',
+      'post /admin/api/network-templates/import', 'post /admin/api/network-templates/{id}/create-offer', 'post /admin/api/offers', 'post /admin/api/orders/{id}/refund', 'post /admin/api/payment-accounts', 'post /admin/api/products', 'post /admin/api/rule-sets', 'post /admin/api/saved-views',
       'post /admin/api/source-templates/import', 'post /admin/api/source-templates/{id}/create-source', 'post /admin/api/sources', 'post /admin/api/tokens', 'post /admin/api/users',
       'put /admin/api/campaigns/{id}/auto-weights', 'put /admin/api/postback-aliases', 'put /admin/api/settings', 'put /admin/api/status-map',
     ])
@@ -91,6 +91,7 @@ describe('what the document describes (issue 14)', () => {
     const names = (path: string) => (doc.paths[path].get.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name)
     expect(names('/admin/api/reports')).toEqual([
       'group_by', 'from', 'to', 'tz', 'campaign_id', 'source_id', 'offer_id', 'landing_id', 'format', 'sort', 'order', 'limit', 'offset', 'cursor',
+      'min_clicks', 'having',
     ])
     expect(names('/admin/api/reports/conversions')).toEqual(['from', 'to', 'tz', 'campaign_id', 'source_id', 'offer_id', 'landing_id', 'format'])
     expect(names('/admin/api/conversions')).toEqual(['click_id', 'campaign_id', 'type', 'from', 'to', 'limit', 'cursor'])

@@ -7,10 +7,11 @@ import { addUser, cookieFor, send } from './helpers'
 
 /**
  * First path segment after /admin/api/ → the section guarding it; 'session' = any signed-in admin;
+ * 'user' = any signed-in admin too, for routes whose answer then depends on the body (saved views: 400, 404);
  * 'any' = the section of each record (jobs: that of their kind), so a permission in any section opens the
  * route and the record decides (tested in test/jobs/routes.test.ts).
  */
-const SECTION_OF: Record<string, Section | 'session' | 'public' | 'any'> = {
+const SECTION_OF: Record<string, Section | 'session' | 'user' | 'public' | 'any'> = {
   login: 'public',
   logout: 'session',
   me: 'session',
@@ -18,6 +19,7 @@ const SECTION_OF: Record<string, Section | 'session' | 'public' | 'any'> = {
   users: 'users', tokens: 'users', audit: 'users',
   sources: 'campaigns', offers: 'campaigns', campaigns: 'campaigns', 'rule-sets': 'campaigns',
   'source-templates': 'campaigns', 'network-templates': 'campaigns', 'cost-updates': 'campaigns', caps: 'campaigns',
+  'blocked-zones': 'campaigns', 'saved-views': 'user',
   landings: 'landings', leads: 'landings', events: 'landings',
   clicks: 'conversions', conversions: 'conversions', 'conversion-types': 'conversions', 'status-map': 'conversions',
   'postback-errors': 'conversions', jobs: 'any',
@@ -37,7 +39,7 @@ const reads = (r: { method: string; path: string }) => READ_METHODS.has(r.method
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const PARAM_VALUES: Record<string, string> = { click_id: '6f1c2d3e-4a5b-4c6d-8e7f-0a1b2c3d4e5f', slug: 'sale' }
 
-interface AdminRoute { method: string; path: string; url: string; section: Section | 'session' | 'any' }
+interface AdminRoute { method: string; path: string; url: string; section: Section | 'session' | 'user' | 'any' }
 
 let s: TestServer
 let routes: AdminRoute[]
@@ -110,7 +112,9 @@ describe('every mounted /admin/api route', () => {
     for (const r of routes) {
       if (r.path === '/admin/api/logout') continue // would revoke this cookie; checked below
       const res = await send(s, r.method, r.url, { headers: { cookie, 'content-type': 'application/json' }, body: r.method === 'GET' ? undefined : '{"broken' })
-      if (r.section === 'session') {
+      if (r.section === 'user') {
+        expect({ route: describeRoute(r), allowed: res.status !== 401 && res.status !== 403 && res.status < 500 }).toEqual({ route: describeRoute(r), allowed: true })
+      } else if (r.section === 'session') {
         expect({ route: describeRoute(r), status: res.status }).toEqual({ route: describeRoute(r), status: 200 })
       } else {
         expect({ route: describeRoute(r), status: res.status }).toEqual({ route: describeRoute(r), status: 403 })
@@ -124,12 +128,12 @@ describe('every mounted /admin/api route', () => {
   })
 
   test('lets a <section>:read user read that section and nothing else, and refuses its writes', async () => {
-    const sections = [...new Set(routes.map((r) => r.section))].filter((x): x is Section => x !== 'session' && x !== 'any')
+    const sections = [...new Set(routes.map((r) => r.section))].filter((x): x is Section => x !== 'session' && x !== 'user' && x !== 'any')
     expect(sections.length).toBeGreaterThan(3)
     for (const section of sections) {
       const cookie = await cookieFor(s, await addUser(s, `read-${section}@example.com`, { [section]: { read: true } }))
       for (const r of routes) {
-        if (r.section === 'session') continue
+        if (r.section === 'session' || r.section === 'user') continue
         const res = await send(s, r.method, r.url, { headers: { cookie } })
         const tag = { as: `${section}:read`, route: describeRoute(r) }
         if ((r.section === section || r.section === 'any') && reads(r)) {
@@ -143,7 +147,7 @@ describe('every mounted /admin/api route', () => {
 
   test('does not let write imply read: a <section>:write-only user gets 403 on that section\'s GET routes', async () => {
     const cookie = await cookieFor(s, await addUser(s, 'write-only@example.com', Object.fromEntries(SECTIONS.map((x) => [x, { write: true }]))))
-    for (const r of routes.filter((r) => r.section !== 'session' && READ_METHODS.has(r.method))) {
+    for (const r of routes.filter((r) => r.section !== 'session' && r.section !== 'user' && READ_METHODS.has(r.method))) {
       const res = await send(s, r.method, r.url, { headers: { cookie } })
       expect({ route: describeRoute(r), status: res.status }).toEqual({ route: describeRoute(r), status: 403 })
     }

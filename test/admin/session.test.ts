@@ -29,7 +29,7 @@ describe('POST /admin/api/login', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       ok: true,
-      user: { id: 1, email: OWNER.email, is_owner: true, permissions: Object.fromEntries(SECTIONS.map((x) => [x, { read: true, write: true }])) },
+      user: { id: 1, email: OWNER.email, is_owner: true, permissions: Object.fromEntries(SECTIONS.map((x) => [x, { read: true, write: true }])), time_zone: 'UTC' },
     })
     expect(res.text).not.toContain(OWNER.password)
   })
@@ -120,7 +120,7 @@ describe('GET /admin/api/me', () => {
     const expected = Object.fromEntries(SECTIONS.map((x) => [x, { read: false, write: false }]))
     expected.reports = { read: true, write: false }
     expected.email = { read: false, write: true }
-    expect(res.body).toEqual({ id, email: 'me-reader@example.com', is_owner: false, permissions: expected })
+    expect(res.body).toEqual({ id, email: 'me-reader@example.com', is_owner: false, permissions: expected, time_zone: 'UTC' })
   })
 
   test('answers 401 {"error":"not authenticated"} once the user is deleted', async () => {

@@ -212,7 +212,7 @@ describe('tools/list', () => {
       type: 'object', required: ['click_id'],
       properties: { click_id: { type: 'string' }, status: { type: 'string' }, revenue: { type: 'number' }, currency: { type: 'string' }, transaction_id: { type: 'string' }, email: { type: 'string' }, date: { type: 'string' } },
     })
-    expect(Object.keys(byName.get('get_report').inputSchema.properties)).toEqual(expect.arrayContaining(['group_by', 'from', 'to', 'campaign_id']))
+    expect(Object.keys(byName.get('get_report').inputSchema.properties)).toEqual(expect.arrayContaining(['group_by', 'from', 'to', 'campaign_id', 'min_clicks', 'having']))
     // Tier-2 tools take a confirm_token; ordinary ones do not.
     for (const name of ['delete_campaign', 'send_broadcast', 'refund_order', 'update_settings', 'update_user']) {
       expect({ name, confirm: byName.get(name).inputSchema.properties?.confirm_token?.type }).toEqual({ name, confirm: 'string' })
@@ -391,7 +391,8 @@ describe('tools/call', () => {
       await withClient(s, child.token, async (c2) => {
         expect((await c2.listTools()).tools.map((t) => t.name).sort()).toEqual(
           ['create_token', 'delete_token', 'get_campaign', 'get_rule_set', 'get_source', 'list_campaigns', 'list_rule_sets', 'list_sources', 'simulate_campaign', 'update_token', 'list_cost_updates', 'get_split_test', 'get_auto_weights', 'list_weight_changes',
-            'list_source_templates', 'get_source_template', 'export_source_templates'].sort())
+            'list_source_templates', 'get_source_template', 'export_source_templates',
+            'list_blocked_zones', 'get_blocked_zone', 'export_blocked_zones', 'get_source_zone_format'].sort())
       })
       // The minted token is in the answer only: the audit keeps the arguments, never the result.
       const audit = await s.api('GET', `/admin/api/audit?token_id=${parent.id}`)

@@ -59,10 +59,10 @@ test('rule set, two paths with conditions, a refused value, reorder, save, simul
     await page.getByLabel('Password').fill(OWNER.password)
     await page.getByRole('button', { name: 'Sign in' }).click()
 
-    // A rule set, made on its page (linked next to Campaigns).
+    // A rule set, made on its page (in the menu's Setup group, beside sources, offers and landings).
     await page.getByRole('link', { name: 'Rule sets' }).waitFor()
-    const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
-    expect(nav.slice(0, 2)).toEqual(['Campaigns', 'Rule sets'])
+    const setup = await page.getByRole('navigation', { name: 'Main' }).locator('[data-group="setup"]').getByRole('link').allTextContents()
+    expect(setup).toContain('Rule sets')
     await page.getByRole('link', { name: 'Rule sets' }).click()
     await page.getByRole('heading', { name: 'Rule sets', level: 1 }).waitFor()
     await page.getByRole('button', { name: 'New rule set' }).click()
@@ -191,7 +191,8 @@ test('rule set, two paths with conditions, a refused value, reorder, save, simul
     await page.getByRole('button', { name: 'Look up' }).click()
     const found = page.locator(`[data-click="${clickId}"]`)
     await found.waitFor()
-    const keys = await found.locator('dl.pairs dt').allTextContents()
+    // The click timeline (issue 30) labels fields for people; data-field keeps the API's name.
+    const keys = await found.locator('dl.pairs dt').evaluateAll((els) => els.map((e) => e.getAttribute('data-field')))
     for (const k of ['path_id', 'country', 'asn', 'as_org', 'connection', 'language', 'os_version', 'browser_version', 'region', 'city']) expect(keys).toContain(k)
     expect(await found.locator('[data-attribution="db-ip"] a').getAttribute('href')).toBe('https://db-ip.com')
     expect(await found.locator(`[data-path-trace] [data-trace-path="${stored.paths[0].id}"]`).getAttribute('data-matched')).toBe('true')

@@ -53,7 +53,8 @@ describe('forwarding a conversion to its traffic source', () => {
     expect(req!.url.search).toBe(`?cid=${id}&p=12.5&ext=camp%207%26x%3D1%2F%C3%A9&st=sale&keep={other}`)
     expect(Object.fromEntries(req!.url.searchParams)).toEqual({ cid: id, p: '12.5', ext: 'camp 7&x=1/é', st: 'sale', keep: '{other}' })
     const job = await settled(id, 'done')
-    expect(job).toMatchObject({ kind: 'source_postback', attempts: 1, result: 'HTTP 200', last_error: null })
+    // The result names the status and how long the source took to answer (issue 30: the click timeline shows it).
+    expect(job).toMatchObject({ kind: 'source_postback', attempts: 1, result: expect.stringMatching(/^HTTP 200 in \d+ ms$/), last_error: null })
     expect(JSON.parse(job.payload)).toEqual({ conversion_id: (await conversionsOf(s, id))[0]!.id, url: `${l.base}/pb?cid=${id}&p=12.5&ext=camp%207%26x%3D1%2F%C3%A9&st=sale&keep={other}` })
   })
 
@@ -93,8 +94,8 @@ describe('forwarding a conversion to its traffic source', () => {
     await postback(s, `subid=${id}`)
     const job = await settled(id, 'done')
     expect(job.attempts).toBe(2)
-    expect(job.result).toBe('HTTP 200')
-    expect(job.last_error).toBe('HTTP 503: upstream down (attempt 1 of 3; will retry)')
+    expect(job.result).toMatch(/^HTTP 200 in \d+ ms$/)
+    expect(job.last_error).toMatch(/^HTTP 503: upstream down \(after \d+ ms\) \(attempt 1 of 3; will retry\)$/)
     expect(l.received).toHaveLength(2)
   })
 
@@ -102,7 +103,7 @@ describe('forwarding a conversion to its traffic source', () => {
     const l = listen((_, n) => new Response('', { status: n === 1 ? 429 : 204 }))
     const id = await clickForwardingTo(l)
     await postback(s, `subid=${id}`)
-    expect(await settled(id, 'done')).toMatchObject({ attempts: 2, result: 'HTTP 204' })
+    expect(await settled(id, 'done')).toMatchObject({ attempts: 2, result: expect.stringMatching(/^HTTP 204 in \d+ ms$/) })
   })
 
   test('a 4xx fails at once with the status in last_error', async () => {
@@ -111,7 +112,7 @@ describe('forwarding a conversion to its traffic source', () => {
     await postback(s, `subid=${id}`)
     const job = await settled(id, 'failed')
     expect(job.attempts).toBe(1)
-    expect(job.last_error).toBe('HTTP 404: no such campaign (attempt 1 of 3; not retryable)')
+    expect(job.last_error).toMatch(/^HTTP 404: no such campaign \(after \d+ ms\) \(attempt 1 of 3; not retryable\)$/)
     expect(l.received).toHaveLength(1)
   })
 

@@ -252,7 +252,7 @@ describe.skipIf(!avail.ok)('job loop on postgres', () => {
         const rows = await store.list({ limit: 10 })
         return rows[0]?.status === 'done' ? rows : null
       }, 10_000, 'the forward job done')
-      expect(job).toMatchObject({ kind: FORWARD_JOB, attempts: 1, result: 'HTTP 200' })
+      expect(job).toMatchObject({ kind: FORWARD_JOB, attempts: 1, result: expect.stringMatching(/^HTTP 200 in \d+ ms$/) })
       expect(JSON.parse(job!.payload)).toEqual({ conversion_id: 2, url: `http://127.0.0.1:${listener.port}/pb?c=click2&p=2.5&s=sale` })
       expect(hits).toEqual(['?c=click2&p=2.5&s=sale'])
     } finally {

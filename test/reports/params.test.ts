@@ -17,10 +17,11 @@ const get = (path: string, cookie?: string) => s.api('GET', path, undefined, coo
 
 describe('report parameters', () => {
   const cases: Array<[query: string, error: string]> = [
-    ['group_by=foo', 'group_by: unknown grouping "foo" (one or two of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, country, region, city, asn, connection, language, os_version, browser_version, path, comma-separated)'],
-    ['group_by=campaign,offer,landing', 'group_by: at most two levels (one or two of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, country, region, city, asn, connection, language, os_version, browser_version, path, comma-separated)'],
-    ['group_by=campaign,campaign', 'group_by: the two levels must differ'],
-    ['group_by=sub11', 'group_by: unknown grouping "sub11" (one or two of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, country, region, city, asn, connection, language, os_version, browser_version, path, comma-separated)'],
+    ['group_by=foo', 'group_by: unknown grouping "foo" (one to three of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, country, region, city, asn, connection, language, os_version, browser_version, path, comma-separated)'],
+    ['group_by=campaign,offer,landing,source', 'group_by: at most three levels (one to three of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, country, region, city, asn, connection, language, os_version, browser_version, path, comma-separated)'],
+    ['group_by=campaign,campaign', 'group_by: the levels must differ'],
+    ['group_by=campaign,day,campaign', 'group_by: the levels must differ'],
+    ['group_by=sub11', 'group_by: unknown grouping "sub11" (one to three of campaign, source, offer, landing, day, hour, currency, device, os, browser, referrer, sub1, sub2, sub3, sub4, sub5, sub6, sub7, sub8, sub9, sub10, country, region, city, asn, connection, language, os_version, browser_version, path, comma-separated)'],
     ['tz=Mars/Olympus_Mons', 'tz: unknown time zone "Mars/Olympus_Mons"'],
     ['tz=X', 'tz: unknown time zone "X"'],
     ['from=yesterday', 'from: must be YYYY-MM-DD, an ISO 8601 date-time or epoch seconds/milliseconds (years 2000–2099)'],

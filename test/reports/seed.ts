@@ -28,6 +28,8 @@ export interface ClickSeed {
   browser?: string | null
   referrerDomain?: string | null
   sub1?: string | null
+  sub2?: string | null
+  sub3?: string | null
   /** ISO alpha-2 and the targeting path (clicks.path_id; null = default rotation). */
   country?: string | null
   path?: number | null
@@ -77,7 +79,7 @@ export async function addClick(s: TestServer, c: ClickSeed): Promise<string> {
   await s.server.clicks.import([
     newClick({
       clickId, campaignId: c.campaign, sourceId: c.source ?? null, offerId: c.offer ?? null, landingId: c.landing ?? null,
-      ip: '203.0.113.9', userAgent: 'test', sub1: c.sub1 ?? null, botReason: c.bot ?? null, excluded: c.excluded ?? false,
+      ip: '203.0.113.9', userAgent: 'test', sub1: c.sub1 ?? null, sub2: c.sub2 ?? null, sub3: c.sub3 ?? null, botReason: c.bot ?? null, excluded: c.excluded ?? false,
       isUnique: !(c.unique === false || c.bot || c.excluded), cost: c.cost ?? 0, deviceType: c.device ?? null, os: c.os ?? null,
       browser: c.browser ?? null, referrerDomain: c.referrerDomain ?? null, createdAt: c.at ?? Date.now(),
       country: c.country ?? null, pathId: c.path ?? null,

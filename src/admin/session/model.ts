@@ -15,9 +15,11 @@ export function permissionsView(user: Pick<AdminUser, 'isOwner' | 'permissions'>
   ) as PermissionsView
 }
 
-export const Me = t.Object({ id: Int(), email: t.String(), is_owner: t.Boolean(), permissions: PermissionsView })
+/** `time_zone`: the instance's time_zone setting (for every signed-in user: screens show days in it). */
+export const Me = t.Object({ id: Int(), email: t.String(), is_owner: t.Boolean(), permissions: PermissionsView, time_zone: t.String() })
 
-export const renderMe = (u: AdminUser): typeof Me.static => ({ id: u.id, email: u.email, is_owner: u.isOwner, permissions: permissionsView(u) })
+export const renderMe = (u: AdminUser, timeZone: string): typeof Me.static =>
+  ({ id: u.id, email: u.email, is_owner: u.isOwner, permissions: permissionsView(u), time_zone: timeZone })
 
 export const LoginBody = t.Object({
   email: t.String({ maxLength: 320 }),

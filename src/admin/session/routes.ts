@@ -24,7 +24,7 @@ export const sessionRoutes = (ctx: AppContext) => {
       if (!user) throw unauthorized('invalid email or password') // counted as a failure by begin()
       attempt.succeeded()
       issueSessionCookie(ctx, cookie, request, user)
-      return { ok: true as const, user: renderMe(user) }
+      return { ok: true as const, user: renderMe(user, ctx.settings.get('time_zone')) }
     }, {
       // An address over its failures is refused before the body is even read; the attempt itself is
       // counted in the handler, once the body is known to be well-formed (see login-limit.ts).
@@ -52,7 +52,7 @@ export const sessionRoutes = (ctx: AppContext) => {
       clearSessionCookie(ctx, cookie, request)
       return { ok: true as const }
     }, { admin: true, response: okResponse, detail: { tags, summary: 'Sign out everywhere (revokes all sessions of the user)' } })
-    .get('/admin/api/me', ({ admin }) => renderMe(admin), {
+    .get('/admin/api/me', ({ admin }) => renderMe(admin, ctx.settings.get('time_zone')), {
       admin: true,
       response: Me,
       detail: { tags, summary: 'The signed-in user and their effective permissions' },

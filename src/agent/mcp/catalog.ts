@@ -44,6 +44,7 @@ const NAMES: Record<string, string> = {
   'reports.export-conversions': 'export_conversions',
   'clicks.get': 'get_click',
   'clicks.export': 'export_clicks',
+  'clicks.timeline': 'get_click_timeline',
   'caps.list': 'list_caps',
   'conversions.record': 'record_conversion',
   'postback-errors.list': 'list_postback_errors',
@@ -100,6 +101,9 @@ const NAMES: Record<string, string> = {
   'campaigns.auto_weights.get': 'get_auto_weights',
   'campaigns.auto_weights.update': 'update_auto_weights',
   'campaigns.weight_changes.list': 'list_weight_changes',
+  'blocked-zones.add': 'add_blocked_zones',
+  'blocked-zones.export': 'export_blocked_zones',
+  'templates.source-templates.zone-format': 'get_source_zone_format',
 }
 
 const singular = (noun: string) => noun.replace(/ies$/, 'y').replace(/(ses|xes)$/, (m) => m.slice(0, -2)).replace(/s$/, '')
@@ -115,11 +119,13 @@ export function toolName(verbName: string): string {
 
 /** What an agent should know beyond the verb's summary: when to use it and what it does not do. */
 const HINTS: Record<string, string> = {
-  'reports.run': 'Use for any performance question (clicks, conversions, revenue, cost, profit, ROI, EPC, CR) grouped by one or two dimensions over a date range; filters narrow to a campaign, source, offer or landing. Money is never converted: `currency` names the one currency of revenue and cost; when a range holds several, currency is null, `currencies` lists them, revenue/profit/epc/roi are null and each row\'s `money` gives them per currency (group_by=currency splits rows by currency; sort=revenue.EUR sorts by one). For single conversions use list_conversions instead.',
+  'reports.run': 'Use for any performance question (clicks, conversions, revenue, cost, profit, ROI, EPC, CR) grouped by one to three dimensions over a date range; filters narrow to a campaign, source, offer or landing; min_clicks and having (profit<0,clicks>=100) keep only the top-level rows that meet them. Without tz, days are in the time_zone setting. Money is never converted: `currency` names the one currency of revenue and cost; when a range holds several, currency is null, `currencies` lists them, revenue/profit/epc/roi are null and each row\'s `money` gives them per currency (group_by=currency splits rows by currency; sort=revenue.EUR sorts by one). For single conversions use list_conversions instead.',
   'conversions.record': 'Use only when you hold real conversion data for a click (e.g. from an advertiser report): it books money, fires the forward postback to the traffic source and email triggers exactly as GET /postback would. It does not change an existing conversion.',
   'conversions.list': 'Use to inspect individual conversions (filters click_id, campaign_id, type, from, to). For totals use get_report. revenue is the payout as received: a conversion of a negative type (chargeback) counts as minus its amount, whatever its sign.',
   'commerce.orders.list': 'Order status: paid, failed (the payment failed; it becomes paid if a retry succeeds), pending, partially_refunded, refunded, cancelled, fulfilled, or the status the store platform sent.',
   'clicks.get': 'Use to inspect one click by its click_id (UUID): campaign, source, offer, landing, device, sub ids, bot flag.',
+  'clicks.timeline': 'Use to follow one click end to end (why a conversion is missing or was not counted by the source): landing view, click-through, each postback with its raw query, status changes, and each forward to the traffic source with its HTTP result, latency and error.',
+  'clicks.list': 'Use to find clicks (newest first) of a campaign, source, offer, landing, sub value, country or device in a date range, then get_click_timeline for one. For counts use get_report.',
   'clicks.export': 'Use for many clicks at once (one campaign, a date range) with their geo, network and device fields; cap it with limit. For counts use get_report; for one click get_click.',
   'catalog.campaigns.create': 'A campaign joins a traffic source to offers (and optionally landings) in weighted rotation; its tracking link is /c/<slug>.',
   'catalog.campaigns.update': 'Pass only the fields to change; a given offers or landings rotation replaces the old one. To pause a campaign set active=false rather than deleting it.',

@@ -32,7 +32,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   return json as T
 }
 
-export interface Me { id: number; email: string; is_owner: boolean; permissions: Record<string, { read: boolean; write: boolean }> }
+export interface Me { id: number; email: string; is_owner: boolean; permissions: Record<string, { read: boolean; write: boolean }>; time_zone?: string }
 
 export const can = (me: Me, section: string, action: 'read' | 'write') => me.is_owner || me.permissions[section]?.[action] === true
 

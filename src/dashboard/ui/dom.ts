@@ -42,3 +42,50 @@ export function field(label: string, input: HTMLInputElement | HTMLSelectElement
     h('span', { class: 'field-error', 'data-error-for': input.name, role: 'alert' }),
   )
 }
+
+/** A header cell's text as a card label: its data-label or aria-label, else its text without sort arrows. */
+function headerText(th: Element): string {
+  return (th.getAttribute('data-label') ?? th.getAttribute('aria-label') ?? th.textContent ?? '').replace(/[▲▼↑↓⇅]/g, '').trim()
+}
+
+/**
+ * Copies each column's header text into its body and footer cells' `data-label` (a cell that has one keeps it),
+ * so `table.cards` shows each row as a card of "label: value" lines on phones (style.css). Column spans are
+ * followed; the last header row names the columns.
+ */
+export function labelCells(table: HTMLTableElement): void {
+  const head = table.tHead?.rows
+  const names: string[] = []
+  for (const th of head?.length ? [...head[head.length - 1]!.cells] : []) {
+    const text = headerText(th)
+    for (let i = 0; i < th.colSpan; i++) names.push(text)
+  }
+  if (!names.length) return
+  for (const section of [...table.tBodies, ...(table.tFoot ? [table.tFoot] : [])]) {
+    for (const row of section.rows) {
+      let col = 0
+      for (const cell of row.cells) {
+        // A cell over several columns is a message ("No caps yet") or a group's label: no column name fits it.
+        const name = cell.colSpan === 1 ? names[col] : undefined
+        if (name && !cell.hasAttribute('data-label')) cell.setAttribute('data-label', name)
+        col += cell.colSpan
+      }
+    }
+  }
+}
+
+/**
+ * Labels every table under `root` now and whenever rows are added (screens render and re-render their own
+ * tables), and makes the tables inside a `[data-cards]` element cards (but a .grid, or one with data-cards="off").
+ */
+export function labelTablesUnder(root: Element): MutationObserver {
+  // Observer callbacks come once per batch of changes (a microtask), so a table rendered row by row is labelled once.
+  const run = () => root.querySelectorAll('table').forEach((t) => {
+    if (!t.classList.contains('cards') && t.closest('[data-cards]:not(table)') && !t.matches('.grid, [data-cards="off"]')) t.classList.add('cards')
+    labelCells(t)
+  })
+  const observer = new MutationObserver(run)
+  observer.observe(root, { childList: true, subtree: true })
+  run()
+  return observer
+}

@@ -14,5 +14,5 @@ export const {
   mailEvents, mailWebhookTokens, leads, visitorEvents, landingAssets,
   webhookEvents, orders, paymentAccounts, products, refunds, subscriptions,
   agentTokens, agentAudit, agentConfirmations, costUpdates,
-  autoWeightConfigs, weightChanges, capCounters, customTemplates,
+  autoWeightConfigs, weightChanges, capCounters, customTemplates, blockedZones, savedViews,
 } = toPg(sqlite)

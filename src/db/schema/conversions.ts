@@ -47,6 +47,11 @@ export const conversions = table('conversions', {
   createdAt: ms('created_at').notNull(),
   /** Set by the forward job when the request to the source went out with placeholders svc could not fill. */
   forwardWarning: text('forward_warning'),
+  /**
+   * The raw query string of the /postback request that recorded it (or last moved it: status updates), cut at
+   * 4096 characters like postback_errors.query; null for conversions made by webhooks, commerce or the API.
+   */
+  postbackQuery: text('postback_query'),
 }, (t) => [
   index('conversions_click_tid_idx').on(t.clickRowId, t.transactionId),
   // No index on click_id: a random UUID key dirtied one more page per postback, anywhere in the tree (dropped
@@ -80,5 +85,7 @@ export const conversionStatusHistory = table('conversion_status_history', {
   status: text('status'),
   revenue: real('revenue').notNull(),
   reversalId: int8('reversal_id'),
+  /** The raw /postback query of that state (conversions.postback_query before the change); null when none. */
+  query: text('query'),
   changedAt: ms('changed_at').notNull(),
 }, (t) => [index('conversion_status_history_conversion_idx').on(t.conversionId)])

@@ -1,6 +1,6 @@
 // Caps (docs/caps.md): every cap with its count in the current period, the share used and its state (the
 // soft-cap warning, reached), and a form that sets or removes an offer's cap. Rotation entries' own caps are
-// set through the API (offers[].cap of a campaign or a path) and listed here with the offer's.
+// set in the campaign editor or the API (offers[].cap of a campaign or a path) and listed here with the offer's.
 import { all, api, ApiError, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, showErrors } from '../forms'
@@ -22,7 +22,7 @@ export async function capsView(me: Me): Promise<HTMLElement> {
   const load = async () => {
     const { caps } = await api<{ caps: CapStatus[] }>('GET', '/caps')
     mount(tbody, caps.length === 0
-      ? h('tr', {}, h('td', { colspan: 7 }, 'No caps yet. Cap an offer below, or give a rotation entry a cap through the API.'))
+      ? h('tr', {}, h('td', { colspan: 7 }, 'No caps yet. Cap an offer below, or give a rotation entry a cap in the campaign editor.'))
       : caps.map((c) => h('tr', { 'data-cap': c.key, 'data-state': c.state },
         h('td', {}, offerName.get(c.offer_id) ?? `#${c.offer_id}`),
         h('td', {}, c.campaign_id === null ? 'every campaign' : `${campaignName.get(c.campaign_id) ?? `#${c.campaign_id}`}${c.path_id ? ` (path #${c.path_id})` : ''}`),

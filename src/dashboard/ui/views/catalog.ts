@@ -5,6 +5,7 @@ import { all, api, ApiError, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, copy, showErrors, upsert } from '../forms'
 import { postbackUrlWarnings } from '../../../catalog/sources/postback-macros'
+import { listStats } from './stats/list'
 
 interface Field {
   name: string
@@ -37,6 +38,8 @@ export interface CatalogSpec {
   rowLink?: (row: Record<string, unknown>) => { href: string; label: string; newTab?: boolean }
   /** A "From template" picker on the create form: the template registry at this path (docs/templates.md). */
   templates?: 'source-templates' | 'network-templates'
+  /** The report dimension of the collection: the list shows each record's numbers for a period (issue 30). */
+  stats?: 'source' | 'offer' | 'landing'
 }
 
 /** A template as the registry lists it (the fields the picker uses). */
@@ -64,7 +67,7 @@ function withWarnings(wrap: HTMLElement, f: Field, input: HTMLInputElement | HTM
 const text = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v))
 
 export function catalogView(spec: CatalogSpec) {
-  return async (me: Me): Promise<HTMLElement> => {
+  return async (me: Me, params: URLSearchParams = new URLSearchParams()): Promise<HTMLElement> => {
     const rows = await all<Row>(`/${spec.path}`)
     const writable = can(me, spec.section, 'write')
     // Options of select fields: a collection's records by name (loaded once per screen).
@@ -77,25 +80,37 @@ export function catalogView(spec: CatalogSpec) {
     }
     // The template registry, for the create form's picker (writers only).
     const templates = spec.templates && writable ? (await api<{ items: Template[] }>('GET', `/${spec.templates}`)).items : []
-    const search = h('input', { type: 'search', name: 'search', placeholder: 'Search', 'aria-label': `Search ${spec.title.toLowerCase()}` })
+    // The period's numbers per record (sources, offers, landings); a list without `stats` keeps sort and search
+    // in the URL all the same.
+    const stats = await listStats({
+      me, dim: spec.stats ?? null, params, defaultSort: spec.columns[0]!, sorts: spec.columns, rerender: () => render(),
+    })
+    const search = h('input', { type: 'search', name: 'search', placeholder: 'Search', 'aria-label': `Search ${spec.title.toLowerCase()}`, value: stats.search })
     const tbody = h('tbody')
+    const tfoot = h('tfoot')
     const editor = h('div')
     const status = h('p', { class: 'form-error', role: 'alert' })
-    let sort = spec.columns[0]!
-    let ascending = true
 
     const render = () => {
       const q = search.value.trim().toLowerCase()
+      const sort = stats.sort
       const shown = rows
         .filter((r) => !q || spec.columns.some((c) => String(r[c] ?? '').toLowerCase().includes(q)))
-        .sort((a, b) => String(a[sort] ?? '').localeCompare(String(b[sort] ?? ''), undefined, { numeric: true }) * (ascending ? 1 : -1))
-      mount(tbody, shown.length === 0 ? h('tr', {}, h('td', { colspan: spec.columns.length + 1 }, rows.length ? 'Nothing matches.' : `No ${spec.title.toLowerCase()} yet.`)) : shown.map((r) => {
+        .sort((a, b) => (stats.compare(a.id, b.id) ?? String(a[sort] ?? '').localeCompare(String(b[sort] ?? ''), undefined, { numeric: true })) * (stats.ascending ? 1 : -1) ||
+          String(a[spec.columns[0]!] ?? '').localeCompare(String(b[spec.columns[0]!] ?? '')))
+      const table = tbody.parentElement
+      if (table) stats.mark(table)
+      mount(tfoot, stats.enabled && stats.stats
+        ? h('tr', { 'data-total': '' }, h('td', { colspan: spec.columns.length }, `Total, all ${spec.title.toLowerCase()}`), stats.totalCells(), h('td', {}))
+        : null)
+      mount(tbody, shown.length === 0 ? h('tr', {}, h('td', { colspan: spec.columns.length + 1 + (stats.enabled ? 10 : 0) }, rows.length ? 'Nothing matches.' : `No ${spec.title.toLowerCase()} yet.`)) : shown.map((r) => {
         const copyValue = spec.copyable ? r[spec.copyable.field] : null
         const copyButton: HTMLButtonElement | null = typeof copyValue === 'string' && copyValue
           ? h('button', { type: 'button', class: 'small', onclick: () => copy(copyButton!, copyValue) }, spec.copyable!.label)
           : null
         return h('tr', { 'data-row': r.id },
-          spec.columns.map((c) => h('td', {}, text(r[c]))),
+          spec.columns.map((c) => h('td', { 'data-col': c === 'name' ? 'name' : null }, text(r[c]))),
+          stats.cells(r.id),
           h('td', { class: 'actions' }, copyButton,
             spec.rowLink ? rowLinkOf(spec.rowLink(r)) : null,
             writable ? h('button', { type: 'button', class: 'small', onclick: () => openForm(r) }, 'Edit') : null,
@@ -219,28 +234,34 @@ export function catalogView(spec: CatalogSpec) {
       inputs[0]?.focus()
     }
 
-    const header = (c: string) => {
-      const th = h('th', { scope: 'col', 'aria-sort': c === sort ? 'ascending' : 'none' }, h('button', { type: 'button', class: 'sort', onclick: () => {
-        ascending = sort === c ? !ascending : true
-        sort = c
+    const header = (label: string, c: string, numeric = false) => {
+      const th = h('th', { scope: 'col', class: numeric ? 'num' : null, 'data-sort': c, 'aria-sort': c === stats.sort ? (stats.ascending ? 'ascending' : 'descending') : 'none' }, h('button', { type: 'button', class: 'sort', onclick: () => {
+        // Numbers start with the largest first.
+        stats.ascending = stats.sort === c ? !stats.ascending : !numeric
+        stats.sort = c
         for (const other of th.parentElement!.querySelectorAll('th[aria-sort]')) other.setAttribute('aria-sort', 'none')
-        th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending')
+        th.setAttribute('aria-sort', stats.ascending ? 'ascending' : 'descending')
         render()
-      } }, c.replace(/_/g, ' ')))
+        stats.save()
+      } }, label))
       return th
     }
-    search.addEventListener('input', render)
+    search.addEventListener('input', () => { stats.search = search.value; render(); stats.save() })
     render()
-    return h('section', { 'aria-labelledby': `${spec.path}-title` },
+    const section = h('section', { 'aria-labelledby': `${spec.path}-title` },
       h('div', { class: 'toolbar' }, h('h1', { id: `${spec.path}-title` }, spec.title), search,
         writable ? h('button', { type: 'button', onclick: () => openForm(null) }, `New ${spec.singular}`) : null),
-      status, editor,
-      h('div', { class: 'table-wrap' }, h('table', {}, h('thead', {}, h('tr', {}, spec.columns.map(header), h('th', { scope: 'col' }, ''))), tbody)),
+      stats.controls, status, editor,
+      h('div', { class: 'table-wrap' }, h('table', { 'data-list': spec.path }, h('thead', {}, h('tr', {}, spec.columns.map((c) => header(c.replace(/_/g, ' '), c)), stats.headers(header), h('th', { scope: 'col' }, ''))), tbody, tfoot)),
     )
+    stats.mark(section.querySelector('table')!)
+    stats.start(section)
+    return section
   }
 }
 
 export const SOURCES: CatalogSpec = {
+  stats: 'source',
   path: 'sources', section: 'campaigns', title: 'Sources', singular: 'source', columns: ['name', 'postback_url'],
   copyable: { field: 'postback_url', label: 'Copy postback URL' }, templates: 'source-templates',
   fields: [
@@ -260,6 +281,7 @@ export const SOURCES: CatalogSpec = {
 }
 
 export const OFFERS: CatalogSpec = {
+  stats: 'offer',
   path: 'offers', section: 'campaigns', title: 'Offers', singular: 'offer', columns: ['name', 'slug', 'payout', 'currency'], templates: 'network-templates',
   fields: [
     { name: 'name', label: 'Name', required: true },
@@ -271,6 +293,7 @@ export const OFFERS: CatalogSpec = {
 }
 
 export const LANDINGS: CatalogSpec = {
+  stats: 'landing',
   path: 'landings', section: 'landings', title: 'Landings', singular: 'landing', columns: ['name', 'slug', 'url'],
   // The API's preview page (sandboxed, sample macro values) in a tab of its own: admin answers are never framed.
   rowLink: (r) => ({ href: `/admin/api/landings/${r.id}/preview`, label: 'Preview', newTab: true }),

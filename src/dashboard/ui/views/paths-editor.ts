@@ -4,13 +4,20 @@
 // order; an existing path keeps its `id` (its clicks stay with it).
 import type { Condition } from '../../../rules'
 import { field, h } from '../dom'
+import type { Cap } from './numbers/entry-cap'
 import { conditionsEditor, describeCondition, type ConditionsEditor } from '../conditions'
-import { rotation, type Named } from './rotation'
+import { rotation, type Named, type RotationEditor } from './rotation'
+import type { EditorNumbers } from './numbers/editor-data'
+import { pathNumbers } from './numbers/path-numbers'
 
 export type ActionType = 'rotation' | 'url' | 'bot_url' | 'not_found'
 export interface PathRecord {
   id: number; name: string; active: boolean; rule_set_id: number | null; conditions: Condition[]
-  action: { type: ActionType; offers: Array<{ offer_id: number; weight: number }>; landings: Array<{ landing_id: number; weight: number }>; url: string | null }
+  action: {
+    type: ActionType; url: string | null
+    offers: Array<{ offer_id: number; weight: number; auto_weight?: number | null; cap?: Cap | null }>
+    landings: Array<{ landing_id: number; weight: number; auto_weight?: number | null }>
+  }
 }
 export interface RuleSetRecord { id: number; name: string; conditions: Condition[]; campaign_ids: number[] }
 
@@ -25,6 +32,7 @@ interface PathItem {
   element: HTMLElement
   value(): Record<string, unknown>
   conditions: ConditionsEditor
+  rotations: { offers: RotationEditor; landings: RotationEditor }
   error: HTMLElement
   setIndex(i: number, count: number): void
 }
@@ -37,7 +45,8 @@ export interface PathsEditor {
   clearErrors(): void
 }
 
-export function pathsEditor(initial: readonly PathRecord[], choices: { offers: Named[]; landings: Named[]; ruleSets: RuleSetRecord[] }): PathsEditor {
+/** `numbers`: a saved campaign's loader; each saved path then shows its numbers and its rotation's. */
+export function pathsEditor(initial: readonly PathRecord[], choices: { offers: Named[]; landings: Named[]; ruleSets: RuleSetRecord[] }, numbers?: EditorNumbers): PathsEditor {
   const items: PathItem[] = []
   const list = h('div', { class: 'paths' })
   const empty = h('p', { class: 'muted' }, 'No paths: every visitor gets the default rotation above.')
@@ -56,7 +65,7 @@ export function pathsEditor(initial: readonly PathRecord[], choices: { offers: N
     item.element.querySelector<HTMLButtonElement>(by < 0 ? '[data-move="up"]' : '[data-move="down"]')?.focus()
   }
   const add = (p: PathRecord | null) => {
-    const item = pathItem(p, choices, { move: (by) => move(item, by), remove: () => { items.splice(items.indexOf(item), 1); item.element.remove(); layout() } })
+    const item = pathItem(p, choices, numbers, { move: (by) => move(item, by), remove: () => { items.splice(items.indexOf(item), 1); item.element.remove(); layout() } })
     items.push(item)
     layout()
     return item
@@ -77,7 +86,9 @@ export function pathsEditor(initial: readonly PathRecord[], choices: { offers: N
       const item = m ? items[Number(m[1])] : undefined
       if (!item) return false
       const cond = /^conditions\.(.+)$/.exec(m![2]!)
-      if (!(cond && item.conditions.showError(cond[1]!, message))) item.error.textContent = message
+      const entry = /^action\.(offers|landings)\.(.+)$/.exec(m![2]!)
+      const shown = (entry && item.rotations[entry[1] as 'offers'].showError(entry[2]!, message)) || (cond && item.conditions.showError(cond[1]!, message))
+      if (!shown) item.error.textContent = message
       item.element.setAttribute('aria-invalid', 'true')
       return true
     },
@@ -86,12 +97,14 @@ export function pathsEditor(initial: readonly PathRecord[], choices: { offers: N
         it.error.textContent = ''
         it.element.removeAttribute('aria-invalid')
         it.conditions.clearErrors()
+        it.rotations.offers.clearErrors()
+        it.rotations.landings.clearErrors()
       }
     },
   }
 }
 
-function pathItem(p: PathRecord | null, choices: { offers: Named[]; landings: Named[]; ruleSets: RuleSetRecord[] },
+function pathItem(p: PathRecord | null, choices: { offers: Named[]; landings: Named[]; ruleSets: RuleSetRecord[] }, numbers: EditorNumbers | undefined,
   on: { move(by: -1 | 1): void; remove(): void }): PathItem {
   const legend = h('legend', {})
   const name = h('input', { name: 'path_name', value: p?.name ?? '', placeholder: 'e.g. Mobile DE' })
@@ -109,8 +122,10 @@ function pathItem(p: PathRecord | null, choices: { offers: Named[]; landings: Na
   const conditions = conditionsEditor(p?.conditions ?? [], 'path')
   const actionType = h('select', { name: 'action_type' }, ACTIONS.map(([v, l]) => h('option', { value: v }, l)))
   actionType.value = p?.action.type ?? 'rotation'
-  const offers = rotation('offer', choices.offers, p?.action.offers.map((o) => ({ id: o.offer_id, weight: o.weight })) ?? [], true, 'action.offers')
-  const landings = rotation('landing', choices.landings, p?.action.landings.map((l) => ({ id: l.landing_id, weight: l.weight })) ?? [], false, 'action.landings')
+  // A saved path's numbers (a new one has no clicks yet).
+  const source = numbers && p ? { numbers, pathId: p.id } : undefined
+  const offers = rotation('offer', choices.offers, p?.action.offers.map((o) => ({ id: o.offer_id, weight: o.weight, auto_weight: o.auto_weight, cap: o.cap })) ?? [], true, 'action.offers', source)
+  const landings = rotation('landing', choices.landings, p?.action.landings.map((l) => ({ id: l.landing_id, weight: l.weight, auto_weight: l.auto_weight })) ?? [], false, 'action.landings', source)
   const url = h('input', { name: 'action_url', type: 'url', value: p?.action.url ?? '', placeholder: 'https://example.com/?click={click_id}&s={sub1}' })
   const rotationPart = h('div', {}, offers.element, landings.element)
   const urlPart = field('URL template', url, 'Absolute http(s) URL; {click_id}, {sub1}… as in offer URLs')
@@ -125,6 +140,7 @@ function pathItem(p: PathRecord | null, choices: { offers: Named[]; landings: Na
   const error = h('p', { class: 'field-error', role: 'alert' })
   const element = h('fieldset', { class: 'path', 'data-path-id': p?.id ?? null },
     legend,
+    source ? pathNumbers(source.numbers, source.pathId) : null,
     h('div', { class: 'path-tools' }, up, down,
       h('button', { type: 'button', class: 'small', onclick: on.remove }, 'Remove path')),
     field('Path name', name),
@@ -135,7 +151,7 @@ function pathItem(p: PathRecord | null, choices: { offers: Named[]; landings: Na
     error,
   )
   return {
-    element, conditions, error,
+    element, conditions, error, rotations: { offers, landings },
     setIndex(i, count) {
       element.setAttribute('data-path', String(i))
       legend.textContent = `Path ${i + 1}`

@@ -1,170 +1,210 @@
-// Reports: the report table (one or two groupings, filters, time range, time zone), a chart of clicks,
-// conversions, revenue and cost per day or hour, drill-down from a row to the next grouping, CSV export.
-import uPlot from 'uplot'
-import 'uplot/dist/uPlot.min.css'
-import { api, can, type Me } from '../api'
-import { field, h, mount } from '../dom'
-import { showErrors } from '../forms'
-import { perCurrency } from '../format'
+// Reports (issue 30): the report a media buyer acts on. Every grouping the API has, up to three levels; the
+// period in the instance's time zone; filters by name; server-side sort and paging with the total; metric
+// filters; a column picker; saved views; zone selection and blocking on sub-value reports; the chart. All of
+// the state is in the URL (report/state.ts). The pieces live in report/*.ts.
+import './report/report.css'
+import { all, api, ApiError, can, type Me } from '../api'
+import { h, mount } from '../dom'
+import { clearErrors, showErrors } from '../forms'
+import { addDays, isOneDay, periodOf } from '../period'
+import { writeParams } from '../url-state'
+import type { Report, Row } from './report/cells'
+import { drawChart, slots } from './report/chart'
+import { reportForm, type Picker } from './report/controls'
+import { savedViews } from './report/saved'
+import { apiQuery, FILTERS, isSubDim, metricLabel, PAGE_SIZES, stateFromParams, stateToParams, type ReportState } from './report/state'
+import { reportTable } from './report/table'
+import { zonePanel, type ZonePanel } from './report/select'
 
-const GROUPS = ['campaign', 'source', 'offer', 'landing', 'day', 'hour', 'currency', 'device', 'os', 'browser', 'referrer', 'sub1', 'sub2', 'sub3']
 /** Drill-down: a row of one grouping opens the next one, filtered to that row. */
-const NEXT: Record<string, string> = { campaign: 'landing', source: 'campaign', offer: 'campaign', landing: 'offer', day: 'hour' }
-const FILTER_OF: Record<string, string> = { campaign: 'campaign_id', source: 'source_id', offer: 'offer_id', landing: 'landing_id' }
-const COLUMNS = ['clicks', 'unique_clicks', 'conversions', 'revenue', 'cost', 'profit', 'roi', 'cr', 'epc'] as const
-
-interface Row { key: string | number | null; label: string | null; children?: Row[]; [metric: string]: unknown }
-interface Report { rows: Row[]; total: Row; from: string; to: string; currencies?: string[] }
-type Money = Array<Record<string, unknown>>
-
-const isoDay = (d: Date) => d.toISOString().slice(0, 10)
-const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v))
-/** Several currencies in the range: revenue, profit, roi and epc per currency in one cell (never added together). */
-const PER_CURRENCY = new Set(['revenue', 'profit', 'roi', 'epc'])
-function cell(row: Row, c: string): string {
-  const money = row.money as Array<Record<string, unknown>> | undefined
-  if (!Array.isArray(money)) return fmt(row[c])
-  if (PER_CURRENCY.has(c)) return perCurrency(money, c)
-  // Cost is in the cost currency: its entry names it.
-  if (c === 'cost' && row.cost !== 0) return perCurrency(money.filter((m) => m.cost !== 0), 'cost')
-  return fmt(row[c])
+const NEXT: Record<string, string> = { campaign: 'landing', source: 'campaign', offer: 'campaign', landing: 'offer' }
+/** What the clicks list (#/click) filters by, per grouping. */
+const CLICK_FILTER: Record<string, string> = {
+  campaign: 'campaign_id', source: 'source_id', offer: 'offer_id', landing: 'landing_id', country: 'country',
+  ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`sub${i + 1}`, `sub${i + 1}`])),
 }
 
-/** The catalog filters a reader may pick by name (each needs the read permission of its section). */
-const FILTERS = [
-  { param: 'campaign_id', label: 'Campaign', path: '/campaigns', section: 'campaigns' },
-  { param: 'source_id', label: 'Source', path: '/sources', section: 'campaigns' },
-  { param: 'offer_id', label: 'Offer', path: '/offers', section: 'campaigns' },
-  { param: 'landing_id', label: 'Landing', path: '/landings', section: 'landings' },
-] as const
+export async function reportsView(me: Me, params: URLSearchParams = new URLSearchParams()): Promise<HTMLElement> {
+  const instanceTz = (me as Me & { time_zone?: string }).time_zone ?? 'UTC'
+  const state = stateFromParams(params, instanceTz)
+  // Saved views are read beside the pickers' lists (one round trip, not two).
+  const savedLoading = savedViews(state)
+  const pickers: Picker[] = await Promise.all(FILTERS.filter((f) => can(me, f.section, 'read')).map(async (f) => ({
+    param: f.param, label: f.label, items: await all<{ id: number; name: string }>(f.path),
+  })))
+  /** Names for the crumbs: the pickers', and those a drill-down saw on its row. */
+  const names = new Map<string, string>()
+  for (const p of pickers) for (const i of p.items) names.set(`${p.param}:${i.id}`, i.name)
+  const sources = pickers.find((p) => p.param === 'source_id')?.items ?? []
 
-export async function reportsView(me: Me): Promise<HTMLElement> {
-  const today = new Date()
-  const pickers = await Promise.all(FILTERS.filter((f) => can(me, f.section, 'read')).map(async (f) => {
-    const items = (await api<{ items: Array<{ id: number; name: string }> }>('GET', `${f.path}?limit=500`)).items
-    const select = h('select', { name: f.param }, h('option', { value: '' }, '(all)'), items.map((i) => h('option', { value: i.id }, i.name)))
-    return { ...f, select }
-  }))
-  const group = h('select', { name: 'group_by' }, GROUPS.map((g) => h('option', { value: g }, g)))
-  const second = h('select', { name: 'then_by' }, h('option', { value: '' }, '(none)'), GROUPS.map((g) => h('option', { value: g }, g)))
-  const from = h('input', { name: 'from', type: 'date', value: isoDay(new Date(today.getTime() - 6 * 86_400_000)) })
-  const to = h('input', { name: 'to', type: 'date', value: isoDay(today) })
-  const tz = h('input', { name: 'tz', value: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC', 'aria-describedby': 'tz-hint' })
-  const filters: Record<string, string> = {}
-  const crumbs = h('p', { class: 'crumbs' })
-  const table = h('div', { class: 'table-wrap' })
-  const chart = h('div', { class: 'chart', role: 'img', 'aria-label': 'Clicks, conversions, revenue and cost over time' })
+  const form = reportForm(state, pickers, instanceTz)
+  const crumbs = h('p', { class: 'crumbs', 'aria-label': 'Active filters' })
+  const chart = h('div', { class: 'chart', role: 'img', 'aria-label': 'Clicks and conversions (bars), revenue and cost (lines) over time' })
+  const legend = h('p', { class: 'legend', 'data-legend': '' })
+  const tableWrap = h('div', { class: 'table-wrap' })
+  const pager = h('nav', { class: 'pager toolbar', 'aria-label': 'Pages' })
+  const staleNote = h('p', { class: 'stale', role: 'alert', hidden: true })
+  const results = h('div', { class: 'results' }, staleNote, chart, legend, pager, tableWrap)
+  const zoneSlot = h('div')
   const csv = h('a', { class: 'button', download: '' }, 'Export CSV')
-  const form = h('form', { class: 'card filters' },
-    field('Group by', group), field('Then by', second), field('From', from), field('To (inclusive)', to), field('Time zone', tz),
-    pickers.map((p) => field(p.label, p.select)),
+  const controls = h('form', { class: 'card report-form' },
+    form.fields, form.metricFilters, form.columns,
     h('p', { class: 'form-error', role: 'alert' }),
-    h('button', { type: 'submit' }, 'Run report'), csv,
-  )
+    h('div', { class: 'toolbar' }, h('button', { type: 'submit' }, 'Run report'), csv))
+  const saved = await savedLoading
 
-  const query = (groupBy: string) => {
-    const end = new Date(`${to.value}T00:00:00Z`)
-    const q = new URLSearchParams({ group_by: groupBy, from: from.value, to: isoDay(new Date(end.getTime() + 86_400_000)), tz: tz.value, ...filters })
-    return q.toString()
+  let last: Report | null = null
+  let zones: ZonePanel | null = null
+  let zoneKey = ''
+  let seq = 0
+
+  const clicksHref = (chain: Row[]): string | null => {
+    const q = new URLSearchParams()
+    for (const f of FILTERS) if (state.filters[f.param]) q.set(f.param, state.filters[f.param]!)
+    for (const [i, row] of chain.entries()) {
+      const param = CLICK_FILTER[state.levels[i]!]
+      if (!param || row.key === null) return null
+      q.set(param, String(row.key))
+    }
+    q.set('from', state.period.from)
+    q.set('to', state.period.to)
+    q.set('tz', state.period.tz)
+    return `#/click?${q}`
   }
-  const groupBy = () => (second.value && second.value !== group.value ? `${group.value},${second.value}` : group.value)
 
-  /** The pickers and the drill-down share one set of filters: a picker shows what the drill-down chose. */
-  const syncPickers = () => { for (const p of pickers) p.select.value = filters[p.param] ?? '' }
-  for (const p of pickers) {
-    p.select.addEventListener('change', () => {
-      if (p.select.value) filters[p.param] = p.select.value
-      else delete filters[p.param]
-    })
+  const drill = (row: Row): HTMLElement | null => {
+    const top = state.levels[0]!
+    const filter = FILTERS.find((f) => f.dim === top)
+    const next = NEXT[top]
+    const day = top === 'day' && typeof row.key === 'string'
+    if (row.key === null || (!day && (!filter || !next))) return null
+    return h('button', { type: 'button', class: 'small', 'aria-label': `Drill into ${row.label ?? row.key}`, onclick: () => {
+      if (day) {
+        state.period = periodOf('custom', state.period.tz, Date.now(), { from: String(row.key), last: String(row.key) })
+        state.levels = ['hour']
+      } else {
+        state.filters[filter!.param] = String(row.key)
+        if (row.label) names.set(`${filter!.param}:${row.key}`, row.label)
+        state.levels = [next as ReportState['levels'][number]]
+      }
+      state.page = 1
+      state.sort = null
+      state.order = null
+      form.show(state)
+      void run()
+    } }, '›')
+  }
+
+  const renderCrumbs = () => {
+    const crumb = (text: string, remove: () => void) => h('span', { class: 'crumb' }, text, ' ',
+      h('button', { type: 'button', class: 'small', 'aria-label': `Remove filter ${text}`, onclick: () => { remove(); state.page = 1; form.show(state); void run() } }, '×'))
+    mount(crumbs,
+      FILTERS.filter((f) => state.filters[f.param]).map((f) => {
+        const id = state.filters[f.param]!
+        return crumb(`${f.label}: ${names.get(`${f.param}:${id}`) ?? (id === '0' ? '(none)' : `#${id}`)}`, () => { delete state.filters[f.param] })
+      }),
+      state.minClicks !== null ? crumb(`Clicks ≥ ${state.minClicks}`, () => { state.minClicks = null }) : null,
+      state.having.filter((c) => c.value.trim() !== '').map((c) => crumb(`${metricLabel(c.metric)} ${c.op.replace('<=', '≤').replace('>=', '≥')} ${c.value}`,
+        () => { state.having = state.having.filter((x) => x !== c) })))
+  }
+
+  const renderPager = (report: Report) => {
+    const first = report.total_rows === 0 ? 0 : report.offset + 1
+    const end = report.offset + report.rows.length
+    const pages = Math.max(1, Math.ceil(report.total_rows / state.size))
+    const go = (page: number) => { state.page = page; void run() }
+    const size = h('select', { name: 'size', 'aria-label': 'Rows per page' }, PAGE_SIZES.map((n) => h('option', { value: n, selected: n === state.size }, `${n} per page`)))
+    size.addEventListener('change', () => { state.size = Number(size.value); go(1) })
+    mount(pager,
+      h('span', { 'data-pager': '' }, report.total_rows === 0 ? '0 of 0' : `${first}–${end} of ${report.total_rows}`),
+      h('span', { class: 'pager-buttons' },
+        h('button', { type: 'button', class: 'small', disabled: state.page <= 1, onclick: () => go(state.page - 1) }, '‹ Prev'), ' ',
+        h('span', { class: 'muted' }, `page ${state.page} of ${pages}`), ' ',
+        h('button', { type: 'button', class: 'small', disabled: end >= report.total_rows, onclick: () => go(state.page + 1) }, 'Next ›')),
+      size)
+  }
+
+  const renderTable = () => {
+    if (!last) return
+    mount(tableWrap, reportTable(last, state, {
+      sort: (by) => {
+        const same = (state.sort ?? '') === by || (!state.sort && by === 'clicks')
+        const desc = !(by === 'key' || by === 'label')
+        state.order = same ? ((state.order ?? (desc ? 'desc' : 'asc')) === 'desc' ? 'asc' : 'desc') : desc ? 'desc' : 'asc'
+        state.sort = by
+        state.page = 1
+        void run()
+      },
+      drill,
+      clicksHref,
+      selection: zones ? { values: zones.values, changed: () => zones!.changed() } : null,
+    }))
+  }
+
+  const syncBoxes = () => { for (const b of tableWrap.querySelectorAll<HTMLInputElement>('input[data-zone]')) b.checked = zones?.values.has(b.dataset.zone!) ?? false }
+
+  /** The zone panel on a sub-value report (a new one when the report's rows change meaning). */
+  const updateZones = () => {
+    // Same rows (grouping, period, filters): the selection stays across pages and sorts.
+    const q = apiQuery(state, { limit: 1, offset: 0 })
+    q.delete('sort')
+    q.delete('order')
+    const key = `${state.levels[0]}|${q}`
+    if (!isSubDim(state.levels[0]!)) { zones = null; zoneKey = ''; zoneSlot.replaceChildren(); return }
+    if (key === zoneKey && zones) return
+    zoneKey = key
+    zones = zonePanel(state, sources, can(me, 'campaigns', 'write'), syncBoxes)
+    zoneSlot.replaceChildren(zones.el)
   }
 
   const run = async () => {
-    syncPickers()
+    const mine = ++seq
+    writeParams(stateToParams(state))
+    renderCrumbs()
+    clearErrors(controls)
+    const q = apiQuery(state)
+    const exportQuery = apiQuery(state, { limit: 1000, offset: 0 })
+    exportQuery.set('format', 'csv')
+    csv.setAttribute('href', `/admin/api/reports?${exportQuery}`)
+    const hourly = isOneDay(state.period)
+    const series = new URLSearchParams({ group_by: hourly ? 'hour' : 'day', from: state.period.from, to: state.period.to, tz: state.period.tz, limit: '1000' })
+    for (const f of FILTERS) if (state.filters[f.param]) series.set(f.param, state.filters[f.param]!)
+    // The chart's series is asked for with the table, not after it; the table shows as soon as it is in.
+    const timelineLoading = api<Report>('GET', `/reports?${series}`)
+    timelineLoading.catch(() => {}) // its error is the one awaited below
     try {
-      const report = await api<Report>('GET', `/reports?${query(groupBy())}`)
-      csv.setAttribute('href', `/admin/api/reports?${query(groupBy())}&format=csv`)
-      mount(table, renderTable(report))
-      mount(crumbs, Object.entries(filters).map(([k, v]) => h('span', { class: 'crumb' }, `${k} = ${v} `,
-        h('button', { type: 'button', class: 'small', 'aria-label': `Remove filter ${k}`, onclick: () => { delete filters[k]; void run() } }, '×'))))
-      const hourly = from.value === to.value
-      const series = await api<Report>('GET', `/reports?${query(hourly ? 'hour' : 'day')}&limit=1000`)
-      drawChart(chart, series, slots(from.value, to.value, hourly))
+      const report = await api<Report>('GET', `/reports?${q}`)
+      if (mine !== seq) return
+      last = report
+      updateZones()
+      renderTable()
+      renderPager(report)
+      const timeline = await timelineLoading
+      if (mine !== seq) return
+      drawChart(chart, legend, timeline, slots(state.period.from, hourly ? addDays(state.period.from, 1) : state.period.to, hourly))
+      results.removeAttribute('data-stale')
+      staleNote.hidden = true
     } catch (err) {
-      showErrors(form, err)
+      if (mine !== seq) return
+      // What is on screen no longer matches the form: say so, rather than let it look current.
+      const message = err instanceof ApiError ? err.message : 'the server could not be reached'
+      results.setAttribute('data-stale', '')
+      staleNote.hidden = false
+      staleNote.textContent = `Out of date: ${message}`
+      showErrors(controls, err)
     }
   }
 
-  const renderTable = (report: Report) => {
-    const top = group.value
-    const drill = (row: Row) => {
-      const filter = FILTER_OF[top]
-      const next = NEXT[top]
-      if (!filter || !next || row.key === null) return null
-      return h('button', { type: 'button', class: 'small', 'aria-label': `Drill into ${row.label ?? row.key}`, onclick: () => {
-        filters[filter] = String(row.key)
-        group.value = next
-        second.value = ''
-        void run()
-      } }, '›')
-    }
-    const line = (row: Row, depth: number) => h('tr', { class: depth ? 'child' : '' },
-      h('td', {}, depth ? '↳ ' : '', String(row.label ?? row.key ?? '(none)'), ' ', depth ? null : drill(row)),
-      COLUMNS.map((c) => h('td', { class: 'num' }, cell(row, c))),
-    )
-    return h('table', {},
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, groupBy()), COLUMNS.map((c) => h('th', { scope: 'col', class: 'num' }, c)))),
-      h('tbody', {}, report.rows.length === 0 ? h('tr', {}, h('td', { colspan: COLUMNS.length + 1 }, 'No data in this range.')) : null,
-        report.rows.flatMap((r) => [line(r, 0), ...(r.children ?? []).map((c) => line(c, 1))])),
-      h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), COLUMNS.map((c) => h('td', { class: 'num' }, cell(report.total, c))))),
-    )
-  }
-
-  form.addEventListener('submit', (event) => { event.preventDefault(); void run() })
+  controls.addEventListener('submit', (event) => {
+    event.preventDefault()
+    form.read(state)
+    form.readColumns(state)
+    void run()
+  })
+  form.columns.addEventListener('change', () => { form.readColumns(state); writeParams(stateToParams(state)); renderTable() })
   void run()
-  return h('section', { 'aria-labelledby': 'reports-title' }, h('h1', { id: 'reports-title' }, 'Reports'), form, crumbs, chart, table)
+  return h('section', { 'aria-labelledby': 'reports-title', class: 'report-screen' },
+    h('div', { class: 'toolbar' }, h('h1', { id: 'reports-title' }, 'Reports'), saved),
+    controls, crumbs, results, zoneSlot)
 }
 
-let plot: uPlot | null = null
-
-/** Every day from..to (inclusive), or every hour of a single day: the keys the report uses for them. */
-function slots(from: string, to: string, hourly: boolean): string[] {
-  if (hourly) return Array.from({ length: 24 }, (_, hour) => `${from}T${String(hour).padStart(2, '0')}:00`)
-  const out: string[] = []
-  for (let t = Date.parse(`${from}T00:00:00Z`), end = Date.parse(`${to}T00:00:00Z`); t <= end && out.length < 400; t += 86_400_000) {
-    out.push(new Date(t).toISOString().slice(0, 10))
-  }
-  return out
-}
-
-/**
- * Clicks and conversions on the left axis, revenue and cost on the right, one point per day or hour of the
- * range (zero where the report has no row), so the time axis is the range asked for. Several currencies in
- * the range: the revenue line is the cost currency's (the one cost is in), named in its label; never a sum.
- */
-function drawChart(el: HTMLElement, report: Report, keys: string[]): void {
-  const rows = report.rows
-  const money = report.total.money as Money | undefined
-  const cur = Array.isArray(money) ? String((money.find((m) => m.cost !== 0) ?? money[0])?.currency ?? '') : null
-  const revenue = (r: Row | undefined) => cur === null ? Number(r?.revenue ?? 0) : Number((r?.money as Money | undefined)?.find((m) => m.currency === cur)?.revenue ?? 0)
-  plot?.destroy()
-  plot = null
-  if (rows.length === 0) { mount(el, h('p', {}, 'No data to chart.')); return }
-  el.replaceChildren()
-  const byKey = new Map(rows.map((r) => [String(r.key), r]))
-  // Local wall-clock keys shown as they read (the axis labels are in the report's time zone).
-  const x = keys.map((k) => Date.parse(k.length === 10 ? `${k}T00:00:00Z` : `${k}:00Z`) / 1000)
-  const col = (name: string) => keys.map((k) => Number(byKey.get(k)?.[name] ?? 0))
-  plot = new uPlot({
-    width: Math.max(300, el.clientWidth || 600),
-    height: 240,
-    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-    series: [
-      {},
-      { label: 'Clicks', stroke: '#2563eb', scale: 'n' },
-      { label: 'Conversions', stroke: '#16a34a', scale: 'n', dash: [6, 3] },
-      { label: cur ? `Revenue (${cur})` : 'Revenue', stroke: '#9333ea', scale: 'money' },
-      { label: 'Cost', stroke: '#dc2626', scale: 'money', dash: [2, 2] },
-    ],
-    axes: [{}, { scale: 'n' }, { scale: 'money', side: 1 }],
-  }, [x, col('clicks'), col('conversions'), keys.map((k) => revenue(byKey.get(k))), col('cost')], el)
-}
