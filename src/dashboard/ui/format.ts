@@ -18,6 +18,9 @@ export function countedRevenue(c: { revenue: number; type: string }, negativeTyp
   return negativeTypes.has(c.type) ? -Math.abs(c.revenue) : c.revenue
 }
 
+/** The class of a profit or ROI value: `neg` for a loss, `pos` for a win, none at zero or without a value (the sign stays in the text). */
+export const signClass = (x: number | null | undefined): 'neg' | 'pos' | null => (typeof x !== 'number' || x === 0 ? null : x < 0 ? 'neg' : 'pos')
+
 /** A refund (money back to the buyer): shown as a negative amount; none: "—". */
 export function refundAmount(amount: number, currency?: string | null): string {
   return amount > 0 ? money(-amount, currency) : '—'

@@ -2,7 +2,7 @@
 // compact "numbers" cell (clicks, CR, EPC, landing CTR, profit, ROI…). Money is shown per currency and never
 // added; profit and ROI carry `neg`/`pos` (the sign stays visible, colour is only a second cue).
 import { h } from '../../dom'
-import { money } from '../../format'
+import { money, signClass } from '../../format'
 import './numbers.css'
 
 export interface MoneyEntry { currency: string; revenue: number | null; cost: number | null; profit: number | null; epc: number | null; roi: number | null }
@@ -22,8 +22,6 @@ export const percent = (x: number | null | undefined) => (x === null || x === un
 /** EPC keeps 4 decimals (a few cents per click is the usual size): "0.0250 USD". */
 export const epcText = (x: number, currency: string | null) => `${(Math.round(x * 10_000) / 10_000 || 0).toFixed(4)}${currency ? ` ${currency}` : ''}`
 export const count = (n: number) => n.toLocaleString('en-US')
-/** `neg` for a loss, `pos` for a win, nothing at zero or none. */
-export const signClass = (x: number | null | undefined) => (typeof x !== 'number' || x === 0 ? null : x < 0 ? 'neg' : 'pos')
 
 /** A money metric of a row: one part per currency (several currencies: the row's `money` entries). */
 function moneyParts(row: ReportRow, col: 'revenue' | 'profit' | 'epc' | 'roi', currency: string | null): Array<{ text: string; value: number | null }> {

@@ -1,6 +1,6 @@
 // How a report's numbers read in a cell: counts as they are, ratios with two decimals, money with its currency
 // (format.ts). Several currencies in the range: money per currency side by side, never added.
-import { money, perCurrency } from '../../format'
+import { money, perCurrency, signClass as toneOf } from '../../format'
 import { METRICS } from './state'
 
 export interface Row { key: string | number | null; label: string | null; children?: Row[]; money?: Money[]; [metric: string]: unknown }
@@ -45,5 +45,5 @@ export function cellText(report: Report, row: Row, metric: string): string {
 export function signClass(report: Report, row: Row, metric: string): string {
   if (metric !== 'profit' && metric !== 'roi') return ''
   const v = valueOf(report, row, metric)
-  return v === null || v === 0 ? '' : v < 0 ? 'neg' : 'pos'
+  return toneOf(v) ?? ''
 }

@@ -2,7 +2,7 @@
 // source, offer or landing) and one for the sparklines (per day, or per hour for a single day). Lists show
 // what the reports API answers, formatted here once for the home, the Sources, Offers and Landings lists.
 import { api } from '../../api'
-import { money } from '../../format'
+import { money, signClass } from '../../format'
 import { addDays, isOneDay, periodQuery, type Period } from '../../period'
 
 /** One currency's money of a report row (several currencies: never added). */
@@ -52,8 +52,6 @@ export function metricParts(row: StatRow | undefined, key: MetricKey, report: St
       return { text: metric.kind === 'pct' ? `${pct(v)} ${e.currency}` : money(v, e.currency), value: v }
     })
 }
-
-const signClass = (v: number) => (v < 0 ? 'neg' : v > 0 ? 'pos' : null)
 
 /** The metric cells of a row (`data-col` for the phone cards; profit and ROI marked neg/pos, their sign kept). */
 export function metricCells(row: StatRow | undefined, report: StatReport): HTMLTableCellElement[] {
