@@ -36,6 +36,8 @@ async function refuseBoom(dir: string) {
   const url = engines.get(dir)?.SVC_DATABASE_URL
   if (!url) {
     const db = new Database(join(dir, 'svc.db'))
+    // The server may be writing (a rollup, the job loop): wait for its lock instead of failing with SQLITE_BUSY.
+    db.exec('PRAGMA busy_timeout = 10000')
     db.exec("CREATE TRIGGER refuse_boom BEFORE INSERT ON conversions WHEN NEW.transaction_id = 'boom' BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
     db.close()
     return
