@@ -87,7 +87,7 @@ describe('every mounted /admin/api route', () => {
   test('answers 401 to a forged, an expired, a malformed and a revoked cookie', async () => {
     const id = await addUser(s, 'revoked@example.com', { campaigns: { read: true, write: true } })
     const revoked = await cookieFor(s, id)
-    s.ctx.users.revokeSessions(id)
+    await s.ctx.users.revokeSessions(id)
     const valid = (await cookieFor(s, 1)).split('=')[1]!
     const forged = `svc_admin_session=${valid.slice(0, -2)}${valid.endsWith('AA') ? 'BB' : 'AA'}`
     const otherUser = `svc_admin_session=${valid.replace(/^v1\.1\./, 'v1.2.')}`
