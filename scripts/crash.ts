@@ -9,11 +9,20 @@
 //   3. The source starts answering 200: every forward job ends done, none failed, and the source has
 //      received a postback for every acknowledged conversion.
 //
-// Server on core 0, this client on core 1 (taskset) when possible. Exit code 1 on any loss.
+// Both engines: SQLite (svc.db in a temp data dir) and PostgreSQL (a throwaway cluster from
+// scripts/bench/pg-cluster.ts with the durable settings: fsync, synchronous_commit, full_page_writes on;
+// only svc is killed, the database keeps running, as a database on its own machine would).
+//
+//   npm run crash        both engines, SQLite first (Postgres is skipped with a note when its binaries are missing)
+//   npm run crash:pg     Postgres only          CRASH_ENGINE=sqlite|postgres|both picks explicitly
+//
+// Server on core 0, this client on core 1 (taskset) when possible; Postgres on core 1 too (off svc's core).
+// Exit code 1 on any loss. Results: .bench/crash.json (SQLite, as before) and .bench/crash-pg.json.
 // bench.ts can run it too: `import { runCrashCheck } from './crash'` (see the function's comment).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { clickIdSet, conversionsByTid, scalar } from './proof/db'
+import { pgAvailable, startBenchCluster, type BenchCluster } from './bench/pg-cluster'
+import { pgDb, sqliteDb, type EngineDb, type Engine } from './proof/engine-db'
 import { startSourceListener, type SourceListener } from './proof/listener'
 import { startLoad, type LoadStats } from './proof/load'
 import { seedCampaign } from './proof/seed'
@@ -22,6 +31,8 @@ import { CAN_PIN, installCleanup, pinSelf, removeTempDir, ROOT, Svc, tempDir } f
 const SLUG = 'crash'
 const CONCURRENCY = 64
 const POSTBACK_EVERY = 8
+/** The signal waits until at least this many postbacks were answered 200 OK (see loadThenSignal). */
+const MIN_ACKED_POSTBACKS = 32
 
 export interface PhaseResult {
   signal: 'SIGKILL' | 'SIGTERM'
@@ -44,7 +55,10 @@ export interface PhaseResult {
   exit_ms: number
   /** SIGTERM only: svc printed "stopped cleanly". */
   stopped_cleanly: boolean | null
-  /** SIGTERM only: jobs left `running` in the database after the exit (must be 0). */
+  /**
+   * SIGTERM: attempts left `running` by the stopped process after its exit (must be 0; attempts orphaned by
+   * the SIGKILL phase are not counted). SIGKILL: attempts the killed process left running (not a failure).
+   */
   jobs_left_running: number | null
   /** Click rows the phase created minus 302s received (clicks committed whose 302 never arrived). */
   rows_minus_302: number
@@ -60,6 +74,10 @@ export interface PhaseResult {
 
 export interface CrashResult {
   ok: boolean
+  /** The database svc ran on (absent in results written before Postgres was checked: SQLite). */
+  engine?: Engine
+  /** Postgres only: version and the durability settings the cluster reported. */
+  postgres?: { version: string; settings: Record<string, string> }
   svc: string
   pinned: boolean
   phases: PhaseResult[]
@@ -121,11 +139,16 @@ async function jobsByConversion(svc: Svc): Promise<Map<number, JobView[]>> {
   return map
 }
 
-/** Load for 2-3 s (random, so the signal lands at a different point each run), then the signal. */
+/** Load for 2-3 s (random, so the signal lands at a different point each run; longer until 32 postbacks were acknowledged), then the signal. */
 async function loadThenSignal(svc: Svc, listener: SourceListener, signal: 'SIGKILL' | 'SIGTERM', tidPrefix: string, log: Log) {
   const load = startLoad({ base: svc.base, slug: SLUG, concurrency: CONCURRENCY, postbackEvery: POSTBACK_EVERY, tidPrefix, keepIds: true })
-  const loadMs = 2000 + Math.floor(Math.random() * 1000)
-  await Bun.sleep(loadMs)
+  const t0 = performance.now()
+  await Bun.sleep(2000 + Math.floor(Math.random() * 1000))
+  // A slow or busy machine may not have acknowledged a postback yet: load on (up to 20 s more) until some
+  // were, so that the signal always lands on conversions and forward jobs too, not only on clicks.
+  const until = performance.now() + 20_000
+  while (load.stats.postbacksOk < MIN_ACKED_POSTBACKS && performance.now() < until) await Bun.sleep(100)
+  const loadMs = Math.round(performance.now() - t0)
   const s = load.stats
   const inflight = s.inflight
   const forwarding = listener.inflight()
@@ -185,9 +208,9 @@ function phaseBase(signal: 'SIGKILL' | 'SIGTERM', run: Awaited<ReturnType<typeof
 }
 
 /** After the restart: the phase's clicks, conversions and jobs are all there. */
-async function verifyPhase(svc: Svc, p: PhaseResult, stats: LoadStats, rowsBefore: number, failures: string[], log: Log) {
+async function verifyPhase(svc: Svc, db: EngineDb, p: PhaseResult, stats: LoadStats, rowsBefore: number, failures: string[], log: Log) {
   const tag = p.signal
-  const table = clickIdSet(svc.dataDir)
+  const table = await db.clickIds()
   const notInTable = stats.ids.filter((id) => !table.has(id))
   p.clicks_missing_in_table = notInTable.length
   p.rows_minus_302 = table.size - rowsBefore - stats.clicks302
@@ -201,7 +224,7 @@ async function verifyPhase(svc: Svc, p: PhaseResult, stats: LoadStats, rowsBefor
   if (api.late) failures.push(`${tag}: ${api.late} click_ids answered 404 right after the restart and 200 only later`)
   if (api.otherStatus) failures.push(`${tag}: ${api.otherStatus} click lookups answered neither 200 nor 404`)
 
-  const conversions = conversionsByTid(svc.dataDir)
+  const conversions = await db.conversionsByTid()
   const jobs = await jobsByConversion(svc)
   for (const { tid, clickId } of stats.acked) {
     const c = conversions.get(tid)
@@ -215,6 +238,7 @@ async function verifyPhase(svc: Svc, p: PhaseResult, stats: LoadStats, rowsBefor
     // The source answers 503 until the end, so a job can only be waiting (pending) or in an attempt (running).
     for (const j of js) if (j.status !== 'pending' && j.status !== 'running') p.jobs_bad_status[j.status] = (p.jobs_bad_status[j.status] ?? 0) + 1
   }
+  if (stats.acked.length === 0) failures.push(`${tag}: no postback was acknowledged before the signal, so conversions and jobs went unchecked`)
   if (p.conversions_missing) failures.push(`${tag}: ${p.conversions_missing} postbacks answered 200 OK have no conversion`)
   if (p.conversions_wrong_click) failures.push(`${tag}: ${p.conversions_wrong_click} conversions point at another click than the postback named`)
   if (p.jobs_missing) failures.push(`${tag}: ${p.jobs_missing} acknowledged conversions have no forward job`)
@@ -227,27 +251,46 @@ async function verifyPhase(svc: Svc, p: PhaseResult, stats: LoadStats, rowsBefor
 
 /**
  * Runs the whole check (about 30-60 s). Returns the result; never exits the process.
+ * `engine` defaults to SQLite; 'postgres' starts (and deletes) its own throwaway cluster.
  *
  * From bench.ts:  const crash = await runCrashCheck(); results.crash = crash; if (!crash.ok) process.exitCode = 1
  */
-export async function runCrashCheck(opts: { log?: Log } = {}): Promise<CrashResult> {
+export async function runCrashCheck(opts: { log?: Log; engine?: Engine } = {}): Promise<CrashResult> {
   const log = opts.log ?? ((l: string) => console.log(l))
+  const engine: Engine = opts.engine ?? 'sqlite'
   installCleanup()
   const t0 = performance.now()
   const failures: string[] = []
   const phases: PhaseResult[] = []
+  // Postgres mode keeps nothing in it, but the server's log file lives there on both engines.
   const dataDir = tempDir('svc-crash-')
   const listener: SourceListener = startSourceListener('fail')
   let svc: Svc | null = null
   let label = '?'
+  let cluster: BenchCluster | null = null
+  let db: EngineDb | null = null
+  let pgInfo: CrashResult['postgres']
+  let extraEnv: Record<string, string> = {}
   const final: CrashResult['final'] = {
     conversions: 0, jobs: 0, jobs_done: 0, jobs_failed: 0, jobs_not_done_after_wait: 0, conversions_without_job: 0,
     acked_conversions_not_delivered: 0, source_requests: listener.received, seconds_to_drain: 0,
   }
   try {
-    svc = await Svc.start(dataDir)
+    if (engine === 'postgres') {
+      cluster = await startBenchCluster(CAN_PIN ? ['taskset', '-c', '1'] : [])
+      const url = await cluster.createDatabase('svc_crash')
+      pgInfo = { version: cluster.version, settings: cluster.settings }
+      extraEnv = { SVC_DATABASE_URL: url } // svc serve migrates the empty database itself
+      db = pgDb(url)
+      const s = cluster.settings
+      log(`crash check on PostgreSQL ${cluster.version} (fsync=${s.fsync}, synchronous_commit=${s.synchronous_commit}, full_page_writes=${s.full_page_writes}); only svc is killed`)
+    } else {
+      db = sqliteDb(dataDir)
+    }
+    const start = () => Svc.start(dataDir, extraEnv)
+    svc = await start()
     label = svc.label
-    log(`crash check: svc = ${label}, data dir ${dataDir}, ${CONCURRENCY} client loops, a postback after every ${POSTBACK_EVERY}th click`)
+    log(`crash check (${engine}): svc = ${label}, data dir ${dataDir}, ${CONCURRENCY} client loops, a postback after every ${POSTBACK_EVERY}th click`)
     await seedCampaign(svc, SLUG, listener.template)
 
     // 1. SIGKILL
@@ -256,9 +299,15 @@ export async function runCrashCheck(opts: { log?: Log } = {}): Promise<CrashResu
     const p1 = phaseBase('SIGKILL', kill)
     phases.push(p1)
     if (p1.exit_signal !== 'SIGKILL') failures.push(`SIGKILL: the process ended with code ${p1.exit_code} / signal ${p1.exit_signal}`)
-    svc = await Svc.start(dataDir)
-    await verifyPhase(svc, p1, kill.stats, 0, failures, log)
-    const rowsAfter1 = scalar(dataDir, 'SELECT count(*) AS n FROM clicks')
+    // Attempts the killed process held. SQLite's next start returns them to pending; on Postgres (shared by
+    // instances) they stay running until their lease expires (timeout + 30 s), so phase 2 must not count them
+    // as left behind by the clean stop. A re-claimed job has a higher attempt number and counts again.
+    const orphaned = await db.runningAttempts()
+    p1.jobs_left_running = orphaned.size
+    log(`  attempts left running by the killed process: ${orphaned.size}${engine === 'postgres' ? ' (claimed again when their lease expires)' : ''}`)
+    svc = await start()
+    await verifyPhase(svc, db, p1, kill.stats, 0, failures, log)
+    const rowsAfter1 = await db.count('clicks')
 
     // 2. SIGTERM
     log('phase 2: SIGTERM under load')
@@ -266,15 +315,15 @@ export async function runCrashCheck(opts: { log?: Log } = {}): Promise<CrashResu
     const p2 = phaseBase('SIGTERM', term)
     phases.push(p2)
     p2.stopped_cleanly = svc.log().includes('stopped cleanly')
-    p2.jobs_left_running = scalar(dataDir, "SELECT count(*) AS n FROM jobs WHERE status = 'running'")
+    p2.jobs_left_running = [...(await db.runningAttempts())].filter((a) => !orphaned.has(a)).length
     if (p2.exit_code !== 0) failures.push(`SIGTERM: exit code ${p2.exit_code} (signal ${p2.exit_signal}), expected 0`)
     if (!p2.stopped_cleanly) failures.push('SIGTERM: svc did not print "stopped cleanly"')
     if (p2.jobs_left_running !== 0) failures.push(`SIGTERM: ${p2.jobs_left_running} jobs left in state running after a clean stop`)
     log(`  exit code ${p2.exit_code} after ${p2.exit_ms} ms, stopped cleanly: ${p2.stopped_cleanly}, jobs left running: ${p2.jobs_left_running}`)
-    svc = await Svc.start(dataDir)
-    await verifyPhase(svc, p2, term.stats, rowsAfter1, failures, log)
+    svc = await start()
+    await verifyPhase(svc, db, p2, term.stats, rowsAfter1, failures, log)
     // Phase 1's clicks must also have survived the second stop.
-    const table = clickIdSet(dataDir)
+    const table = await db.clickIds()
     const lost1 = kill.stats.ids.filter((id) => !table.has(id)).length
     if (lost1) failures.push(`after the second restart ${lost1} clicks of phase 1 are missing`)
 
@@ -291,8 +340,8 @@ export async function runCrashCheck(opts: { log?: Log } = {}): Promise<CrashResu
     }
     final.seconds_to_drain = Number(((performance.now() - t3) / 1000).toFixed(1))
     const allJobs = (await svc.listAll('/admin/api/jobs?kind=source_postback')) as JobView[]
-    const conversions = conversionsByTid(dataDir)
-    final.conversions = scalar(dataDir, 'SELECT count(*) AS n FROM conversions')
+    const conversions = await db.conversionsByTid()
+    final.conversions = await db.count('conversions')
     final.jobs = allJobs.length
     final.jobs_done = allJobs.filter((j) => j.status === 'done').length
     final.jobs_failed = allJobs.filter((j) => j.status === 'failed').length
@@ -325,10 +374,14 @@ export async function runCrashCheck(opts: { log?: Log } = {}): Promise<CrashResu
     listener.stop()
     // Only this check's own server: bench.ts may call this function and owns its other children.
     if (svc?.alive) await svc.kill('SIGKILL')
+    await db?.close().catch(() => {})
+    cluster?.stop()
     removeTempDir(dataDir)
   }
   return {
     ok: failures.length === 0,
+    engine,
+    ...(pgInfo ? { postgres: pgInfo } : {}),
     svc: label,
     pinned: CAN_PIN,
     phases,
@@ -357,21 +410,52 @@ export function printCrashSummary(r: CrashResult): void {
       `${f.conversions_without_job} conversions without a job, ${f.acked_conversions_not_delivered} acknowledged conversions not delivered; drained in ${f.seconds_to_drain} s`,
   )
   const lost = r.phases.reduce((a, p) => a + p.clicks_missing_in_table + p.clicks_missing_via_api + p.conversions_missing + p.jobs_missing, 0) + f.jobs_failed + f.conversions_without_job
-  console.log(`lost = ${lost}; svc = ${r.svc}; ${r.pinned ? 'server on core 0, client on core 1' : 'not pinned'}; ${r.seconds} s`)
+  const engine = r.engine === 'postgres' ? `PostgreSQL ${r.postgres?.version ?? ''}${r.pinned ? ' (database on core 1)' : ''}` : 'SQLite'
+  const lostConv = r.phases.reduce((a, p) => a + p.conversions_missing, 0)
+  const lostClicks = r.phases.reduce((a, p) => a + Math.max(p.clicks_missing_in_table, p.clicks_missing_via_api), 0)
+  const lostJobs = r.phases.reduce((a, p) => a + p.jobs_missing, 0) + f.jobs_failed + f.conversions_without_job
+  console.log(`lost = ${lost} (clicks ${lostClicks}, conversions ${lostConv}, jobs ${lostJobs}); engine = ${engine}; svc = ${r.svc}; ${r.pinned ? 'server on core 0, client on core 1' : 'not pinned'}; ${r.seconds} s`)
   if (r.failures.length) {
-    console.error('\nFAIL:')
+    console.error(`\nFAIL (${r.engine ?? 'sqlite'}):`)
     for (const f of r.failures) console.error(`  - ${f}`)
   } else {
-    console.log('PASS: nothing acknowledged was lost')
+    console.log(`PASS (${r.engine ?? 'sqlite'}): nothing acknowledged was lost`)
   }
 }
 
+/** CRASH_ENGINE: sqlite | postgres | both (default both; Postgres skipped with a note when not installed). */
+function enginesToRun(): Engine[] {
+  const want = (process.env.CRASH_ENGINE ?? 'both').toLowerCase()
+  if (want !== 'sqlite' && want !== 'postgres' && want !== 'both') {
+    console.error(`CRASH_ENGINE must be sqlite, postgres or both (got ${want})`)
+    process.exit(2)
+  }
+  const pg = pgAvailable()
+  if (want === 'postgres' && !pg.ok) {
+    console.error(pg.why)
+    process.exit(1)
+  }
+  if (want === 'sqlite') return ['sqlite']
+  if (want === 'postgres') return ['postgres']
+  if (!pg.ok) console.warn(`note: the Postgres crash check is skipped: ${pg.why}`)
+  return pg.ok ? ['sqlite', 'postgres'] : ['sqlite']
+}
+
 if (import.meta.main) {
+  const engines = enginesToRun()
   pinSelf(1)
-  const r = await runCrashCheck()
-  printCrashSummary(r)
   mkdirSync(join(ROOT, '.bench'), { recursive: true })
-  writeFileSync(join(ROOT, '.bench', 'crash.json'), JSON.stringify({ date: new Date().toISOString(), bun: Bun.version, ...r }, null, 2) + '\n')
-  console.log('result written to .bench/crash.json')
-  process.exit(r.ok ? 0 : 1)
+  const verdicts: string[] = []
+  for (const engine of engines) {
+    if (engines.length > 1) console.log(`\n==== ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ====`)
+    const r = await runCrashCheck({ engine })
+    printCrashSummary(r)
+    const file = engine === 'sqlite' ? 'crash.json' : 'crash-pg.json'
+    writeFileSync(join(ROOT, '.bench', file), JSON.stringify({ date: new Date().toISOString(), bun: Bun.version, ...r }, null, 2) + '\n')
+    console.log(`result written to .bench/${file}`)
+    verdicts.push(`${engine}: ${r.ok ? 'PASS' : 'FAIL'}`)
+    if (!r.ok) process.exitCode = 1
+  }
+  if (engines.length > 1) console.log(`\ncrash check: ${verdicts.join(', ')}`)
+  process.exit(process.exitCode ?? 0)
 }

@@ -15,6 +15,8 @@ export interface WrkResult {
   other: number
   socketErrors: string | null
   raw: string
+  /** CPU seconds wrk itself used (user + system, from its rusage); set by runWrk. */
+  cpuSeconds?: number
 }
 
 const children = new Set<Subprocess>()
@@ -127,7 +129,8 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   await p.exited
   children.delete(p)
   if (p.exitCode !== 0) throw new Error(`wrk failed (${p.exitCode}): ${err || out}`)
-  return parseWrk(out)
+  // taskset exec()s wrk, so the child's rusage is wrk's own.
+  return { ...parseWrk(out), cpuSeconds: Number(p.resourceUsage()?.cpuTime.total ?? NaN) / 1e6 }
 }
 
 // ---- Added for scripts/soak.ts and scripts/crash.ts (additive; nothing above changed) ----
