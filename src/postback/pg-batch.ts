@@ -1,22 +1,27 @@
 // Group commit for postbacks on Postgres, with the contract of PostbackBatcher (batch.ts): the postbacks of
 // one event-loop turn share one transaction, each with its own event unit, and each answer is released
 // after the commit; a postback whose statement fails gets its own 500 (savepoints, see run()). The rules are the receiver's steps(), driven asynchronously.
+// A batch is set-based (pg-batch-queries.ts): one statement looks up every click of the batch, one inserts
+// every conversion, sent together with the rollups; BEGIN and COMMIT make four round trips per batch
+// whatever its size, where each postback cost two or more of its own before.
 // While one batch awaits its statements, the next turn's postbacks form the next batch, on another pooled
 // connection.
 import type { TransactionSQL } from 'bun'
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { PgPostbackStore } from './pg-store'
 import type { PostbackOutcome, PostbackReceiver } from './receive'
-import { runAsync } from '../lib/steps'
+import { runAsync, type Steps } from '../lib/steps'
+import { PgBatchQueries } from './pg-batch-queries'
 import { kept, settle, type Pending, type Settled } from './batch'
 
 
 /**
- * Postbacks per transaction. Each one costs several round trips in turn (its savepoint, lookups, insert),
- * so one batch of 64 kept 63 answers waiting on the first; batches of 8 run side by side on the pool's
- * connections instead (bench: 438 → see docs/performance.md).
+ * Postbacks per transaction. A batch's statements no longer grow with its size, so larger batches cost less
+ * CPU per postback (Postgres and svc, measured at 8/16/32); but a postback whose source has a postback URL
+ * still enqueues its forward job in a round trip of its own, one after another within the batch, and
+ * smaller batches run more of those side by side on the pool. 16 is the middle (docs/performance.md).
  */
-export const MAX_PG_BATCH = 8
+export const MAX_PG_BATCH = 16
 
 const STEP_FAILED = Symbol('a postback statement failed')
 
@@ -44,8 +49,8 @@ export class PgPostbackBatcher {
   }
 
   /**
-   * First without savepoints: they cost two of a postback's four round trips, and a postback's statement
-   * fails only on a real database error. When one does, its error aborted the whole transaction, which
+   * First without savepoints, set-based (together()): a postback's statement fails only on a real database
+   * error. When one does, its error aborted the whole transaction, which
    * rolls back with nothing committed, and the batch runs again, each postback in its own savepoint so the
    * failing one alone gets a 500. A failed COMMIT (or before-commit phase) is never retried: a commit whose
    * answer was lost may have happened, and a second run would record the conversions twice.
@@ -61,36 +66,39 @@ export class PgPostbackBatcher {
    * a postback's statement failed and nothing was committed; null when the commit failed (all rejected).
    */
   private async attempt(batch: Pending[], savepoints: boolean): Promise<Settled[] | typeof STEP_FAILED | null> {
-    const settled: Settled[] = []
+    let settled: Settled[] = []
     let stepFailed = false
     try {
       await this.store.begin(async (tx) => {
-        // One postback after another (never in parallel): a transaction runs one statement at a time, and a
-        // savepoint holds every statement its connection runs while it is open.
-        for (const p of batch) {
-          let unit: Unit | undefined
-          const steps = (q: TransactionSQL) => {
-            unit = this.events.unit(q)
-            return runAsync(this.receiver.steps(p.rawQuery, p.ip, unit, this.store.in(q)))
-          }
-          if (!savepoints) {
-            try {
-              settled.push({ ok: true, outcome: await steps(tx), unit: unit! })
-            } catch (error) {
-              stepFailed = true
-              throw error
-            }
-            continue
-          }
+        let written: Promise<void> | null = null
+        if (savepoints) settled = await this.oneByOne(batch, tx)
+        else {
           try {
-            settled.push({ ok: true, outcome: (await tx.savepoint(steps)) as PostbackOutcome, unit: unit! })
+            ;({ settled, written } = await this.together(batch, tx))
           } catch (error) {
-            // Rolled back to its savepoint: this postback alone gets a 500, and its unit is dropped.
-            settled.push({ ok: false, error })
+            stepFailed = true
+            throw error
           }
         }
         // Last: the shared rows (the rollup of a hot campaign) are locked only for the COMMIT that follows.
-        await this.events.beforeCommit(kept(settled), tx)
+        // Sent behind the conversions' insert without waiting for it (one round trip for both): the insert
+        // runs first on the connection, so when it fails (a postback's failure: rerun) the rollups fail after it.
+        let rollups: void | Promise<void>
+        try {
+          rollups = this.events.beforeCommit(kept(settled), tx)
+        } catch (error) {
+          rollups = Promise.reject(error)
+        }
+        if (written) {
+          try {
+            await written
+          } catch (error) {
+            if (rollups instanceof Promise) rollups.catch(() => {})
+            stepFailed = true
+            throw error
+          }
+        }
+        await rollups
       })
     } catch (error) {
       if (stepFailed) return STEP_FAILED
@@ -100,4 +108,63 @@ export class PgPostbackBatcher {
     }
     return settled
   }
+
+  /**
+   * The fast path (pg-batch-queries.ts): every postback runs to its first store call, the clicks they ask
+   * for are read in one statement, then each runs on, one after another, its conversion row kept for the
+   * batch's one multi-row insert. Any failure throws (the batch reruns one by one).
+   */
+  private async together(batch: Pending[], tx: TransactionSQL): Promise<{ settled: Settled[]; written: Promise<void> }> {
+    const q = new PgBatchQueries(tx)
+    const runs = batch.map((p) => {
+      const unit = this.events.unit(tx)
+      const steps = this.receiver.steps(p.rawQuery, p.ip, unit, q)
+      const first = steps.next()
+      // Awaited in turn below; until then a failure must not count as unhandled.
+      if (!first.done && first.value instanceof Promise) first.value.catch(() => {})
+      return { unit, steps, first }
+    })
+    await q.prefetch()
+    const settled: Settled[] = []
+    for (const r of runs) settled.push({ ok: true, outcome: await finish(r.steps, r.first), unit: r.unit })
+    // Sent now, awaited by the caller after it has sent the rollups too.
+    const written = q.flush()
+    written.catch(() => {})
+    return { settled, written }
+  }
+
+  /** The rerun after a failure: each postback in its own savepoint, so the failing one alone gets a 500. */
+  private async oneByOne(batch: Pending[], tx: TransactionSQL): Promise<Settled[]> {
+    const settled: Settled[] = []
+    // One postback after another (never in parallel): a savepoint holds every statement its connection runs while it is open.
+    for (const p of batch) {
+      let unit: Unit | undefined
+      const steps = (q: TransactionSQL) => {
+        unit = this.events.unit(q)
+        return runAsync(this.receiver.steps(p.rawQuery, p.ip, unit, this.store.in(q)))
+      }
+      try {
+        settled.push({ ok: true, outcome: (await tx.savepoint(steps)) as PostbackOutcome, unit: unit! })
+      } catch (error) {
+        // Rolled back to its savepoint: this postback alone gets a 500, and its unit is dropped.
+        settled.push({ ok: false, error })
+      }
+    }
+    return settled
+  }
+}
+
+/** runAsync (lib/steps.ts) for a body already started: `r` is what its first next() gave. */
+async function finish<R>(g: Steps<R>, r: IteratorResult<unknown, R>): Promise<R> {
+  while (!r.done) {
+    let value: unknown
+    try {
+      value = await r.value
+    } catch (err) {
+      r = g.throw(err)
+      continue
+    }
+    r = g.next(value)
+  }
+  return r.value
 }

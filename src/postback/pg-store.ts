@@ -21,20 +21,23 @@ import {
 /** Namespace of the advisory locks that serialise the duplicate check of one click across instances. */
 const DEDUP_LOCK = 0x70627464 // "pbtd"
 
+/** The click with everything a conversion needs ($1: its click id); also the batch's prefetch (pg-batch-queries.ts). */
+export const CLICK_SELECT =
+  'SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, c.excluded, ' +
+  'o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url, ' +
+  'cp.external_id AS campaign_external_id, ' +
+  "CASE WHEN cp.cost_model = 'revshare' THEN cp.revshare_percent ELSE 0 END AS campaign_revshare " +
+  'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +
+  'LEFT JOIN campaigns cp ON cp.id = c.campaign_id '
+const CLICK_BY_ID_SQL = CLICK_SELECT + 'WHERE c.click_id = $1'
+
 /** The recording queries through one connection, transaction or savepoint handle. */
-class PgRecording implements RecordingQueries {
-  constructor(private readonly sql: SQL) {}
+export class PgRecording implements RecordingQueries {
+  constructor(protected readonly sql: SQL) {}
 
   // clicks.click_id has a UNIQUE index on Postgres: no click-index indirection as on SQLite.
   async findClick(clickId: string): Promise<ClickForConversion | null> {
-    const rows = await this.sql`
-      SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, c.excluded,
-        o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url,
-        cp.external_id AS campaign_external_id,
-        CASE WHEN cp.cost_model = 'revshare' THEN cp.revshare_percent ELSE 0 END AS campaign_revshare
-      FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id
-        LEFT JOIN campaigns cp ON cp.id = c.campaign_id
-      WHERE c.click_id = ${clickId}`
+    const rows = await this.sql.unsafe(CLICK_BY_ID_SQL, [clickId])
     const row = rows[0] as ClickForConversion | undefined
     if (!row) return null
     row.id = num(row.id)
@@ -48,9 +51,8 @@ class PgRecording implements RecordingQueries {
    * savepoint rolls back).
    */
   async duplicateExists(clickRowId: number, transactionId: string): Promise<boolean> {
-    await this.sql`SELECT pg_advisory_xact_lock(${DEDUP_LOCK}::int, (${clickRowId}::bigint % 2147483647)::int)`
-    const rows = await this.sql`
-      SELECT 1 AS hit FROM conversions WHERE click_row_id = ${clickRowId} AND transaction_id = ${transactionId} LIMIT 1`
+    const [, rows] = await Promise.all([this.dedupLock(clickRowId), this.sql`
+      SELECT 1 AS hit FROM conversions WHERE click_row_id = ${clickRowId} AND transaction_id = ${transactionId} LIMIT 1`])
     return rows.length > 0
   }
 
@@ -60,11 +62,18 @@ class PgRecording implements RecordingQueries {
    * committed), as the single SQLite writer does.
    */
   async byTransaction(clickRowId: number, transactionId: string): Promise<ConversionRecord[]> {
-    await this.sql`SELECT pg_advisory_xact_lock(${DEDUP_LOCK}::int, (${clickRowId}::bigint % 2147483647)::int)`
-    const rows = await this.sql`
+    const [, rows] = await Promise.all([this.dedupLock(clickRowId), this.sql`
       SELECT * FROM conversions WHERE click_row_id = ${clickRowId} AND transaction_id = ${transactionId}
-      ORDER BY id DESC LIMIT ${TRANSACTION_ROWS}`
+      ORDER BY id DESC LIMIT ${TRANSACTION_ROWS}`])
     return conversionRows(rows)
+  }
+
+  /**
+   * The lock and the read after it are sent together (pipelined: one round trip). They stay two statements:
+   * the read's snapshot must be taken after the lock is granted, so it sees what the holder committed.
+   */
+  private dedupLock(clickRowId: number) {
+    return this.sql`SELECT pg_advisory_xact_lock(${DEDUP_LOCK}::int, (${clickRowId}::bigint % 2147483647)::int)`
   }
 
   async updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number, query: string | null): Promise<void> {
