@@ -24,10 +24,12 @@
 // PostgreSQL cluster (fsync on) with `svc migrate --to`'s code, and the server and the baseline run on it.
 //
 // Knobs: BENCH_REPORT_CLICKS (10000000), BENCH_REPORT_CONVERSIONS (200000), BENCH_REPORT_DAYS (90),
-// BENCH_REPORT_RUNS (20), BENCH_REPORT_BASELINE_RUNS (3), BENCH_KEEP=1 keeps the temp database.
+// BENCH_REPORT_RUNS (20), BENCH_REPORT_BASELINE_RUNS (3), BENCH_KEEP=1 keeps the temp database,
+// BENCH_REPORT_HOLD=1 pauses after the timed requests (data and Postgres cluster kept) until <data dir>/release exists,
+// so the same state can be examined (EXPLAIN, other builds) before the baseline and the clean-up.
 // Writes .bench/reports.json.
 import { Database } from 'bun:sqlite'
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { openDatabase, wrapBunDatabase } from '../src/db/client'
@@ -393,6 +395,10 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
       { name: '30 days campaign → path', path: '/admin/api/reports?group_by=campaign,path', target: 200 },
     ]
     const timings: Timing[] = []
+    // Postgres: what autovacuum does meanwhile (on the fresh copy it vacuums and analyzes every table, clicks
+    // included, on the database's core): sampled after each case, printed beside the timings.
+    const watch = url ? await openPg(url, { max: 1 }) : null
+    const vacuuming: string[] = []
     for (const c of cases) {
       const once = async () => {
         const t = performance.now()
@@ -416,12 +422,23 @@ export async function benchReports(opts: ReportsBenchOptions = {}): Promise<Repo
         rows = r.rows
       }
       const s = stats(samples)
+      if (watch) {
+        const rows = await watch.sql`SELECT query FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'` as Array<{ query: string }>
+        vacuuming.push(`${c.name}: ${rows.map((r) => r.query.replace(/^autovacuum: /, '')).join(', ') || 'none'}`)
+      }
       timings.push({
         name: c.name, path: c.path, runs, median_ms: s.median, p95_ms: s.p95, min_ms: s.min, target_ms: c.target,
         ratio_to_target: c.target ? round(s.median / c.target) : null, rows,
       })
     }
     await stopGracefully(running)
+    await watch?.close()
+    if (vacuuming.length) log(`autovacuum at the end of each case: ${vacuuming.join('; ')}`)
+    if (process.env.BENCH_REPORT_HOLD === '1') {
+      // Investigation aid: keep the seeded data (and the Postgres cluster) until <dataDir>/release exists.
+      log(`holding: data ${dataDir}${url ? `, ${url}, cluster ${cluster!.data}` : ''}; touch ${join(dataDir, 'release')} to go on`)
+      while (!existsSync(join(dataDir, 'release'))) await Bun.sleep(1000)
+    }
 
     // Baseline: the same 30-day campaign report, from raw clicks versus from rollups, in this process.
     const pgdb = url ? await openPg(url) : null

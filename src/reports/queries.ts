@@ -54,6 +54,28 @@ export interface ConversionSumsRow {
 }
 
 /**
+ * A row of a report's one rollup statement (rollupSums): `part` is the index of the RollupPart it sums; a click
+ * part fills the click sums (conversion sums 0), a conversion part the conversion sums, type and currency
+ * (click sums 0, its revshare cost as conversion_cost).
+ */
+export interface RollupSumsRow extends ClickSumsRow {
+  part: number
+  type: string
+  currency: string
+  conversions: number
+  revenue: number
+  revenue_abs: number
+  conversion_cost: number
+  conversion_cost_abs: number
+}
+
+/** One slice a report reads: a segment of the click or of the conversion rollups. */
+export interface RollupPart {
+  kind: 'click' | 'conversion'
+  seg: Segment
+}
+
+/**
  * A slice of the rollups: hourly rows in [from, to), daily rows (UTC days) in [from, to), or the hourly
  * rows of a list of hours (`at`), read with their UTC day as `u` (see ReportService: local-day corrections).
  */
@@ -107,7 +129,8 @@ export class ReportQueries {
   }
 
   /**
-   * Runs `fn` over one consistent view of the data, so the several rollup reads of one report agree.
+   * Runs `fn` over one consistent view of the data, for reads that must agree across statements (a report's
+   * rollup slices no longer need it: rollupSums reads them all in one statement).
    * SQLite: the reads are synchronous on the one connection. Postgres: a read-only REPEATABLE READ transaction.
    */
   snapshot<T>(fn: (q: ReportQueries) => Promise<T>): Promise<T> {
@@ -121,6 +144,16 @@ export class ReportQueries {
 
   async rollupConversions(g: Grouping, f: Filters, seg: Segment): Promise<ConversionSumsRow[]> {
     return this.r.all<ConversionSumsRow>(rollupConversionsQuery(this.db, g, f, seg))
+  }
+
+  /**
+   * Every part of a report in ONE statement (UNION ALL), each row tagged with its part: one round trip and,
+   * on Postgres, one statement snapshot, so the parts agree without a REPEATABLE READ transaction (whose
+   * BEGIN and COMMIT were two more round trips; on a loaded machine each costs scheduling delays on both sides).
+   */
+  async rollupSums(g: Grouping, f: Filters, parts: readonly RollupPart[]): Promise<RollupSumsRow[]> {
+    if (parts.length === 0) return []
+    return this.r.all<RollupSumsRow>(rollupSumsQuery(this.db, g, f, parts))
   }
 
   /** Clicks created in [from, to), excluded ones left out, grouped; at most `limit` groups. */
@@ -211,6 +244,26 @@ export function rollupConversionsQuery(db: StoreDb, g: Grouping, f: Filters, seg
     SELECT ${r.keys}, type, currency, sum(conversions) AS conversions, coalesce(sum(revenue), 0) AS revenue,
       coalesce(sum(revenue_abs), 0) AS revenue_abs, coalesce(sum(cost), 0) AS cost, coalesce(sum(cost_abs), 0) AS cost_abs
     FROM ${r.table} WHERE ${r.where}${rollupFilters(f)} GROUP BY ${r.groupBy}, type, currency`
+}
+
+/**
+ * The UNION ALL of rollupSums (exported for the EXPLAIN test): each part is the GROUP BY of rollupClicksQuery or
+ * rollupConversionsQuery (same table, index range and grouping) with the columns of the other kind as 0, so every
+ * part has the same columns. `u` is 0 outside 'hours' segments.
+ */
+export function rollupSumsQuery(db: StoreDb, g: Grouping, f: Filters, parts: readonly RollupPart[]): Sql {
+  return join(parts.map((p, i) => {
+    const r = rollupRead(db, p.kind, g, p.seg, f)
+    const head = sql`SELECT ${int(i)} AS part, ${r.keys}${p.seg.table === 'hours' ? raw('') : raw(', 0 AS u')}`
+    const tail = sql`FROM ${r.table} WHERE ${r.where}${rollupFilters(f)} GROUP BY ${r.groupBy}`
+    return p.kind === 'click'
+      ? sql`${head}, '' AS type, '' AS currency, sum(clicks) AS clicks, sum(unique_clicks) AS unique_clicks, sum(bot_clicks) AS bot_clicks,
+      coalesce(sum(cost), 0) AS cost, sum(landing_views) AS landing_views, sum(landing_clicks) AS landing_clicks,
+      0 AS conversions, 0 AS revenue, 0 AS revenue_abs, 0 AS conversion_cost, 0 AS conversion_cost_abs ${tail}`
+      : sql`${head}, type, currency, 0 AS clicks, 0 AS unique_clicks, 0 AS bot_clicks, 0 AS cost, 0 AS landing_views, 0 AS landing_clicks,
+      sum(conversions) AS conversions, coalesce(sum(revenue), 0) AS revenue, coalesce(sum(revenue_abs), 0) AS revenue_abs,
+      coalesce(sum(cost), 0) AS conversion_cost, coalesce(sum(cost_abs), 0) AS conversion_cost_abs ${tail}, type, currency`
+  }), ' UNION ALL ')
 }
 
 /** Table, key expressions, WHERE and GROUP BY of one rollup segment. */

@@ -4,7 +4,7 @@ import { invalid } from '../lib/errors'
 import { isLabelled, labelOf, rollupFamily, toKey, type Dimension, type Key, type RollupFamily } from './dimensions'
 import { computeMetrics, moneyCurrencies, MONEY_METRICS, Sums, type Currencies, type Metrics, type MoneyMetric, type TypeFlags } from './metrics'
 import type { HavingOp, ReportRequest, SortKey } from './params'
-import type { ClickSumsRow, ConversionSumsRow, Grouping, ReportQueries, Segment } from './queries'
+import type { ClickSumsRow, ConversionSumsRow, Grouping, ReportQueries, RollupPart, RollupSumsRow, Segment } from './queries'
 import { hoursOffTheirUtcDay } from './tz'
 
 const HOUR_MS = 3_600_000
@@ -93,7 +93,6 @@ export class ReportService {
    * rollups could answer (the benchmark's baseline).
    */
   async run(req: ReportRequest, opts: { all?: boolean; raw?: boolean } = {}): Promise<ReportResult> {
-    const types = await this.q.conversionTypes()
     const family = opts.raw ? null : rollupFamily(req.dims, req.filters)
     const rollups = family !== null
     if (rollups) this.settle()
@@ -101,12 +100,15 @@ export class ReportService {
     let to = req.to
     const groups = new Map<string, Group>()
     const k: Keying = { dims: req.dims, cost: this.costCurrency() }
+    let types: TypeFlags[]
     if (rollups) {
       // An hour bucket counts when its start lies in [from, to).
       from = ceilTo(req.from, HOUR_MS)
       to = ceilTo(req.to, HOUR_MS)
-      await this.q.snapshot((q) => this.readRollups(q, groups, k, req, from, to, family))
+      // Side by side (two pooled connections on Postgres): the types do not depend on the rollups.
+      ;[types] = await Promise.all([this.q.conversionTypes(), this.readRollups(groups, k, req, from, to, family)])
     } else {
+      types = await this.q.conversionTypes()
       await this.scanRaw(groups, k, req)
     }
     return await this.shape(req, k, groups, types, opts.all === true, rollups ? 'rollups' : 'raw', from, to)
@@ -119,28 +121,37 @@ export class ReportService {
    * result equals grouping every hourly row by its local day, from ~24x fewer rows.
    */
   private async readRollups(
-    q: ReportQueries, groups: Map<string, Group>, k: Keying, req: ReportRequest, from: number, to: number, rollup: RollupFamily,
+    groups: Map<string, Group>, k: Keying, req: ReportRequest, from: number, to: number, rollup: RollupFamily,
   ): Promise<void> {
     const g: Grouping = { dims: req.dims, zone: req.zone, from, to, rollup }
     const dayAt = req.dims.indexOf('day')
+    // Every slice in one statement (ReportQueries.rollupSums); `moved`: the hours read to move to their local day.
+    const parts: Array<RollupPart & { moved?: boolean }> = []
     for (const seg of segmentsOf(from, to, !req.dims.includes('hour'))) {
-      this.addClicks(groups, k, await q.rollupClicks(g, req.filters, seg))
-      this.addConversions(groups, k, await q.rollupConversions(g, req.filters, seg))
+      parts.push({ kind: 'click', seg }, { kind: 'conversion', seg })
       if (seg.table !== 'daily' || dayAt < 0) continue
       const at = hoursOffTheirUtcDay(req.zone, seg.from, seg.to)
       if (at.length === 0) continue
-      const utcKey = `k${dayAt + 1}`
       const hours: Segment = { table: 'hours', at }
-      for (const r of await q.rollupClicks(g, req.filters, hours)) {
-        this.group(groups, k, r).sums.addClicks(r)
-        this.group(groups, k, { ...r, [utcKey]: r.u }).sums.addClicks(r, -1)
-      }
-      for (const r of await q.rollupConversions(g, req.filters, hours)) {
-        const cur = r.currency || k.cost
-        this.group(groups, k, r).sums.addConversions(r.type, cur, r.conversions, r.revenue, r.revenue_abs, r.cost, r.cost_abs)
-        this.group(groups, k, { ...r, [utcKey]: r.u }).sums.addConversions(r.type, cur, -r.conversions, -r.revenue, -r.revenue_abs, -r.cost, -r.cost_abs)
-      }
+      parts.push({ kind: 'click', seg: hours, moved: true }, { kind: 'conversion', seg: hours, moved: true })
     }
+    // Summed part by part in the order of the parts, as when each was its own statement.
+    const byPart: RollupSumsRow[][] = parts.map(() => [])
+    for (const r of await this.q.rollupSums(g, req.filters, parts)) byPart[r.part]!.push(r)
+    const utcKey = `k${dayAt + 1}`
+    parts.forEach((p, i) => {
+      for (const r of byPart[i]!) {
+        const cur = r.currency || k.cost
+        const add = (row: RollupSumsRow, sign: 1 | -1) => {
+          const sums = this.group(groups, k, row).sums
+          if (p.kind === 'click') sums.addClicks(r, sign)
+          else sums.addConversions(r.type, cur, sign * r.conversions, sign * r.revenue, sign * r.revenue_abs, sign * r.conversion_cost, sign * r.conversion_cost_abs)
+        }
+        add(r, 1)
+        // An hour of another local day: counted on its local day above, taken off its UTC day's daily row.
+        if (p.moved) add({ ...r, [utcKey]: r.u }, -1)
+      }
+    })
   }
 
   private async scanRaw(groups: Map<string, Group>, k: Keying, req: ReportRequest): Promise<void> {

@@ -15,7 +15,7 @@ import { conversionsCsv, reportCsv } from '../../src/reports/export'
 import { parseExportRequest, parseReportRequest, type Query } from '../../src/reports/params'
 import { renderPg, sql, type Sql } from '../../src/db/sql'
 import { storeDb } from '../../src/db/store-db'
-import { ReportQueries, rollupClicksQuery, rollupConversionsQuery, type Grouping, type Segment } from '../../src/reports/queries'
+import { ReportQueries, rollupClicksQuery, rollupConversionsQuery, rollupSumsQuery, type Grouping, type RollupPart, type Segment } from '../../src/reports/queries'
 import { ReportService, type ReportResult } from '../../src/reports/service'
 import { Zone } from '../../src/reports/tz'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
@@ -269,6 +269,40 @@ describe.skipIf(!avail.ok)('reports: SQLite and Postgres give identical results'
       }
     })
     expect(plans.length).toBe(2 * 2 * (3 + 2 + 3))
+  })
+
+  test('a report reads every rollup slice in one statement, each slice by its index', async () => {
+    // What ReportService sends for a day report in Berlin: hourly edges, daily middle, hours moved to their local day.
+    const zone = Zone.parse('Europe/Berlin')
+    const g: Grouping = { dims: ['day', 'campaign'], zone, from: WINDOW.from + 5 * HOUR, to: WINDOW.to - 3 * HOUR }
+    const segs: Segment[] = [
+      { table: 'hourly', from: g.from, to: WINDOW.from + DAY },
+      { table: 'daily', from: WINDOW.from + DAY, to: WINDOW.to - DAY },
+      { table: 'hours', at: [WINDOW.from + DAY + 22 * HOUR, WINDOW.from + DAY + 23 * HOUR] },
+      { table: 'hourly', from: WINDOW.to - DAY, to: g.to },
+    ]
+    const parts: RollupPart[] = segs.flatMap((seg) => [{ kind: 'click' as const, seg }, { kind: 'conversion' as const, seg }])
+    const q = rollupSumsQuery(storeDb(pg), g, { campaign_id: 2 }, parts)
+    let plan = ''
+    await pg.sql.begin(async (tx) => {
+      await tx`SET LOCAL enable_seqscan = off`
+      plan = await explain(tx, q)
+    })
+    expect(plan).not.toContain('Seq Scan')
+    expect(plan.match(/Index Cond: \(+hour >=/g)?.length).toBe(4)
+    expect(plan.match(/Index Cond: \(+day >=/g)?.length).toBe(2)
+    expect(plan.match(/Index Cond: \(+hour = ANY/g)?.length).toBe(2)
+    // And the rows are those of the separate reads, tagged with their part.
+    const rows = await storeDb(pg).all<{ part: number; clicks: number; conversions: number }>(q)
+    for (const [i, p] of parts.entries()) {
+      const own = p.kind === 'click' ? rollupClicksQuery(storeDb(pg), g, { campaign_id: 2 }, p.seg) : rollupConversionsQuery(storeDb(pg), g, { campaign_id: 2 }, p.seg)
+      const sep = await storeDb(pg).all<{ clicks?: number; conversions?: number }>(own)
+      const mine = rows.filter((r) => r.part === i)
+      expect(mine.length).toBe(sep.length)
+      const sum = (xs: Array<{ clicks?: number; conversions?: number }>) => xs.reduce((a, r) => a + Number(p.kind === 'click' ? r.clicks : r.conversions), 0)
+      expect(sum(mine)).toBe(sum(sep))
+    }
+    expect(rows.some((r) => r.clicks > 0) && rows.some((r) => r.conversions > 0)).toBe(true)
   })
 
   test('targeting rollup reads (country, path) on Postgres are served by an index too', async () => {
