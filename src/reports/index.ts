@@ -9,6 +9,9 @@ import type { ConversionUpdated } from '../events'
 import { reportRoutes } from './routes'
 import { ReportService } from './service'
 import { reportsVerbs } from './verbs'
+import { foldShards } from './pg-fold-shards'
+import { Retention } from '../lib/retention'
+import { errorFields, log } from '../lib/log'
 
 // A report's time zone, for other features that take local dates (cost updates).
 export { Zone } from './tz'
@@ -32,5 +35,17 @@ export function reportsFeature(ctx: AppContext, deps: { settle?: () => void } = 
     // A request without tz reads days in the instance's zone (the time_zone setting).
     timeZone: () => ctx.settings.get('time_zone'),
   })
-  return { name: 'reports', routes: reportRoutes(ctx, verbs), verbs }
+  // Postgres: the striped rollup rows of closed hours and days folded into shard 0, at start and hourly, on the
+  // retention schedule (lib/retention.ts; "days" only switches it on, the fold takes its own cut-offs).
+  const fold = database.engine === 'postgres'
+    ? new Retention({ prune: async () => (await foldShards(database.sql, Date.now()), 0) }, {
+      days: () => 1,
+      onError: (err) => log.error('reports: folding rollup shards failed', errorFields(err)),
+    })
+    : null
+  return {
+    name: 'reports', routes: reportRoutes(ctx, verbs), verbs,
+    start: () => fold?.start(),
+    stop: async () => { await fold?.stop() },
+  }
 }
