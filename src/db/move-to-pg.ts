@@ -16,13 +16,16 @@ import { migratePg } from './pg/migrate'
 import * as pgSchema from './pg-schema'
 
 /**
- * Columns only the Postgres schema has, left to their defaults by the copy: the conversion rollups' shard
+ * Columns only the Postgres schema has, left to their defaults by the copy: the click and conversion rollups' shard
  * (db/schema/stats.ts; SQLite's single writer needs none, so every copied row is shard 0).
  */
 const PG_ONLY: Record<string, readonly string[]> = {
   conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'], conversion_country_hourly: ['shard'],
   conversion_country_daily: ['shard'], conversion_path_hourly: ['shard'], conversion_path_daily: ['shard'],
   conversion_country_total_daily: ['shard'],
+  // The click rollups' shard likewise (drizzle-pg/0032).
+  click_stats_hourly: ['shard'], click_stats_daily: ['shard'], click_country_hourly: ['shard'], click_country_daily: ['shard'],
+  click_path_hourly: ['shard'], click_path_daily: ['shard'], click_country_total_daily: ['shard'],
 }
 
 /** A refusal or failure the operator can act on; its message is the whole story (never the URL's password). */

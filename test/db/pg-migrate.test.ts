@@ -16,6 +16,8 @@ const SQLITE_ONLY = new Set(['click_index', 'click_index_state', '__drizzle_migr
 const PG_ONLY_COLUMNS: Record<string, string[]> = {
   conversion_stats_hourly: ['shard'], conversion_stats_daily: ['shard'], conversion_country_hourly: ['shard'], conversion_country_daily: ['shard'],
   conversion_country_total_daily: ['shard'], conversion_path_hourly: ['shard'], conversion_path_daily: ['shard'],
+  click_stats_hourly: ['shard'], click_stats_daily: ['shard'], click_country_hourly: ['shard'], click_country_daily: ['shard'],
+  click_country_total_daily: ['shard'], click_path_hourly: ['shard'], click_path_daily: ['shard'],
 }
 
 describe.skipIf(!avail.ok)('PostgreSQL migrations', () => {

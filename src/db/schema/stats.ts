@@ -17,7 +17,12 @@ import { table, ms, int8, type TableOptions } from '../table'
  * until the durable COMMIT, so every postback of a campaign waited for the others' fsyncs (measured: 8.9 ms per
  * upsert). drizzle-pg/0015; the daily row takes the hourly row's shard (the trigger). SQLite's one writer needs none.
  */
-const shard = (): TableOptions => ({ pg: { columns: { after: 'currency', add: { shard: smallint('shard').notNull().default(0) }, primaryKey: true } } })
+const shard = (after = 'currency'): TableOptions => ({ pg: { columns: { after, add: { shard: smallint('shard').notNull().default(0) }, primaryKey: true } } })
+/**
+ * The click rollups likewise (drizzle-pg/0032): the Postgres click store commits several batches at once, each on its
+ * own shard (tracking/store/pg-click-store.ts), so batches of one campaign never wait for each other's COMMIT.
+ */
+const clickShard = (): TableOptions => shard('landingClicks')
 
 /** Clicks per UTC hour and campaign/source/offer/landing; excluded (own-IP) clicks are not counted. */
 export const clickStatsHourly = table('click_stats_hourly', {
@@ -32,7 +37,7 @@ export const clickStatsHourly = table('click_stats_hourly', {
   cost: real('cost').notNull().default(0),
   landingViews: integer('landing_views').notNull().default(0),
   landingClicks: integer('landing_clicks').notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId] })])
+}, (t) => [primaryKey({ columns: [t.hour, t.campaignId, t.sourceId, t.offerId, t.landingId] })], clickShard())
 
 /**
  * Conversions per UTC hour of the conversion date, attribution, type and currency (reports never add two
@@ -74,7 +79,7 @@ export const clickStatsDaily = table('click_stats_daily', {
   cost: real('cost').notNull().default(0),
   landingViews: integer('landing_views').notNull().default(0),
   landingClicks: integer('landing_clicks').notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId] })])
+}, (t) => [primaryKey({ columns: [t.day, t.campaignId, t.sourceId, t.offerId, t.landingId] })], clickShard())
 
 /** conversion_stats_hourly summed per UTC day; maintained by triggers only; WITHOUT ROWID (see above). */
 export const conversionStatsDaily = table('conversion_stats_daily', {
@@ -126,7 +131,7 @@ function clickTargeting<D extends Targeting>(d: D, time: 'hour' | 'day' | 'total
     cost: real('cost').notNull().default(0),
     landingViews: integer('landing_views').notNull().default(0),
     landingClicks: integer('landing_clicks').notNull().default(0),
-  } as Record<string, any>, (c: any) => [primaryKey({ columns: [c[t], ...(perCampaign ? [c.campaignId] : []), d === 'country' ? c.country : c.pathId] })])
+  } as Record<string, any>, (c: any) => [primaryKey({ columns: [c[t], ...(perCampaign ? [c.campaignId] : []), d === 'country' ? c.country : c.pathId] })], clickShard())
 }
 
 /**

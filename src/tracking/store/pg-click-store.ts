@@ -3,15 +3,19 @@
 // tail, no buckets), and a click one instance committed is findable from every other at once.
 //
 // Group commit as on SQLite: every click appended in one event-loop turn goes into one transaction
-// (pg-commit.ts) and each request's 302 waits for it. One batch is in flight per instance; clicks that
-// arrive meanwhile gather for the next one, so under load batches grow instead of queueing round trips.
+// (pg-commit.ts) and each request's 302 waits for it. Up to `inFlight` batches (2) commit at once, each on a
+// pooled connection of its own and on a click rollup shard of its own (drizzle-pg/0032), so one batch's WAL
+// flush and another's statements overlap and batches of one campaign never wait on each other's row locks.
+// When every slot is busy, clicks gather for the next free one: under load batches grow instead of queueing.
+// Amends (repoint, landing view, click-through) go only in a batch started once every earlier batch has
+// committed: an amend never races an earlier batch holding its click (or an earlier amend of it).
 import type { PgDatabase } from '../../db/pg/client'
 import { num, numCols } from '../../db/pg/client'
 import type { EventBus } from '../../lib/event-bus'
 import { errorFields, log } from '../../lib/log'
 import { CLICK_COLUMNS, CONTINUE_FIELDS, CLICK_FIELDS, type Click, type ClickField, type ContinuableClick, type StoredClick } from './click'
 import { newBatch, type Batch } from './group-commit'
-import { commitPg } from './pg-commit'
+import { CLICK_ROLLUP_SHARDS, commitPg } from './pg-commit'
 import { pgClickCosts } from './pg-reprice'
 import type { ClickCosts } from './reprice'
 import { WriterUnavailable, type ClickAmend, type ClickRange, type ClickStore, type UniqueClick } from './types'
@@ -30,21 +34,30 @@ const EXPORT_CAMPAIGN_SQL = exportSql('campaign_id = $6 AND ')
 
 
 export interface PgClickStoreOptions {
-  /** Clicks allowed to wait for a commit; beyond that appends are refused (503) and memory stays bounded. */
+  /** Clicks (and amends) allowed to wait for a commit, in flight or gathering; beyond that appends are refused (503). */
   maxPending?: number
+  /** Batches committing at once (default 2, at most CLICK_ROLLUP_SHARDS); each holds a pooled connection. */
+  inFlight?: number
   /** Told the size of every committed batch (tests, metrics). */
   onBatch?: (size: { clicks: number; repoints: number }) => void
 }
 
 export class PgClickStore implements ClickStore {
   private gathering: Batch | null = null
-  private inFlight: Promise<void> | null = null
+  /** The batches committing now, by slot; a slot's rollup shard is (shardBase + slot) % CLICK_ROLLUP_SHARDS. */
+  private readonly running = new Map<number, Promise<void>>()
+  /** Clicks and amends waiting: gathering plus in flight (maxPending bounds it). */
+  private pending = 0
   private scheduled = false
   private closed = false
   private readonly maxPending: number
+  private readonly slots: number
+  /** Where this instance's shards start: two instances on one database mostly write different rows. */
+  private readonly shardBase = Math.floor(Math.random() * CLICK_ROLLUP_SHARDS)
 
   constructor(private readonly db: PgDatabase, private readonly events: EventBus, private readonly opts: PgClickStoreOptions = {}) {
     this.maxPending = opts.maxPending ?? 20_000
+    this.slots = Math.max(1, Math.min(CLICK_ROLLUP_SHARDS, opts.inFlight ?? 2))
   }
 
   append(click: Click): Promise<void> {
@@ -145,19 +158,21 @@ export class PgClickStore implements ClickStore {
   /** Commits everything still pending, then refuses new clicks. */
   async stop(): Promise<void> {
     this.closed = true
-    while (this.inFlight || this.gathering) {
-      if (!this.inFlight) this.flush()
-      await this.inFlight
+    while (this.running.size > 0 || this.gathering) {
+      this.flush()
+      // commit() never rejects: a failed batch rejects its own waiters.
+      if (this.running.size > 0) await Promise.race(this.running.values())
     }
   }
 
   private open(): Batch {
     if (this.closed) throw new WriterUnavailable('click writer is stopped')
+    if (this.pending >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
     let b = this.gathering
     if (!b) b = this.gathering = newBatch()
-    if (b.clicks.length + b.amends.length >= this.maxPending) throw new WriterUnavailable('too many clicks waiting for commit')
-    // End of this event-loop turn, not a timer; while a batch is in flight its completion flushes instead.
-    if (!this.inFlight && !this.scheduled) {
+    this.pending++
+    // End of this event-loop turn, not a timer; when no slot is free, the next batch to finish flushes instead.
+    if (!this.scheduled) {
       this.scheduled = true
       setImmediate(this.flush)
     }
@@ -167,19 +182,26 @@ export class PgClickStore implements ClickStore {
   private readonly flush = (): void => {
     this.scheduled = false
     const b = this.gathering
-    if (!b || this.inFlight) return
+    if (!b || this.running.size >= this.slots) return
+    // Amends wait until every batch started before them has committed (the last one to finish flushes again).
+    if (b.amends.length > 0 && this.running.size > 0) return
+    let slot = 0
+    while (this.running.has(slot)) slot++
     this.gathering = null
-    this.inFlight = this.commit(b).finally(() => {
-      this.inFlight = null
-      // What gathered while this batch was in flight goes next, at once.
+    const shard = (this.shardBase + slot) % CLICK_ROLLUP_SHARDS
+    const done = this.commit(b, shard).finally(() => {
+      this.running.delete(slot)
+      this.pending -= b.clicks.length + b.amends.length
+      // What gathered meanwhile goes next, at once.
       if (this.gathering) this.flush()
     })
+    this.running.set(slot, done)
   }
 
-  private async commit(b: Batch): Promise<void> {
+  private async commit(b: Batch, shard: number): Promise<void> {
     let rows: number[]
     try {
-      rows = await commitPg(this.db.sql, b.clicks, b.amends)
+      rows = await commitPg(this.db.sql, b.clicks, b.amends, shard)
     } catch (err) {
       log.error('tracking: a batch of clicks was not committed', { clicks: b.clicks.length, error: errorFields(err).error })
       b.reject(err)

@@ -11,6 +11,9 @@
 // click_path_hourly) likewise, in (day, campaign, country or path, hour) order; last the rows of
 // click_country_total_daily (per day and country, shared by every campaign) in (day, country) order, so that no
 // transaction holds one of them while it waits for a row another transaction holds. New click rows are never contended (fresh ids, UUID click_ids).
+// Every rollup row a transaction writes is of its one shard (drizzle-pg/0032; the triggers keep the shard), so the
+// order above holds within a shard and transactions on different shards share no rollup row at all; two on the
+// same shard (two instances, or pg-reprice.ts on shard 0) follow the same order.
 import type { SQL } from 'bun'
 import { num } from '../../db/pg/client'
 import { CLICK_COLUMNS, CLICK_FIELDS, type Click, type ClickField, type RollupClick } from './click'
@@ -30,39 +33,59 @@ const INSERT_SQL =
   `SELECT * FROM unnest(${CLICK_FIELDS.map((f, i) => `$${i + 1}::${PG_TYPE[f] ?? 'text'}[]`).join(', ')}) ` +
   'RETURNING id, click_id'
 
-export const ROLLUP_SQL =
-  'INSERT INTO click_stats_hourly AS h (hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
-  'SELECT * FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::int4[], $9::float8[], $10::int4[], $11::int4[]) ' +
-  'AS d(hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
-  // Day first: the daily rows the triggers touch come out sorted too (see the lock order above).
-  'ORDER BY d.hour - d.hour % 86400000, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.hour ' +
-  'ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id) DO UPDATE SET ' +
+/**
+ * The rollup statements of one shard (drizzle-pg/0032): the shard is a constant of the text (a small integer
+ * chosen by the code, never input), so each shard's statements are prepared once per connection and the argument
+ * lists stay those of the arrays. Every row a transaction writes is of its one shard.
+ */
+function shardSql(shard: number): { rollup: string; country: string; path: string; total: string } {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= CLICK_ROLLUP_SHARDS) throw new Error(`click rollup shard out of range: ${shard}`)
+  const s = `${shard}::int2`
+  /** The targeting rollups (db/schema/stats.ts): as the rollup, keyed by campaign and country, or campaign and path. */
+  const targeting = (table: string, column: string, type: string) =>
+    `INSERT INTO ${table} AS h (hour, campaign_id, ${column}, shard, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ` +
+    `SELECT d.hour, d.campaign_id, d.${column}, ${s}, d.clicks, d.unique_clicks, d.bot_clicks, d.cost, d.landing_views, d.landing_clicks ` +
+    `FROM unnest($1::int8[], $2::int4[], $3::${type}[], $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::int4[], $9::int4[]) ` +
+    `AS d(hour, campaign_id, ${column}, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ` +
+    `ORDER BY d.hour - d.hour % 86400000, d.campaign_id, d.${column}${type === 'text' ? ' COLLATE "C"' : ''}, d.hour ` +
+    `ON CONFLICT (hour, campaign_id, ${column}, shard) DO UPDATE SET ${ADD}`
+  return {
+    rollup:
+      'INSERT INTO click_stats_hourly AS h (hour, campaign_id, source_id, offer_id, landing_id, shard, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
+      `SELECT d.hour, d.campaign_id, d.source_id, d.offer_id, d.landing_id, ${s}, d.clicks, d.unique_clicks, d.bot_clicks, d.cost, d.landing_views, d.landing_clicks ` +
+      'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::int4[], $9::float8[], $10::int4[], $11::int4[]) ' +
+      'AS d(hour, campaign_id, source_id, offer_id, landing_id, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
+      // Day first: the daily rows the triggers touch come out sorted too (see the lock order above).
+      'ORDER BY d.hour - d.hour % 86400000, d.campaign_id, d.source_id, d.offer_id, d.landing_id, d.hour ' +
+      `ON CONFLICT (hour, campaign_id, source_id, offer_id, landing_id, shard) DO UPDATE SET ${ADD}`,
+    country: targeting('click_country_hourly', 'country', 'text'),
+    path: targeting('click_path_hourly', 'path_id', 'int4'),
+    // Per day and country over all campaigns; rows bound in lock order (sortedTotals), kept by WITH ORDINALITY.
+    total:
+      'INSERT INTO click_country_total_daily AS h (day, country, shard, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
+      `SELECT d.day, d.country, ${s}, d.clicks, d.unique_clicks, d.bot_clicks, d.cost, d.landing_views, d.landing_clicks ` +
+      'FROM unnest($1::int8[], $2::int4[], $3::text[], $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::int4[], $9::int4[]) ' +
+      'WITH ORDINALITY AS d(day, campaign, country, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks, n) ORDER BY d.n ' +
+      `ON CONFLICT (day, country, shard) DO UPDATE SET ${ADD}`,
+  }
+}
+
+/**
+ * Stripes of each click rollup row (Postgres only). Every batch in flight at once takes its own (see
+ * pg-click-store.ts: 2 per instance by default, from an offset of its own, so two instances mostly miss each other).
+ * Small on purpose: a report reads every shard's daily rows, and only shards that batches actually used exist
+ * (an idle campaign-day has one row, a busy one up to 8).
+ */
+export const CLICK_ROLLUP_SHARDS = 8
+
+const ADD =
   'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
   'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
   'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
 
-/** The targeting rollups (db/schema/stats.ts): as ROLLUP_SQL, keyed by campaign and country, or campaign and path. */
-const targetingSql = (table: string, column: string, type: string) =>
-  `INSERT INTO ${table} AS h (hour, campaign_id, ${column}, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ` +
-  `SELECT * FROM unnest($1::int8[], $2::int4[], $3::${type}[], $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::int4[], $9::int4[]) ` +
-  `AS d(hour, campaign_id, ${column}, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ` +
-  `ORDER BY d.hour - d.hour % 86400000, d.campaign_id, d.${column}${type === 'text' ? ' COLLATE "C"' : ''}, d.hour ` +
-  `ON CONFLICT (hour, campaign_id, ${column}) DO UPDATE SET ` +
-  'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
-  'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
-  'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
-export const COUNTRY_SQL = targetingSql('click_country_hourly', 'country', 'text')
-export const PATH_SQL = targetingSql('click_path_hourly', 'path_id', 'int4')
-/** Per day and country over all campaigns; rows bound in lock order (sortedTotals), kept by WITH ORDINALITY. */
-export const TOTAL_SQL =
-  'INSERT INTO click_country_total_daily AS h (day, country, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks) ' +
-  'SELECT d.day, d.country, d.clicks, d.unique_clicks, d.bot_clicks, d.cost, d.landing_views, d.landing_clicks ' +
-  'FROM unnest($1::int8[], $2::int4[], $3::text[], $4::int4[], $5::int4[], $6::int4[], $7::float8[], $8::int4[], $9::int4[]) ' +
-  'WITH ORDINALITY AS d(day, campaign, country, clicks, unique_clicks, bot_clicks, cost, landing_views, landing_clicks, n) ORDER BY d.n ' +
-  'ON CONFLICT (day, country) DO UPDATE SET ' +
-  'clicks = h.clicks + excluded.clicks, unique_clicks = h.unique_clicks + excluded.unique_clicks, ' +
-  'bot_clicks = h.bot_clicks + excluded.bot_clicks, cost = h.cost + excluded.cost, ' +
-  'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
+const SHARD_SQL = Array.from({ length: CLICK_ROLLUP_SHARDS }, (_, i) => shardSql(i))
+/** Shard 0's statements: what a write outside the click batches uses (pg-reprice.ts). */
+export const { rollup: ROLLUP_SQL, country: COUNTRY_SQL, path: PATH_SQL, total: TOTAL_SQL } = SHARD_SQL[0]!
 
 /** The amended clicks' rollup fields, locked in id order (see the lock order above). */
 const LOCK_SQL =
@@ -77,18 +100,33 @@ const AMEND_SQL =
   'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::text[], $5::int4[], $6::float8[], $7::int8[], $8::int8[]) ' +
   'AS u(id, offer_id, landing_id, bot_reason, is_unique, cost, viewed, clicked) WHERE c.id = u.id'
 
-/** One array per column, flags as 0/1. (Visitor values arrive without NULs: see lib/nul.ts.) */
-function columnArrays(clicks: readonly Click[]): unknown[][] {
+/**
+ * One Postgres array literal per column, flags as 0/1: built here in one pass per column instead of handing the
+ * driver JS arrays, whose generic per-element encoder was a quarter of the svc process' CPU in the click store
+ * bench (Bun SQL's arrayLiteral/quoteElement). Text elements are always quoted, `\` and `"` escaped (the array
+ * literal rules); numbers go as JS prints them. (Visitor values arrive without NULs: see lib/nul.ts.)
+ */
+function columnArrays(clicks: readonly Click[]): string[] {
   return CLICK_FIELDS.map((f) => {
     const flag = f === 'excluded' || f === 'isUnique'
-    const out = new Array<unknown>(clicks.length)
+    const text = !PG_TYPE[f]
+    let out = '{'
     for (let i = 0; i < clicks.length; i++) {
       const v = clicks[i]![f]
-      out[i] = flag ? (v ? 1 : 0) : v
+      if (i > 0) out += ','
+      if (flag) out += v ? '1' : '0'
+      else if (v === null || v === undefined) out += 'NULL'
+      else if (!text) out += String(v)
+      else {
+        const str = String(v)
+        out += '"' + (ESCAPE.test(str) ? str.replace(ESCAPE_ALL, '\\$&') : str) + '"'
+      }
     }
-    return out
+    return out + '}'
   })
 }
+const ESCAPE = /["\\]/
+const ESCAPE_ALL = /["\\]/g
 
 export function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
   const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []]
@@ -146,10 +184,12 @@ async function applyAmends(
 }
 
 /**
- * Inserts `clicks` and applies `amends` in one transaction, rollups included; resolves with the clicks'
- * row ids, in order, once committed. Rejects (and stores nothing) when any part fails.
+ * Inserts `clicks` and applies `amends` in one transaction, rollups included (on rollup shard `shard`); resolves
+ * with the clicks' row ids, in order, once committed. Rejects (and stores nothing) when any part fails.
  */
-export function commitPg(sql: SQL, clicks: readonly Click[], amends: readonly ClickAmend[]): Promise<number[]> {
+export function commitPg(sql: SQL, clicks: readonly Click[], amends: readonly ClickAmend[], shard = 0): Promise<number[]> {
+  const q = SHARD_SQL[shard]
+  if (!q) throw new Error(`click rollup shard out of range: ${shard}`)
   return sql.begin(async (tx) => {
     const deltas = new Map<string, RollupDelta>()
     const targeting = newTargetingDeltas()
@@ -162,10 +202,10 @@ export function commitPg(sql: SQL, clicks: readonly Click[], amends: readonly Cl
     // The statements are sent at once (pipelined on the transaction's connection), awaited together.
     const [inserted] = await Promise.all([
       clicks.length > 0 ? tx.unsafe(INSERT_SQL, columnArrays(clicks)) : Promise.resolve([]),
-      rollup[0]!.length > 0 ? tx.unsafe(ROLLUP_SQL, rollup) : Promise.resolve([]),
-      countries[0]!.length > 0 ? tx.unsafe(COUNTRY_SQL, countries) : Promise.resolve([]),
-      paths[0]!.length > 0 ? tx.unsafe(PATH_SQL, paths) : Promise.resolve([]),
-      totals[0]!.length > 0 ? tx.unsafe(TOTAL_SQL, totals) : Promise.resolve([]),
+      rollup[0]!.length > 0 ? tx.unsafe(q.rollup, rollup) : Promise.resolve([]),
+      countries[0]!.length > 0 ? tx.unsafe(q.country, countries) : Promise.resolve([]),
+      paths[0]!.length > 0 ? tx.unsafe(q.path, paths) : Promise.resolve([]),
+      totals[0]!.length > 0 ? tx.unsafe(q.total, totals) : Promise.resolve([]),
     ])
     return rowIds(clicks, inserted as Array<{ id: unknown; click_id: string }>)
   })
