@@ -100,7 +100,14 @@ describe.skipIf(!avail.ok)('Postgres: folding rollup shards of closed periods', 
     await pg.sql.unsafe(
       `INSERT INTO conversion_stats_hourly (hour, campaign_id, source_id, offer_id, landing_id, type, currency, shard, conversions, revenue, revenue_abs)
        VALUES ($1, 1, 0, 1, 0, 'sale', 'USD', 3, 1, 2.5, 2.5)`, [NOW - (NOW % HOUR)])
-    for (const t of tables) expect({ t: t.name, n: await striped(t.name, t.period, NOW - (NOW % HOUR)) }).not.toEqual({ t: t.name, n: 0 })
+    // Every table the seed filled starts striped.
+    let filled = 0
+    for (const t of tables) {
+      if (Number((await pg.sql.unsafe(`SELECT count(*) AS n FROM ${t.name}`))[0].n) === 0) continue
+      filled++
+      expect({ t: t.name, n: await striped(t.name, t.period, NOW - (NOW % HOUR)) }).not.toEqual({ t: t.name, n: 0 })
+    }
+    expect(filled).toBeGreaterThanOrEqual(6)
     await reportsMatch()
 
     const r = await foldShards(pg.sql, NOW)
