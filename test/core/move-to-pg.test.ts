@@ -169,6 +169,15 @@ describe.skipIf(!pgAvailable().ok)('svc migrate --to postgres://', () => {
     expect(r.out).toMatch(/^clicks\s+12\s+12$/m)
     expect(r.out).toMatch(/^users\s+2\s+2$/m)
     expect(r.out).toContain('same SVC_SECRET')
+    // Then statistics and the visibility map, at once rather than by autovacuum under traffic.
+    expect(r.out).toMatch(/^vacuumed and analyzed in \d+\.\d s$/m)
+    const pg = new SQL(url, { max: 1 })
+    try {
+      const [t] = await pg.unsafe("SELECT last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'clicks'")
+      expect({ vacuumed: t.vacuumed, analyzed: t.analyzed }).toEqual({ vacuumed: true, analyzed: true })
+    } finally {
+      await pg.close()
+    }
     await expectSameRows(url)
   }, 30_000)
 
