@@ -13,17 +13,11 @@
 // In-transaction subscribers write through the transaction itself (job rows): none reads conversions.
 import type { TransactionSQL } from 'bun'
 import { num } from '../db/pg/client'
-import { clickDayRange } from '../tracking'
 import { CLICK_SELECT, PgRecording } from './pg-store'
 import type { ClickForConversion, ConversionRecord, NewConversion, NewHistory, RecordingQueries } from './store'
 
-/** $2, $3: the days the batch's click ids name (clickDayRange), so only those partitions are probed. */
 const PREFETCH_SQL =
-  CLICK_SELECT.replace('SELECT ', "SELECT nextval('conversions_id_seq') AS new_id, ") +
-  'WHERE c.click_id = ANY($1::text[]) AND c.created_at >= $2 AND c.created_at < $3'
-const DAY_MS = 86_400_000
-/** A click id naming a day outside this window (an id from before the partitions, see clickDayRange) is looked up alone. */
-const PAST_DAYS = 400
+  CLICK_SELECT.replace('SELECT ', "SELECT nextval('conversions_id_seq') AS new_id, ") + 'WHERE c.click_id = ANY($1::text[])'
 
 /** One array per column (a fixed parameter count for any number of rows); the ids were drawn by the prefetch. */
 const INSERT_SQL =
@@ -58,21 +52,9 @@ export class PgBatchQueries implements RecordingQueries {
   async prefetch(): Promise<void> {
     const asked = this.asked!
     this.asked = null
-    // The days the ids name, within the partitions that can exist: ids outside go to the lookup one by one.
-    const now = Date.now()
-    let from = Infinity
-    let to = -Infinity
-    const inWindow: string[] = []
-    for (const id of asked) {
-      const day = clickDayRange(id)
-      if (!day || day[0] < now - PAST_DAYS * DAY_MS || day[0] > now + DAY_MS) continue
-      inWindow.push(id)
-      from = Math.min(from, day[0])
-      to = Math.max(to, day[1])
-    }
-    if (inWindow.length === 0) return this.release()
+    if (asked.length === 0) return this.release()
     try {
-      const rows = (await this.tx.unsafe(PREFETCH_SQL, [inWindow, from, to])) as Array<ClickForConversion & { new_id: unknown }>
+      const rows = (await this.tx.unsafe(PREFETCH_SQL, [asked])) as Array<ClickForConversion & { new_id: unknown }>
       for (const r of rows) {
         this.ids.push(num(r.new_id))
         const { new_id: _, ...click } = r
@@ -90,8 +72,7 @@ export class PgBatchQueries implements RecordingQueries {
   findClick(clickId: string): ClickForConversion | null | Promise<ClickForConversion | null> {
     if (this.asked) {
       this.asked.push(clickId)
-      // Not among the batch's rows: a click id from before the partitions (its day is random), or unknown.
-      return this.prefetched.then(() => this.cached(clickId) ?? this.direct.findClick(clickId))
+      return this.prefetched.then(() => this.cached(clickId))
     }
     const c = this.cached(clickId)
     return c ?? this.direct.findClick(clickId)

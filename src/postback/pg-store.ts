@@ -7,7 +7,6 @@ import { num, numCols } from '../db/pg/client'
 import { conversions } from '../db/schema'
 import { int8Columns } from '../db/table'
 import { runAsync, type Steps } from '../lib/steps'
-import { clickDayRange } from '../tracking'
 import {
   POSTBACK_ERRORS_KEEP,
   type ClickForConversion,
@@ -31,22 +30,14 @@ export const CLICK_SELECT =
   'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +
   'LEFT JOIN campaigns cp ON cp.id = c.campaign_id '
 const CLICK_BY_ID_SQL = CLICK_SELECT + 'WHERE c.click_id = $1'
-/** The same within the UTC day the click id names ($2, $3): one partition, one index probe. */
-const CLICK_IN_DAY_SQL = CLICK_BY_ID_SQL + ' AND c.created_at >= $2 AND c.created_at < $3'
 
 /** The recording queries through one connection, transaction or savepoint handle. */
 export class PgRecording implements RecordingQueries {
   constructor(protected readonly sql: SQL) {}
 
-  // clicks has a UNIQUE (click_id, created_at) index per day partition on Postgres: the day the click id names
-  // is probed first (one partition), then every partition (ids made before the upgrade or on SQLite).
+  // clicks.click_id has a UNIQUE index on Postgres: no click-index indirection as on SQLite.
   async findClick(clickId: string): Promise<ClickForConversion | null> {
-    const day = clickDayRange(clickId)
-    return (day && await this.clickIn(CLICK_IN_DAY_SQL, [clickId, day[0], day[1]])) || this.clickIn(CLICK_BY_ID_SQL, [clickId])
-  }
-
-  private async clickIn(text: string, values: unknown[]): Promise<ClickForConversion | null> {
-    const rows = await this.sql.unsafe(text, values)
+    const rows = await this.sql.unsafe(CLICK_BY_ID_SQL, [clickId])
     const row = rows[0] as ClickForConversion | undefined
     if (!row) return null
     row.id = num(row.id)

@@ -100,7 +100,7 @@ export interface Routes {
 export class Tracker {
   constructor(
     private readonly routes: Routes,
-    private readonly clicks: Pick<ClickStore, 'append' | 'amend' | 'find' | 'newClickId'>,
+    private readonly clicks: Pick<ClickStore, 'append' | 'amend' | 'find'>,
     private readonly quality: ClickQuality,
     /** Country, network, connection (the IP data), language; without one a click knows none of them. */
     private readonly enrich: ClickEnricher = new ClickEnricher(null, false),
@@ -333,8 +333,8 @@ export class Tracker {
    * stores it. `dry` (the simulator): its time and uniqueness given, nothing counted.
    */
   private newClick(route: CampaignRoute, v: Visitor, dry?: { now: number; unique: boolean }): Click {
+    const clickId = crypto.randomUUID()
     const now = dry ? dry.now : Date.now()
-    const clickId = this.clicks.newClickId?.(now) ?? crypto.randomUUID()
     const s = v.query.subs
     const place = this.enrich.place(v)
     const verdict = this.quality.classify(v, now, place.connection, dry !== undefined)
