@@ -3,9 +3,13 @@
 // tail, no buckets), and a click one instance committed is findable from every other at once.
 //
 // Group commit as on SQLite: every click appended in one event-loop turn goes into one transaction
-// (pg-commit.ts) and each request's 302 waits for it. Up to `inFlight` batches (2) commit at once, each on a
+// (pg-commit.ts) and each request's 302 waits for it. Up to `inFlight` batches commit at once, each on a
 // pooled connection of its own and on a click rollup shard of its own (drizzle-pg/0032), so one batch's WAL
 // flush and another's statements overlap and batches of one campaign never wait on each other's row locks.
+// The default is ONE: measured on the 2-core machine (docs/performance.md, issue 31), two in flight halved the
+// batches and raised Postgres' CPU per click from ~70 to ~130 µs, and that CPU is what limits there; a database
+// with cores of its own may gain from more (not measured). Instances start at random shards, so two instances
+// on one database mostly write different rollup rows.
 // When every slot is busy, clicks gather for the next free one: under load batches grow instead of queueing.
 // Amends (repoint, landing view, click-through) go only in a batch started once every earlier batch has
 // committed: an amend never races an earlier batch holding its click (or an earlier amend of it).
@@ -36,7 +40,7 @@ const EXPORT_CAMPAIGN_SQL = exportSql('campaign_id = $6 AND ')
 export interface PgClickStoreOptions {
   /** Clicks (and amends) allowed to wait for a commit, in flight or gathering; beyond that appends are refused (503). */
   maxPending?: number
-  /** Batches committing at once (default 2, at most CLICK_ROLLUP_SHARDS); each holds a pooled connection. */
+  /** Batches committing at once (default 1, at most CLICK_ROLLUP_SHARDS); each holds a pooled connection. */
   inFlight?: number
   /** Told the size of every committed batch (tests, metrics). */
   onBatch?: (size: { clicks: number; repoints: number }) => void
@@ -57,7 +61,7 @@ export class PgClickStore implements ClickStore {
 
   constructor(private readonly db: PgDatabase, private readonly events: EventBus, private readonly opts: PgClickStoreOptions = {}) {
     this.maxPending = opts.maxPending ?? 20_000
-    this.slots = Math.max(1, Math.min(CLICK_ROLLUP_SHARDS, opts.inFlight ?? 2))
+    this.slots = Math.max(1, Math.min(CLICK_ROLLUP_SHARDS, opts.inFlight ?? 1))
   }
 
   append(click: Click): Promise<void> {
