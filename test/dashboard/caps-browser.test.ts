@@ -49,6 +49,8 @@ test('the Caps screen shows counts and states, saves a cap and shows the API err
     await page.getByLabel('Limit').fill('10')
     await page.getByLabel('Time zone').fill('Mars/Base')
     await page.getByRole('button', { name: 'Save cap' }).click()
+    // The field's error element exists before the answer: wait for its text, then read all of it.
+    await page.locator('[data-error-for="cap.time_zone"]', { hasText: 'cap.time_zone' }).waitFor()
     await expect(page.locator('[data-error-for="cap.time_zone"]').textContent()).resolves.toBe('cap.time_zone: must be an IANA time zone such as Europe/Berlin')
     expect((await s.api('GET', `/admin/api/offers/${plain.id}`)).body.cap).toBeNull()
 
