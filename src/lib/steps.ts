@@ -24,9 +24,12 @@ export function runSync<R>(g: Steps<R>): R {
   return r.value
 }
 
-/** Runs a body whose store calls return Promises (Postgres): each is awaited, one after another. */
-export async function runAsync<R>(g: Steps<R>): Promise<R> {
-  let r = g.next()
+/**
+ * Runs a body whose store calls return Promises (Postgres): each is awaited, one after another. `first`: what
+ * the body's first next() gave, when the caller already started it (the Postgres postback batch does).
+ */
+export async function runAsync<R>(g: Steps<R>, first?: IteratorResult<unknown, R>): Promise<R> {
+  let r = first ?? g.next()
   while (!r.done) {
     let value: unknown
     try {

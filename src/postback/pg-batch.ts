@@ -126,7 +126,7 @@ export class PgPostbackBatcher {
     })
     await q.prefetch()
     const settled: Settled[] = []
-    for (const r of runs) settled.push({ ok: true, outcome: await finish(r.steps, r.first), unit: r.unit })
+    for (const r of runs) settled.push({ ok: true, outcome: await runAsync(r.steps, r.first), unit: r.unit })
     // Sent now, awaited by the caller after it has sent the rollups too.
     const written = q.flush()
     written.catch(() => {})
@@ -152,19 +152,4 @@ export class PgPostbackBatcher {
     }
     return settled
   }
-}
-
-/** runAsync (lib/steps.ts) for a body already started: `r` is what its first next() gave. */
-async function finish<R>(g: Steps<R>, r: IteratorResult<unknown, R>): Promise<R> {
-  while (!r.done) {
-    let value: unknown
-    try {
-      value = await r.value
-    } catch (err) {
-      r = g.throw(err)
-      continue
-    }
-    r = g.next(value)
-  }
-  return r.value
 }
