@@ -24,6 +24,8 @@ export function conversionToApi(r: ConversionRecord) {
     created_at: iso(r.created_at),
     // Only on a conversion whose forward to the source went out with placeholders as written.
     ...(r.forward_warning ? { forward_warning: r.forward_warning } : {}),
+    // The raw query of the /postback that recorded it (or last moved its status); null for the API, webhooks, commerce.
+    postback_query: r.postback_query ?? null,
   }
 }
 

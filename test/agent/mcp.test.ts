@@ -277,6 +277,7 @@ describe('tools/call', () => {
       expect(conversion).toEqual({
         id: expect.any(Number), click_id: clickId, revenue: 12.5, currency: 'USD', status: 'sale', type: 'sale', transaction_id: 'mcp-tx-1', email: null,
         date: expect.stringMatching(ISO), campaign_id: campaignId, source_id: null, landing_id: null, offer_id: offerId, created_at: expect.stringMatching(ISO),
+        postback_query: null,
       })
       // GET adds the status history (issue 26): one entry for a conversion never updated.
       expect((await s.api('GET', `/admin/api/conversions/${conversion.id}`)).body).toEqual({

@@ -92,16 +92,19 @@ const METRICS = ['clicks', 'unique_clicks', 'conversions', 'cost', 'revenue', 'p
 const money2 = (v: number, cur: string | null) => `${(Math.round(v * 100) / 100 || 0).toFixed(2)}${cur ? ` ${cur}` : ''}`
 const pct2 = (v: number) => `${(Math.round(v * 100) / 100 || 0).toFixed(2)}%`
 
-/** A report row's cells as the lists must show them (written here from the API's docs, not from the UI's code). */
+/**
+ * A report row's cells as the lists must show them (written here from the API's docs, not from the UI's code):
+ * with one currency the amounts alone (the money headers name it), with several each amount names its own.
+ */
 function expectedCells(row: any, report: any): Record<string, string> {
   const out: Record<string, string> = {}
   for (const m of METRICS) {
     if (m === 'clicks' || m === 'unique_clicks' || m === 'conversions') { out[m] = String(row?.[m] ?? 0); continue }
     const isPct = m === 'roi' || m === 'cr'
-    if (!row) { out[m] = isPct || m === 'epc' ? '—' : money2(0, report.currency); continue }
+    if (!row) { out[m] = isPct || m === 'epc' ? '—' : money2(0, null); continue }
     if (report.currency !== null) {
       const v = row[m]
-      out[m] = v === null ? '—' : isPct ? pct2(v) : money2(v, report.currency)
+      out[m] = v === null ? '—' : isPct ? pct2(v) : money2(v, null)
       continue
     }
     const parts = (row.money as any[])
@@ -144,6 +147,7 @@ test('each preset: the home rows, their sparklines and the total equal the repor
       ['today'], ['yesterday'], ['7d'], ['30d'], ['month'], ['custom', { from: addDays(today, -25), last: addDays(today, -2) }],
     ]
     const clicksSeen: Record<string, number> = {}
+    const currencies: Record<string, string | null> = {}
     const campaigns = (await s.api('GET', '/admin/api/campaigns')).body.items
     for (const [preset, custom] of presets) {
       await choose(page, preset, custom)
@@ -171,6 +175,11 @@ test('each preset: the home rows, their sparklines and the total equal the repor
         expect(await spark.getAttribute('aria-label')).toMatch(row?.clicks ? new RegExp(`^Clicks per (day|hour): ${row.clicks} in `) : /^No clicks/)
       }
       expect(await shownCells(page, 'table[data-home] tfoot tr')).toEqual(expectedCells(report.total, report))
+      // The money headers name the one currency of the period, and nothing when there are several.
+      for (const m of ['cost', 'revenue', 'profit', 'epc']) {
+        expect({ preset, m, unit: await page.locator(`table[data-home] th[data-sort="${m}"] [data-unit]`).innerText() }).toEqual({ preset, m, unit: report.currency ?? '' })
+      }
+      currencies[preset] = report.currency
       clicksSeen[preset] = report.total.clicks
     }
     // The presets differ where the seed says they must (a preset silently equal to another would pass above).

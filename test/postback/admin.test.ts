@@ -41,6 +41,8 @@ describe('GET /admin/api/conversions', () => {
       id: expect.any(Number), click_id: clicks.a1, revenue: 10, currency: 'USD', status: 'approved', type: 'sale',
       transaction_id: 'A1', email: null, date: '2024-01-01T00:00:00.000Z', campaign_id: a.campaignId,
       source_id: a.sourceId, landing_id: a.landingId, offer_id: a.offerId, created_at: expect.any(String),
+      // The /postback's raw query, as received (the click timeline shows it too).
+      postback_query: `subid=${clicks.a1}&status=approved&payout=10&tid=A1&date=1704067200`,
     })
     expect(new Date(oldest.created_at).toISOString()).toBe(oldest.created_at)
   })

@@ -14,7 +14,7 @@ import { instanceTz, listStats } from './stats/list'
 type Campaign = CampaignRecord
 interface Named { id: number; name: string }
 
-const OWN_SORTS = ['name', 'slug', 'source', 'active']
+const OWN_SORTS = ['name', 'slug', 'source']
 
 export async function campaignsView(me: Me, params: URLSearchParams = new URLSearchParams()): Promise<HTMLElement> {
   const kpi = can(me, 'reports', 'read') ? kpiStrip(instanceTz(me)) : null
@@ -49,8 +49,8 @@ export async function campaignsView(me: Me, params: URLSearchParams = new URLSea
   }
 
   const keyOf = (c: Campaign) => {
-    const sort = stats.sort as 'name' | 'slug' | 'source' | 'active'
-    return (sort === 'source' ? sourceName.get(c.source_id ?? 0) ?? '' : sort === 'active' ? String(c.active) : String(c[sort] ?? '')).toLowerCase()
+    const sort = stats.sort as 'name' | 'slug' | 'source'
+    return (sort === 'source' ? sourceName.get(c.source_id ?? 0) ?? '' : String(c[sort] ?? '')).toLowerCase()
   }
   const compare = (a: Campaign, b: Campaign) => {
     const byStats = stats.compare(a.id, b.id)
@@ -58,7 +58,7 @@ export async function campaignsView(me: Me, params: URLSearchParams = new URLSea
     // Equal numbers: by name, so the order is stable whatever the direction.
     return d * (stats.ascending ? 1 : -1) || a.name.localeCompare(b.name)
   }
-  const columns = () => 4 + (stats.enabled ? 10 : 0)
+  const columns = () => 3 + (stats.enabled ? 10 : 0)
   const render = () => {
     const q = search.value.trim().toLowerCase()
     const { status: state, source } = filters()
@@ -83,10 +83,9 @@ export async function campaignsView(me: Me, params: URLSearchParams = new URLSea
           } }, c.active ? 'Deactivate' : 'Activate')
         : null
       return h('tr', { 'data-campaign': c.slug },
-        // The slug under the name (not a column of its own): the row keeps its numbers in view at 1280 px.
-        h('td', { 'data-col': 'name' }, c.name, h('br'), h('code', { class: 'muted' }, c.slug)),
-        h('td', {}, sourceName.get(c.source_id ?? 0) ?? '—'),
-        h('td', {}, c.active ? 'Active' : 'Paused'),
+        // The slug and a paused mark under the name (not columns of their own): the row keeps its numbers in view at 1280 px.
+        h('td', { 'data-col': 'name' }, c.name, h('br'), h('code', { class: 'muted' }, c.slug), c.active ? null : h('span', { class: 'badge', 'data-status': 'paused' }, 'Paused')),
+        h('td', { class: 'text' }, sourceName.get(c.source_id ?? 0) ?? '—'),
         stats.cells(c.id),
         h('td', { class: 'actions' }, copyButton, toggle, writable ? h('button', { type: 'button', class: 'small', onclick: () => void edit(c) }, 'Edit') : null,
           writable ? h('button', { type: 'button', class: 'small', onclick: async () => {
@@ -106,7 +105,7 @@ export async function campaignsView(me: Me, params: URLSearchParams = new URLSea
     stats.mark(table)
     if (shown.length === 0) mount(tbody, h('tr', {}, h('td', { colspan: columns() }, campaigns.length ? 'No campaign matches.' : 'No campaigns yet.')))
     mount(tfoot, stats.enabled && stats.stats
-      ? h('tr', { 'data-total': '' }, h('td', { colspan: 3 }, 'Total, all campaigns'), stats.totalCells(), h('td', {}))
+      ? h('tr', { 'data-total': '' }, h('td', { colspan: 2 }, 'Total, all campaigns'), stats.totalCells(), h('td', {}))
       : null)
   }
   const header = (label: string, key: string, numeric = false) => {
@@ -122,8 +121,8 @@ export async function campaignsView(me: Me, params: URLSearchParams = new URLSea
     const th = h('th', { scope: 'col', class: numeric ? 'num' : null, 'data-sort': key, 'aria-sort': key === stats.sort ? (stats.ascending ? 'ascending' : 'descending') : 'none' }, button)
     return th
   }
-  const table = h('table', { 'data-home': '' },
-    h('thead', {}, h('tr', {}, header('Name', 'name'), header('Source', 'source'), header('Status', 'active'),
+  const table = h('table', { 'data-home': '', class: stats.enabled ? 'stats-table' : null },
+    h('thead', {}, h('tr', {}, header('Name', 'name'), header('Source', 'source'),
       stats.headers(header), h('th', { scope: 'col' }, 'Tracking link'))),
     tbody, tfoot,
   )

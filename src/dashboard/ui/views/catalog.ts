@@ -5,6 +5,7 @@ import { all, api, ApiError, can, type Me } from '../api'
 import { field, h, mount } from '../dom'
 import { clearErrors, copy, showErrors, upsert } from '../forms'
 import { postbackUrlWarnings } from '../../../catalog/sources/postback-macros'
+import { money } from '../format'
 import { listStats } from './stats/list'
 
 interface Field {
@@ -50,6 +51,9 @@ interface Template {
 
 type Row = Record<string, unknown> & { id: number }
 
+/** A column's header: the field's name in words ("postback_url" → "Postback URL"). */
+const columnLabel = (name: string) => (name.charAt(0).toUpperCase() + name.slice(1)).replace(/_/g, ' ').replace(/\b(url|Url)\b/, 'URL')
+
 const rowLinkOf = (l: { href: string; label: string; newTab?: boolean }) =>
   h('a', { href: l.href, target: l.newTab ? '_blank' : null, rel: l.newTab ? 'noopener' : null }, l.label)
 
@@ -65,6 +69,9 @@ function withWarnings(wrap: HTMLElement, f: Field, input: HTMLInputElement | HTM
 }
 
 const text = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v))
+/** A list cell: an amount with its record's currency ("10.00 USD"), else the value as text. */
+const cellText = (r: Row, c: string) =>
+  (c === 'payout' || c === 'price') && typeof r[c] === 'number' && typeof r.currency === 'string' ? money(r[c] as number, r.currency) : text(r[c])
 
 export function catalogView(spec: CatalogSpec) {
   return async (me: Me, params: URLSearchParams = new URLSearchParams()): Promise<HTMLElement> => {
@@ -109,7 +116,7 @@ export function catalogView(spec: CatalogSpec) {
           ? h('button', { type: 'button', class: 'small', onclick: () => copy(copyButton!, copyValue) }, spec.copyable!.label)
           : null
         return h('tr', { 'data-row': r.id },
-          spec.columns.map((c) => h('td', { 'data-col': c === 'name' ? 'name' : null }, text(r[c]))),
+          spec.columns.map((c) => h('td', { 'data-col': c === 'name' ? 'name' : null, class: c === 'name' ? null : 'text' }, cellText(r, c))),
           stats.cells(r.id),
           h('td', { class: 'actions' }, copyButton,
             spec.rowLink ? rowLinkOf(spec.rowLink(r)) : null,
@@ -252,7 +259,7 @@ export function catalogView(spec: CatalogSpec) {
       h('div', { class: 'toolbar' }, h('h1', { id: `${spec.path}-title` }, spec.title), search,
         writable ? h('button', { type: 'button', onclick: () => openForm(null) }, `New ${spec.singular}`) : null),
       stats.controls, status, editor,
-      h('div', { class: 'table-wrap' }, h('table', { 'data-list': spec.path }, h('thead', {}, h('tr', {}, spec.columns.map((c) => header(c.replace(/_/g, ' '), c)), stats.headers(header), h('th', { scope: 'col' }, ''))), tbody, tfoot)),
+      h('div', { class: 'table-wrap' }, h('table', { 'data-list': spec.path, class: stats.enabled ? 'stats-table' : null }, h('thead', {}, h('tr', {}, spec.columns.map((c) => header(columnLabel(c), c)), stats.headers(header), h('th', { scope: 'col' }, ''))), tbody, tfoot)),
     )
     stats.mark(section.querySelector('table')!)
     stats.start(section)
@@ -282,7 +289,7 @@ export const SOURCES: CatalogSpec = {
 
 export const OFFERS: CatalogSpec = {
   stats: 'offer',
-  path: 'offers', section: 'campaigns', title: 'Offers', singular: 'offer', columns: ['name', 'slug', 'payout', 'currency'], templates: 'network-templates',
+  path: 'offers', section: 'campaigns', title: 'Offers', singular: 'offer', columns: ['name', 'slug', 'payout'], templates: 'network-templates',
   fields: [
     { name: 'name', label: 'Name', required: true },
     { name: 'slug', label: 'Slug', required: true },

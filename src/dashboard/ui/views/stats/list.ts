@@ -8,7 +8,7 @@ import { periodFromParams, periodToParams, type Period } from '../../period'
 import { currentParams, writeParams } from '../../url-state'
 import { periodBar } from './period-bar'
 import { autoRefresh } from './refresh'
-import { isMetric, loadStats, METRICS, metricCells, sortValue, type MetricKey, type Stats } from './report'
+import { isMetric, isMoney, loadStats, METRICS, metricCells, moneyUnit, sortValue, type MetricKey, type Stats } from './report'
 import { sparkline } from './sparkline'
 import './stats.css'
 
@@ -50,6 +50,16 @@ export async function listStats(opts: { me: Me; dim: string | null; params: URLS
   let extra: Record<string, string> = {}
   // Only the latest load lands (a quick second period click must not be overwritten by the first's answer).
   let loads = 0
+  // The money headers' currency line: the cells show bare amounts when the period's report has one currency.
+  // The phone cards read a column's name from the header's data-label (dom.ts labelCells): "Cost (USD)".
+  const units: Array<{ th: HTMLElement; unit: HTMLElement; label: string }> = []
+  const showUnits = () => {
+    const currency = moneyUnit(self.stats?.report)
+    for (const u of units) {
+      u.unit.textContent = currency
+      u.th.setAttribute('data-label', currency ? `${u.label} (${currency})` : u.label)
+    }
+  }
   const self: ListStats = {
     enabled,
     sort: sortParam && (opts.sorts.includes(sortParam) || (enabled && (isMetric(sortParam) || sortParam === 'spark'))) ? sortParam : opts.defaultSort,
@@ -58,15 +68,29 @@ export async function listStats(opts: { me: Me; dim: string | null; params: URLS
     period: periodFromParams(params, tz),
     stats: null,
     controls: h('div'),
-    headers: (header) => (enabled ? [...METRICS.map((m) => header(m.label, m.key, true)), header('Trend', 'spark', true)] : []),
+    headers: (header) => {
+      if (!enabled) return []
+      units.length = 0
+      const cells = METRICS.map((m) => {
+        const th = header(m.label, m.key, true)
+        if (isMoney(m.key)) {
+          const unit = h('span', { class: 'unit', 'data-unit': '' })
+          units.push({ th, unit, label: m.label })
+          th.append(unit)
+        }
+        return th
+      })
+      showUnits()
+      return [...cells, header('Trend', 'spark', true)]
+    },
     cells: (id) => {
       if (!enabled || !self.stats) return []
       const key = String(id)
       const row = self.stats.byKey.get(key)
       const spark = self.stats.spark.get(key) ?? self.stats.buckets.map(() => 0)
-      return [...metricCells(row, self.stats.report), h('td', { class: 'spark-cell', 'data-col': 'trend' }, sparkline(spark, self.stats.buckets, self.stats.unit))]
+      return [...metricCells(row, self.stats.report, true), h('td', { class: 'spark-cell', 'data-col': 'trend' }, sparkline(spark, self.stats.buckets, self.stats.unit))]
     },
-    totalCells: () => (enabled && self.stats ? [...metricCells(self.stats.report.total, self.stats.report), h('td', {})] : []),
+    totalCells: () => (enabled && self.stats ? [...metricCells(self.stats.report.total, self.stats.report, true), h('td', {})] : []),
     compare: (a, b) => {
       if (!enabled || !self.stats) return null
       const s = self.stats
@@ -98,6 +122,7 @@ export async function listStats(opts: { me: Me; dim: string | null; params: URLS
       const stats = await loadStats(opts.dim!, self.period)
       if (mine !== loads) return
       self.stats = stats
+      showUnits()
       refresh.control.updated()
     },
     mark: (table) => { if (self.stats) table.setAttribute('data-range', `${self.stats.period.from}/${self.stats.period.to}`) },

@@ -35,14 +35,25 @@ export const isMetric = (s: string | null): s is MetricKey => METRICS.some((m) =
 
 export const pct = (v: number) => `${(Math.round(v * 100) / 100 || 0).toFixed(2)}%`
 
-/** A metric as shown: one part, or one part per currency. `value` carries the sign for the neg/pos classes. */
-export function metricParts(row: StatRow | undefined, key: MetricKey, report: StatReport): Array<{ text: string; value: number }> {
+/** The money columns (their header names the currency when the report has one: `moneyUnit`). */
+export const isMoney = (key: MetricKey) => METRICS.find((m) => m.key === key)?.kind === 'money'
+
+/** The currency every amount of the report is in, or '' when it has several (each amount then names its own). */
+export const moneyUnit = (report: StatReport | null | undefined) => report?.currency ?? ''
+
+/**
+ * A metric as shown: one part, or one part per currency. `value` carries the sign for the neg/pos classes.
+ * `bare`: with one currency the amount alone (the column's header names the currency, so a list's row keeps
+ * its numbers in view); several currencies always name theirs.
+ */
+export function metricParts(row: StatRow | undefined, key: MetricKey, report: StatReport, bare = false): Array<{ text: string; value: number }> {
   const metric = METRICS.find((m) => m.key === key)!
-  if (!row) return [{ text: metric.kind === 'count' ? '0' : metric.kind === 'money' && key !== 'epc' ? money(0, report.currency) : '—', value: 0 }]
+  const unit = bare ? null : report.currency
+  if (!row) return [{ text: metric.kind === 'count' ? '0' : metric.kind === 'money' && key !== 'epc' ? money(0, unit) : '—', value: 0 }]
   if (metric.kind === 'count') return [{ text: String(row[key]), value: row[key] as number }]
   if (report.currency !== null || !row.money) {
     const v = row[key]
-    return v === null || v === undefined ? [] : [{ text: metric.kind === 'pct' ? pct(v as number) : money(v as number, report.currency), value: v as number }]
+    return v === null || v === undefined ? [] : [{ text: metric.kind === 'pct' ? pct(v as number) : money(v as number, unit), value: v as number }]
   }
   // Several currencies: each currency's amount side by side (cost only where there is some).
   return row.money
@@ -54,9 +65,9 @@ export function metricParts(row: StatRow | undefined, key: MetricKey, report: St
 }
 
 /** The metric cells of a row (`data-col` for the phone cards; profit and ROI marked neg/pos, their sign kept). */
-export function metricCells(row: StatRow | undefined, report: StatReport): HTMLTableCellElement[] {
+export function metricCells(row: StatRow | undefined, report: StatReport, bare = false): HTMLTableCellElement[] {
   return METRICS.map((m) => {
-    const parts = metricParts(row, m.key, report)
+    const parts = metricParts(row, m.key, report, bare)
     const td = document.createElement('td')
     td.className = 'num'
     td.dataset.col = m.key

@@ -2,7 +2,7 @@
 // is an empty slot rather than a line drawn through it. Inline SVG (CSP-safe, no chart library); role=img
 // with a summary a screen reader can read.
 const SVG = 'http://www.w3.org/2000/svg'
-const W = 96
+const W = 64
 const H = 22
 
 export function sparkline(values: number[], buckets: string[], unit: 'day' | 'hour'): SVGSVGElement {
