@@ -14,13 +14,20 @@
 // to ±30 %; /postback rounds 0.99-1.09 (its forward jobs and triggers run behind the load). The side
 // loaded second gains up to ~2.5 % by itself: run both orders.
 //
+// BENCH_AB_ENGINE=postgres runs both builds on one throwaway Postgres cluster (durable settings, pinned to
+// core 1 beside wrk, as `npm run bench:pg` places it), a database each. BENCH_AB_FORWARD=1 gives the source
+// a postback URL (a listener in this script answering 200), so every conversion also enqueues its forward
+// job and the job loop delivers it behind the load, as with real traffic sources.
+//
 // Placement as in `npm run bench`: the servers on core 0, wrk on core 1. The first-started server has
 // been seen to do better than the second even for two copies of one binary, so run it both ways round.
 import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort, runWrk, spawn, stopGracefully, waitHttp } from './bench/lib'
+import { startBenchCluster } from './bench/pg-cluster'
 
 const ROOT = resolve(import.meta.dir, '..')
 const builds = process.argv.slice(2).map((a) => a.split('=') as [string, string])
@@ -34,6 +41,8 @@ const TRIGGER = process.env.BENCH_AB_TRIGGER !== '0'
 /** What the rounds measure: `postback` (default), or `c` for the tracked redirect GET /c/bench. */
 const TARGET = process.env.BENCH_AB_PATH === 'c' ? 'c' : 'postback'
 const TOGETHER = process.env.BENCH_AB_TOGETHER === '1'
+const POSTGRES = process.env.BENCH_AB_ENGINE === 'postgres'
+const FORWARD = process.env.BENCH_AB_FORWARD === '1'
 const OWNER = { email: 'bench@example.com', password: 'bench-password-0123' }
 const canPin = !!Bun.which('taskset') && cpus().length >= 2
 const PIN_SVC = canPin ? ['taskset', '-c', '0'] : []
@@ -44,10 +53,19 @@ interface Side { label: string; base: string; ids: string; dir: string }
 
 const procs: ReturnType<typeof spawn>[] = []
 const sides: Side[] = []
+const cluster = POSTGRES ? await startBenchCluster(PIN_WRK) : null
+// The traffic source's postback endpoint (BENCH_AB_FORWARD=1).
+const source = FORWARD ? Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => { forwarded++; return new Response('ok') } }) : null
+let forwarded = 0
 try {
   for (const [label, bin] of builds) {
     const dir = mkdtempSync(join(tmpdir(), `svc-bench-ab-${label}-`))
-    const env = { SVC_DATA_DIR: dir, SVC_SECRET: 'bench-master-secret-0123456789abcdef', HOST: '127.0.0.1', NODE_ENV: 'production', SVC_ADMIN_EMAIL: OWNER.email, SVC_ADMIN_PASSWORD: OWNER.password, SVC_TRUST_PROXY: '1' }
+    const pgUrl = cluster ? await cluster.createDatabase(`svc_ab_${label.replace(/\W/g, '_')}`) : null
+    const env = {
+      ...(pgUrl ? { SVC_DATABASE_URL: pgUrl } : { SVC_DATA_DIR: dir }),
+      SVC_SECRET: 'bench-master-secret-0123456789abcdef', HOST: '127.0.0.1', NODE_ENV: 'production', SVC_ADMIN_EMAIL: OWNER.email, SVC_ADMIN_PASSWORD: OWNER.password, SVC_TRUST_PROXY: '1',
+      ...(FORWARD ? { SVC_OUTBOUND_ALLOW_PRIVATE: '1' } : {}),
+    }
     if ((await spawn([bin, 'migrate'], env).exited) !== 0) throw new Error(`${label}: svc migrate failed`)
     const port = await freePort()
     procs.push(spawn([...PIN_SVC, bin, 'serve'], { ...env, PORT: String(port) }))
@@ -57,9 +75,9 @@ try {
     const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_admin_session='))!.split(';')[0]!
     const post = async (path: string, body: unknown) =>
       (await (await fetch(`${base}/admin/api/${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { id?: number }
-    const source = await post('sources', { name: 's', postback_url: null })
+    const src = await post('sources', { name: 's', postback_url: source ? `http://127.0.0.1:${source.port}/pb?c={click_id}&p={payout}` : null })
     const offer = await post('offers', { name: 'o', slug: 'o', url: 'https://offer.example/go?click_id={click_id}', payout: 1 })
-    await post('campaigns', { name: 'bench', slug: 'bench', source_id: source.id, offer_id: offer.id })
+    await post('campaigns', { name: 'bench', slug: 'bench', source_id: src.id, offer_id: offer.id })
     if (TRIGGER) {
       const list = await post('email-lists', { name: 'buyers' })
       const trigger = list.id ? await post('email-triggers', { offer_id: offer.id, target_list_id: list.id }) : {}
@@ -67,9 +85,16 @@ try {
     }
     await runWrk({ url: `${base}/c/bench`, seconds: 3, connections: 64, script: script('status.lua'), pin: PIN_WRK })
     await Bun.sleep(500)
-    const db = new Database(join(dir, 'svc.db'), { readonly: true })
-    const ids = (db.query('SELECT click_id FROM clicks ORDER BY id DESC LIMIT 20000').all() as Array<{ click_id: string }>).map((x) => x.click_id)
-    db.close()
+    let ids: string[]
+    if (pgUrl) {
+      const pg = new SQL(pgUrl, { max: 1 })
+      ids = ((await pg`SELECT click_id FROM clicks ORDER BY id DESC LIMIT 20000`) as Array<{ click_id: string }>).map((x) => x.click_id)
+      await pg.close()
+    } else {
+      const db = new Database(join(dir, 'svc.db'), { readonly: true })
+      ids = (db.query('SELECT click_id FROM clicks ORDER BY id DESC LIMIT 20000').all() as Array<{ click_id: string }>).map((x) => x.click_id)
+      db.close()
+    }
     const file = join(dir, 'ids.txt')
     writeFileSync(file, ids.join('\n') + '\n')
     sides.push({ label, base, ids: file, dir })
@@ -78,7 +103,7 @@ try {
   const pb = (s: Side, seconds: number) => TARGET === 'c'
     ? runWrk({ url: `${s.base}/c/bench`, seconds, connections, script: script('status.lua'), pin: PIN_WRK })
     : runWrk({ url: `${s.base}/postback`, seconds, connections, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
-  console.log(`measuring ${TARGET === 'c' ? 'GET /c/bench' : 'GET /postback'}, ${ROUNDS} rounds of ${SECONDS} s${TOGETHER ? ', both servers loaded at once' : ''}`)
+  console.log(`measuring ${TARGET === 'c' ? 'GET /c/bench' : 'GET /postback'} on ${POSTGRES ? 'Postgres' : 'SQLite'}${FORWARD ? ', every conversion forwarded to the source' : ''}, ${ROUNDS} rounds of ${SECONDS} s${TOGETHER ? ', both servers loaded at once' : ''}`)
   for (const s of sides) await pb(s, 2) // warm-up
   const rps: Record<string, number[]> = {}
   const p99: Record<string, number[]> = {}
@@ -101,7 +126,10 @@ try {
   console.log(`${sides[1]!.label}/${sides[0]!.label} per round: ${ratios.map((r) => r.toFixed(3)).join(' ')}; median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)}`)
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
   for (const s of sides) console.log(`${s.label}: p99 per round ${p99[s.label]!.map((x) => x.toFixed(1)).join(' / ')} ms; median ${median(p99[s.label]!).toFixed(1)} ms`)
+  if (source) console.log(`forwarded postbacks received by the source: ${forwarded.toLocaleString('en-US')}`)
 } finally {
+  source?.stop(true)
   for (const p of procs) await stopGracefully(p)
+  cluster?.stop()
   for (const s of sides) rmSync(s.dir, { recursive: true, force: true })
 }

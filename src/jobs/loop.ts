@@ -5,7 +5,7 @@
 import { abortable, deadline } from '../lib/abortable'
 import type { AnyDatabase, Tx } from '../db/engine'
 import type { Config } from '../config'
-import { createJobStore, type JobRecord, type JobStore } from './store'
+import { createJobStore, type JobRecord, type JobStore, type NewJob } from './store'
 import { errorFields, log } from '../lib/log'
 import { isRetryable, type EnqueueOptions, type JobHandler, type JobKindPolicy, type JobQueue, type JobTarget } from './types'
 
@@ -68,14 +68,19 @@ export class JobLoop implements JobQueue {
   }
 
   enqueue(kind: string, payload: unknown, opts: EnqueueOptions = {}): number | Promise<number> {
+    return this.q.insert(this.newJob(kind, payload, opts), opts.tx)
+  }
+
+  enqueueMany(kind: string, payloads: readonly unknown[], opts: EnqueueOptions = {}): number[] | Promise<number[]> {
+    return this.q.insertMany(payloads.map((payload) => this.newJob(kind, payload, opts)), opts.tx)
+  }
+
+  private newJob(kind: string, payload: unknown, opts: EnqueueOptions): NewJob {
     const policy = this.policies.get(kind)
     // A programming error (every instance runs the same binary, so every kind is registered everywhere).
     if (!policy) throw new Error(`job kind "${kind}" is not registered`)
     const now = Date.now()
-    return this.q.insert(
-      { kind, payload, maxAttempts: policy.maxAttempts, section: policy.section, ref: opts.ref ?? null, runAt: Math.max(opts.runAt ?? now, 0), now },
-      opts.tx,
-    )
+    return { kind, payload, maxAttempts: policy.maxAttempts, section: policy.section, ref: opts.ref ?? null, runAt: Math.max(opts.runAt ?? now, 0), now }
   }
 
   cancelRef(ref: string, opts: { tx?: Tx } = {}): number | Promise<number> {

@@ -86,6 +86,11 @@ export interface JobQueue {
    */
   enqueue(kind: string, payload: unknown, opts?: EnqueueOptions): number | Promise<number>
   /**
+   * Several jobs of one kind in one go (a before-commit subscriber's batch): the same rules as enqueue(), the
+   * ids in order; on Postgres one statement through `opts.tx` instead of a round trip per job.
+   */
+  enqueueMany(kind: string, payloads: readonly unknown[], opts?: EnqueueOptions): number[] | Promise<number[]>
+  /**
    * Cancels every pending job with this ref (a running attempt finishes; its handler re-checks what it
    * needs). Same engine rules as enqueue(): synchronous on SQLite, a Promise on Postgres. Returns how many.
    */

@@ -1,8 +1,9 @@
 // Forwarding a conversion to its traffic source (spec §4 rule 5): the conversion's macros are filled at enqueue
 // time, the click's ({sub1}…, its stored parameters) when the job runs (a read the /postback path does not pay
 // for); the request is a durable job (kind source_postback) so a slow or dead source never touches the response.
-// It subscribes to `conversion.recorded` (and `conversion.updated`, for a change of type): the job is enqueued in the conversion's transaction, and the
-// job loop is woken after the commit, only when a job was enqueued (a claim query per postback otherwise).
+// It subscribes to `conversion.recorded` (and `conversion.updated`, for a change of type) before the commit: the
+// jobs of a transaction's conversions (a postback batch's) are enqueued in it at once, and the job loop is woken
+// after the commit, only when a job was enqueued (a claim query per postback otherwise).
 import type { EventBus } from '../lib/event-bus'
 import { expectSuccess, OutboundError, outboundFetch } from '../lib/outbound'
 import type { JobHandler, JobQueue } from '../context'
@@ -132,28 +133,37 @@ export function subscribeForwarding(deps: { events: EventBus; jobs: JobQueue; al
   // Conversions whose forward job is in their (not yet committed) transaction. A rolled-back one is never
   // committed, so it is never looked up again and simply collected.
   const enqueued = new WeakSet<object>()
-  /** Enqueues the forward of `c` in its transaction (`key` marks it for the wake-up); undefined when there is none to send. */
-  const enqueue = (key: object, c: RecordedConversion, tx: Tx) => {
-    // The type's send_postback is never set for negative types (checked when types are written).
-    if (!c.type.send_postback || !c.sourcePostbackUrl) return
-    const payload: ForwardPayload = {
-      conversion_id: c.id,
-      url: buildForwardUrl(c.sourcePostbackUrl, {
-        clickId: c.clickId, payout: c.revenue, externalId: c.campaignExternalId, status: c.type.slug, transactionId: c.transactionId,
-        currency: c.currency, campaignId: c.campaignId, offerId: c.offerId, sourceId: c.sourceId, landingId: c.landingId,
-      }),
+  /**
+   * Enqueues the forwards of a transaction's conversions (`key` marks each for the wake-up) in one go: on
+   * Postgres one INSERT for a whole postback batch (it was a round trip per postback, one after another),
+   * sent before the rollups, which lock the hot rows only for the COMMIT after them. Undefined when none.
+   */
+  const enqueueAll = (items: ReadonlyArray<readonly [object, RecordedConversion]>, tx: Tx) => {
+    const payloads: ForwardPayload[] = []
+    for (const [key, c] of items) {
+      // The type's send_postback is never set for negative types (checked when types are written).
+      if (!c.type.send_postback || !c.sourcePostbackUrl) continue
+      payloads.push({
+        conversion_id: c.id,
+        url: buildForwardUrl(c.sourcePostbackUrl, {
+          clickId: c.clickId, payout: c.revenue, externalId: c.campaignExternalId, status: c.type.slug, transactionId: c.transactionId,
+          currency: c.currency, campaignId: c.campaignId, offerId: c.offerId, sourceId: c.sourceId, landingId: c.landingId,
+        }),
+      })
+      enqueued.add(key)
     }
-    enqueued.add(key)
-    const id = jobs.enqueue(FORWARD_JOB, payload, { tx })
-    if (id instanceof Promise) return id.then(() => {})
+    if (payloads.length === 0) return
+    const ids = jobs.enqueueMany(FORWARD_JOB, payloads, { tx })
+    if (ids instanceof Promise) return ids.then(() => {})
   }
-  // On Postgres the insert goes through the unit's transaction and is a Promise: returned, the bus awaits it.
-  events.on('conversion.recorded', 'in-transaction', 'postback.forward', (c, tx) => enqueue(c, c, tx))
+  // Before commit, with every conversion of the transaction (a postback batch's): the job commits with its
+  // conversion or not at all. Registered before the reports' rollups (the postback feature is wired first;
+  // test/postback/forward-batch.test.ts pins the order). On Postgres a Promise: the bus awaits it.
+  events.on('conversion.recorded', 'before-commit', 'postback.forward', (cs, tx) => enqueueAll(cs.map((c) => [c, c] as const), tx))
   // A status update (postback_status_updates) forwards only a change of type: lead → sale sends the sale, a
   // pending sale that becomes an approved sale sends no second sale. The URL carries the new type and revenue.
-  events.on('conversion.updated', 'in-transaction', 'postback.forward-update', (u, tx) => {
-    if (u.after.type.slug !== u.before.type.slug) return enqueue(u, u.after, tx)
-  })
+  events.on('conversion.updated', 'before-commit', 'postback.forward-update', (us, tx) =>
+    enqueueAll(us.filter((u) => u.after.type.slug !== u.before.type.slug).map((u) => [u, u.after] as const), tx))
   events.on('conversion.updated', 'after-commit', 'postback.wake-job-loop-update', (u) => {
     if (enqueued.delete(u)) jobs.kick()
   })

@@ -17,9 +17,9 @@ import { kept, settle, type Pending, type Settled } from './batch'
 
 /**
  * Postbacks per transaction. A batch's statements no longer grow with its size, so larger batches cost less
- * CPU per postback (Postgres and svc, measured at 8/16/32); but a postback whose source has a postback URL
- * still enqueues its forward job in a round trip of its own, one after another within the batch, and
- * smaller batches run more of those side by side on the pool. 16 is the middle (docs/performance.md).
+ * CPU per postback (Postgres and svc, measured at 8/16/32); the forward jobs of a batch's conversions go in
+ * one INSERT before the commit (postback/forward.ts). 16 was the middle when each forward still cost a round
+ * trip of its own (docs/performance.md).
  */
 export const MAX_PG_BATCH = 16
 

@@ -235,9 +235,12 @@ describe.skipIf(!avail.ok)('job loop on postgres', () => {
 
       await expect(db!.sql.begin(async (tx) => {
         const unit = events.unit(tx)
-        const r = unit.emit('conversion.recorded', conversion(1))
+        await unit.emit('conversion.recorded', conversion(1))
+        // The forward is enqueued just before the commit (with the batch's other conversions, in one INSERT).
+        const r = events.beforeCommit([unit], tx)
         expect(r).toBeInstanceOf(Promise)
         await r
+        expect((await tx`SELECT count(*)::int AS n FROM jobs`)[0].n).toBe(1)
         throw new Error('roll back')
       })).rejects.toThrow('roll back')
       expect(await store.list({ limit: 10 })).toEqual([])
@@ -246,6 +249,7 @@ describe.skipIf(!avail.ok)('job loop on postgres', () => {
       await db!.sql.begin(async (tx) => {
         unit = events.unit(tx)
         await unit.emit('conversion.recorded', conversion(2))
+        await events.beforeCommit([unit], tx)
       })
       unit.commit() // the after-commit subscriber wakes the loop
       const [job] = await until(async () => {
@@ -255,9 +259,51 @@ describe.skipIf(!avail.ok)('job loop on postgres', () => {
       expect(job).toMatchObject({ kind: FORWARD_JOB, attempts: 1, result: expect.stringMatching(/^HTTP 200 in \d+ ms$/) })
       expect(JSON.parse(job!.payload)).toEqual({ conversion_id: 2, url: `http://127.0.0.1:${listener.port}/pb?c=click2&p=2.5&s=sale` })
       expect(hits).toEqual(['?c=click2&p=2.5&s=sale'])
+
+      // A postback batch's conversions: their forwards go in ONE statement (insertMany) before the commit,
+      // every one with its own payload and id, in order; a conversion whose type does not forward adds none.
+      const statements: string[] = []
+      let units: Unit[] = []
+      await db!.sql.begin(async (tx) => {
+        const spy = new Proxy(tx, {
+          get: (t, k) => (k === 'unsafe' ? (text: string, args: unknown[]) => { statements.push(text); return t.unsafe(text, args as never) } : Reflect.get(t, k)),
+        })
+        units = [3, 4, 5, 6].map(() => events.unit(spy))
+        for (const [i, u] of units.entries()) {
+          const c = conversion(3 + i)
+          await u.emit('conversion.recorded', i === 2 ? ({ ...c, type: { slug: 'lead', send_postback: 0 } } as unknown as RecordedConversion) : c)
+        }
+        await events.beforeCommit(units, spy)
+      })
+      for (const u of units) u.commit()
+      expect(statements.filter((t) => t.startsWith('INSERT INTO jobs'))).toHaveLength(1)
+      const rows = await until(async () => {
+        const r = (await store.list({ limit: 10 })).filter((j) => j.id !== job!.id)
+        return r.length === 3 && r.every((j) => j.status === 'done') ? r : null
+      }, 10_000, 'the three forwards of the batch done')
+      expect(rows.map((j) => JSON.parse(j.payload).conversion_id).sort()).toEqual([3, 4, 6])
+      expect(hits.slice(1).sort()).toEqual(['?c=click3&p=2.5&s=sale', '?c=click4&p=2.5&s=sale', '?c=click6&p=2.5&s=sale'])
     } finally {
       listener.stop(true)
     }
+  }, 30_000)
+
+  test('insertMany: one statement, ids in order, payloads and policy per job; rolled back with its transaction', async () => {
+    const [db] = await instances(1)
+    const store = new PgJobStore(db!)
+    const job = (n: number) => ({ kind: 'k', payload: { n, text: `quote " and \\ and \u0000` }, maxAttempts: 4, section: 'conversions', ref: n === 2 ? 'r2' : null, runAt: 1000 + n, now: 500 })
+    const ids = await store.insertMany([job(1), job(2), job(3)])
+    expect(ids).toHaveLength(3)
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids)
+    const listed = (await store.list({ limit: 10 })).reverse()
+    expect(listed.map((j) => [j.id, JSON.parse(j.payload), j.ref, j.next_run_at, j.max_attempts, j.status])).toEqual(
+      [1, 2, 3].map((n, i) => [ids[i], job(n).payload, n === 2 ? 'r2' : null, 1000 + n, 4, 'pending']))
+    await expect(db!.sql.begin(async (tx) => {
+      await store.insertMany([job(7), job(8)], tx)
+      throw new Error('roll back')
+    })).rejects.toThrow('roll back')
+    expect(await store.list({ limit: 10 })).toHaveLength(3)
+    expect(await store.insertMany([])).toEqual([])
   }, 30_000)
 })
 

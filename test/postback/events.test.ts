@@ -52,9 +52,10 @@ const rollupOf = async (campaignId: number) =>
   (await testDb(s).get<{ n: number }>('SELECT CAST(coalesce(sum(conversions), 0) AS INTEGER) AS n FROM conversion_stats_hourly WHERE campaign_id = $campaignId', { campaignId }))!
 
 describe('conversion.recorded', () => {
-  test('forwarding subscribes in the transaction, the rollup just before the commit, waking the job loop after it', () => {
-    expect(s.ctx.events.subscribers('conversion.recorded', 'in-transaction')).toContain('postback.forward')
-    expect(s.ctx.events.subscribers('conversion.recorded', 'before-commit')).toContain('reports.conversion-rollup')
+  test('forwarding and the rollup run just before the commit (the forwards first: the rollup locks its hot row for the commit only), waking the job loop after it', () => {
+    expect(s.ctx.events.subscribers('conversion.recorded', 'in-transaction')).not.toContain('postback.forward')
+    expect(s.ctx.events.subscribers('conversion.recorded', 'before-commit').slice(0, 2)).toEqual(['postback.forward', 'reports.conversion-rollup'])
+    expect(s.ctx.events.subscribers('conversion.updated', 'before-commit').slice(0, 2)).toEqual(['postback.forward-update', 'reports.conversion-rollup-move'])
     expect(s.ctx.events.subscribers('conversion.recorded', 'after-commit')).toContain('postback.wake-job-loop')
   })
 
