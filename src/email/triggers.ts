@@ -59,30 +59,37 @@ export function subscribeTriggers(deps: {
   const enqueued = new WeakSet<object>()
   /** Whether a conversion enrols its buyer: counted, not negative, not the operator's own click. */
   const fires = (c: RecordedConversion) => c.offerId !== null && c.type.include_in_conversions && !c.type.negative && !c.excluded
-  const enrol = (c: RecordedConversion, tx: Tx) => {
-    if (!fires(c)) return
+  /**
+   * Enqueues the enrolments of a transaction's conversions (a postback batch's) at once, just before the
+   * commit: on Postgres one INSERT for the batch (it was a round trip per conversion, one after another),
+   * registered before the reports' rollup, which locks its hot rows for the COMMIT only.
+   */
+  const enrolAll = (cs: readonly RecordedConversion[], tx: Tx) => {
     // No address and nowhere to look one up: nothing to enrol, so no job either.
-    if (!c.email && !deps.leadEmailOf) return
-    const enqueue = (lists: readonly number[]) => {
-      if (lists.length === 0) return
-      enqueued.add(c)
-      const ids = lists.map((listId) =>
-        jobs.enqueue(ENROL_JOB, { list_id: listId, email: c.email, click_id: c.clickId, conversion_id: c.id }, { tx: tx ?? undefined }))
-      const pending = ids.filter((id): id is Promise<number> => id instanceof Promise)
-      if (pending.length) return Promise.all(pending).then(() => {})
+    const firing = cs.filter((c) => fires(c) && (c.email || deps.leadEmailOf))
+    if (firing.length === 0) return
+    const enqueue = (lists: ReadonlyArray<readonly number[]>) => {
+      const payloads: Array<{ list_id: number; email: string | null; click_id: string; conversion_id: number }> = []
+      firing.forEach((c, i) => {
+        if (lists[i]!.length === 0) return
+        enqueued.add(c)
+        for (const listId of lists[i]!) payloads.push({ list_id: listId, email: c.email, click_id: c.clickId, conversion_id: c.id })
+      })
+      if (payloads.length === 0) return
+      const ids = jobs.enqueueMany(ENROL_JOB, payloads, { tx: tx ?? undefined })
+      if (ids instanceof Promise) return ids.then(() => {})
     }
-    const lists = table.listsFor(c.offerId!)
-    return lists instanceof Promise ? lists.then(enqueue) : enqueue(lists)
+    const lists = firing.map((c) => table.listsFor(c.offerId!))
+    return lists.some((l) => l instanceof Promise) ? Promise.all(lists).then(enqueue) : enqueue(lists as Array<readonly number[]>)
   }
-  events.on('conversion.recorded', 'in-transaction', 'email.trigger-enrol', enrol)
+  events.on('conversion.recorded', 'before-commit', 'email.trigger-enrol', enrolAll)
   events.on('conversion.recorded', 'after-commit', 'email.wake-job-loop', (c) => {
     if (enqueued.delete(c)) jobs.kick()
   })
   // postback_status_updates: a conversion that moves to a type that fires (reject → sale) fires as a new one
   // would; one that already fired (lead → sale) does not enrol the buyer twice.
-  events.on('conversion.updated', 'in-transaction', 'email.trigger-enrol-update', (u, tx) => {
-    if (u.after.type.slug !== u.before.type.slug && !fires(u.before)) return enrol(u.after, tx)
-  })
+  events.on('conversion.updated', 'before-commit', 'email.trigger-enrol-update', (us, tx) =>
+    enrolAll(us.filter((u) => u.after.type.slug !== u.before.type.slug && !fires(u.before)).map((u) => u.after), tx))
   events.on('conversion.updated', 'after-commit', 'email.wake-job-loop-update', (u) => {
     if (enqueued.delete(u.after)) jobs.kick()
   })

@@ -54,8 +54,8 @@ const rollupOf = async (campaignId: number) =>
 describe('conversion.recorded', () => {
   test('forwarding and the rollup run just before the commit (the forwards first: the rollup locks its hot row for the commit only), waking the job loop after it', () => {
     expect(s.ctx.events.subscribers('conversion.recorded', 'in-transaction')).not.toContain('postback.forward')
-    expect(s.ctx.events.subscribers('conversion.recorded', 'before-commit').slice(0, 2)).toEqual(['postback.forward', 'reports.conversion-rollup'])
-    expect(s.ctx.events.subscribers('conversion.updated', 'before-commit').slice(0, 2)).toEqual(['postback.forward-update', 'reports.conversion-rollup-move'])
+    expect(s.ctx.events.subscribers('conversion.recorded', 'before-commit').slice(0, 3)).toEqual(['postback.forward', 'email.trigger-enrol', 'reports.conversion-rollup'])
+    expect(s.ctx.events.subscribers('conversion.updated', 'before-commit').slice(0, 3)).toEqual(['postback.forward-update', 'email.trigger-enrol-update', 'reports.conversion-rollup-move'])
     expect(s.ctx.events.subscribers('conversion.recorded', 'after-commit')).toContain('postback.wake-job-loop')
   })
 
