@@ -19,6 +19,9 @@
 // a postback URL (a listener in this script answering 200), so every conversion also enqueues its forward
 // job and the job loop delivers it behind the load, as with real traffic sources.
 //
+// BENCH_PG_STATEMENTS=1 (with Postgres) ends with each build's ten statements that took Postgres the most time
+// (pg_stat_statements: calls, total ms): how a change moved the database's work, statement by statement.
+//
 // Placement as in `npm run bench`: the servers on core 0, wrk on core 1. The first-started server has
 // been seen to do better than the second even for two copies of one binary, so run it both ways round.
 import { Database } from 'bun:sqlite'
@@ -127,6 +130,20 @@ try {
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
   for (const s of sides) console.log(`${s.label}: p99 per round ${p99[s.label]!.map((x) => x.toFixed(1)).join(' / ')} ms; median ${median(p99[s.label]!).toFixed(1)} ms`)
   if (source) console.log(`forwarded postbacks received by the source: ${forwarded.toLocaleString('en-US')}`)
+  if (cluster && process.env.BENCH_PG_STATEMENTS === '1') {
+    for (const s of sides) {
+      const q = new SQL(`postgres://svc@${cluster.host}:${cluster.port}/svc_ab_${s.label.replace(/\W/g, '_')}`, { max: 1 })
+      try {
+        await q.unsafe('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+        const top = await q.unsafe(`SELECT calls, round(total_exec_time::numeric, 1) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS text
+          FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 10`)
+        console.log(`${s.label}: Postgres' top statements (calls, total ms, statement)`)
+        for (const r of top as Array<{ calls: unknown; ms: unknown; text: string }>) console.log(`  ${r.calls}\t${r.ms}\t${r.text}`)
+      } finally {
+        await q.close()
+      }
+    }
+  }
 } finally {
   source?.stop(true)
   for (const p of procs) await stopGracefully(p)

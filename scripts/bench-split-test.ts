@@ -41,8 +41,8 @@ async function seed(): Promise<{ database: AnyDatabase; done: () => Promise<void
     const t = performance.now()
     db.raw.exec(`INSERT INTO clicks (click_id, campaign_id, offer_id, created_at) SELECT printf('%036d', g), 1, 1 + g % ${OFFERS},
       ${now - span} + g * ${Math.floor(span / CLICKS)} FROM ${gen(CLICKS)}`)
-    db.raw.exec(`INSERT INTO conversions (click_row_id, click_id, campaign_id, offer_id, type, revenue, currency, date, created_at)
-      SELECT id, click_id, 1, offer_id, 'sale', 2, 'USD', created_at + 60000, created_at + 60000 FROM clicks WHERE id % 33 = 0`)
+    db.raw.exec(`INSERT INTO conversions (click_row_id, click_created_at, click_id, campaign_id, offer_id, type, revenue, currency, date, created_at)
+      SELECT id, created_at, click_id, 1, offer_id, 'sale', 2, 'USD', created_at + 60000, created_at + 60000 FROM clicks WHERE id % 33 = 0`)
     console.log(`seeded ${CLICKS} clicks in ${((performance.now() - t) / 1000).toFixed(1)} s (sqlite)`)
     return { database: db as AnyDatabase, done: async () => { db.close(); rmSync(dir, { recursive: true, force: true }) } }
   }
@@ -54,8 +54,8 @@ async function seed(): Promise<{ database: AnyDatabase; done: () => Promise<void
   const t = performance.now()
   await run(`INSERT INTO clicks (click_id, campaign_id, offer_id, created_at) SELECT lpad(g::text, 36, '0'), 1, 1 + g % ${OFFERS},
     ${now - span} + g * ${Math.floor(span / CLICKS)} FROM generate_series(1, ${CLICKS}) g`)
-  await run(`INSERT INTO conversions (click_row_id, click_id, campaign_id, offer_id, type, revenue, currency, date, created_at)
-    SELECT id, click_id, 1, offer_id, 'sale', 2, 'USD', created_at + 60000, created_at + 60000 FROM clicks WHERE id % 33 = 0`)
+  await run(`INSERT INTO conversions (click_row_id, click_created_at, click_id, campaign_id, offer_id, type, revenue, currency, date, created_at)
+    SELECT id, created_at, click_id, 1, offer_id, 'sale', 2, 'USD', created_at + 60000, created_at + 60000 FROM clicks WHERE id % 33 = 0`)
   await run('ANALYZE')
   console.log(`seeded ${CLICKS} clicks in ${((performance.now() - t) / 1000).toFixed(1)} s (postgres)`)
   return { database: db as AnyDatabase, done: () => db.close() }

@@ -280,6 +280,7 @@ async function copyTable(raw: Database['raw'], tx: TransactionSQL, t: TablePlan,
 
   // The rows are copied as they are: no trigger may derive rows from them (the daily rollups would double).
   await tx`ALTER TABLE ${tx(t.name)} DISABLE TRIGGER USER`
+  if (t.name === 'clicks') await clickPartitions(raw, tx)
   if (SEED[t.name]) await tx`DELETE FROM ${tx(t.name)}`
   opts.out(`copying ${t.name}: ${total} rows`)
   let copied = 0
@@ -301,11 +302,24 @@ async function copyTable(raw: Database['raw'], tx: TransactionSQL, t: TablePlan,
   await tx`ALTER TABLE ${tx(t.name)} ENABLE TRIGGER USER`
 }
 
-/** Identity sequences continue after the copied ids: the next row inserted without an id gets max + 1. */
+/**
+ * Postgres clicks are partitioned by UTC day (drizzle-pg/0033): every day the copy brings gets its partition
+ * first, so the rows go to their days rather than all into the default partition.
+ */
+async function clickPartitions(raw: Database['raw'], tx: TransactionSQL) {
+  const days = (raw.prepare('SELECT DISTINCT created_at - created_at % 86400000 AS day FROM clicks').all() as { day: number }[]).map((r) => r.day)
+  if (days.length > 0) await tx.unsafe('SELECT click_days.ensure($1::int8[])', [days])
+}
+
+/**
+ * Identity sequences (and clicks.id's sequence default: a partitioned table has no identity before Postgres 17)
+ * continue after the copied ids: the next row inserted without an id gets max + 1.
+ */
 async function resetSequences(tx: TransactionSQL, plan: TablePlan[]) {
   const identity = await tx`
     SELECT table_name, column_name FROM information_schema.columns
-    WHERE table_schema = current_schema() AND is_identity = 'YES' AND table_name IN ${tx(plan.map((t) => t.name))}`
+    WHERE table_schema = current_schema() AND (is_identity = 'YES' OR column_default LIKE 'nextval(%')
+      AND table_name IN ${tx(plan.map((t) => t.name))}`
   for (const { table_name, column_name } of identity as { table_name: string; column_name: string }[]) {
     await tx`
       SELECT setval(pg_get_serial_sequence(${`"${table_name}"`}, ${column_name}), m)

@@ -20,6 +20,11 @@ import type { BuildColumns } from 'drizzle-orm'
 export interface PgOnly {
   /** Columns only Postgres has, placed after the column `after` (its key); `primaryKey`: they end the composite key too. */
   columns?: { after: string; add: Record<string, pg.PgColumnBuilderBase>; primaryKey?: boolean }
+  /**
+   * The Postgres primary key when it is not the SQLite one (column keys): a partitioned table's key must hold
+   * its partition key (clicks: drizzle-pg/0033). The column keeps its identity-like default, without the key.
+   */
+  primaryKey?: string[]
   /** Indexes only Postgres has (built on the Postgres columns, by key). */
   indexes?: (t: Record<string, pg.PgColumn>) => pg.PgTableExtraConfigValue[]
 }
@@ -83,7 +88,7 @@ interface Builder extends pg.PgColumnBuilderBase {
 }
 
 /** The Postgres type of one SQLite column, with its key, not-null, default and unique (foreign keys: toPg()). */
-function pgColumn(c: SQLiteColumn): Builder {
+function pgColumn(c: SQLiteColumn, ownKey = true): Builder {
   const where = `${getTableConfig(c.table as SQLiteTable).name}.${c.name}`
   if (c.defaultFn || c.onUpdateFn || c.generated) throw new Error(`toPg: ${where}: $defaultFn/$onUpdate/generated columns are not mapped`)
   const b = ((): unknown => {
@@ -102,7 +107,7 @@ function pgColumn(c: SQLiteColumn): Builder {
     }
   })() as Builder
   if (c.primary) {
-    b.primaryKey()
+    if (ownKey) b.primaryKey()
     if ((c as { autoIncrement?: boolean }).autoIncrement) b.generatedByDefaultAsIdentity()
   }
   if (c.notNull) b.notNull()
@@ -139,7 +144,7 @@ export function toPg<S extends Record<string, unknown>>(schema: S): Record<keyof
     const extra = options.pg?.columns
     const columns: Record<string, pg.PgColumnBuilderBase> = {}
     for (const [k, c] of Object.entries(getTableColumns(lite)) as [string, SQLiteColumn][]) {
-      const b = pgColumn(c)
+      const b = pgColumn(c, !options.pg?.primaryKey)
       for (const fk of config.foreignKeys) {
         const ref = fk.reference()
         if (ref.columns.length !== 1) throw new Error(`toPg: ${config.name}: multi-column foreign keys are not mapped`)
@@ -158,6 +163,7 @@ export function toPg<S extends Record<string, unknown>>(schema: S): Record<keyof
       /** A WHERE (a partial index's) with its SQLite columns swapped for the Postgres ones. */
       const rewrite = (s: SQL): SQL => new SQL(s.queryChunks.map((ch) => (is(ch, SQL) ? rewrite(ch) : is(ch, Column) ? own(ch) : ch)))
       return [
+        ...(options.pg?.primaryKey ? [pg.primaryKey({ columns: options.pg.primaryKey.map((k) => (t as Record<string, pg.PgColumn>)[k]!) as [pg.PgColumn, ...pg.PgColumn[]] })] : []),
         ...config.primaryKeys.map((p) => pg.primaryKey({
           name: p.name,
           columns: [...p.columns.map(own), ...(extra?.primaryKey ? Object.keys(extra.add).map((k) => t[k]!) : [])] as [pg.PgColumn, ...pg.PgColumn[]],

@@ -13,19 +13,26 @@
 // In-transaction subscribers write through the transaction itself (job rows): none reads conversions.
 import type { TransactionSQL } from 'bun'
 import { num } from '../db/pg/client'
+import { clickDayRange } from '../tracking'
 import { CLICK_SELECT, PgRecording } from './pg-store'
 import type { ClickForConversion, ConversionRecord, NewConversion, NewHistory, RecordingQueries } from './store'
 
-const PREFETCH_SQL =
-  CLICK_SELECT.replace('SELECT ', "SELECT nextval('conversions_id_seq') AS new_id, ") + 'WHERE c.click_id = ANY($1::text[])'
+/** $2, $3: the days the batch's click ids name (clickDayRange), so only those partitions are probed. */
+export const PREFETCH_SQL =
+  CLICK_SELECT.replace('SELECT ', "SELECT nextval('conversions_id_seq') AS new_id, ") +
+  'WHERE c.click_id = ANY($1::text[]) AND c.created_at >= $2 AND c.created_at < $3'
+const DAY_MS = 86_400_000
+/** A click id naming a day outside this window (an id from before the partitions, see clickDayRange) is looked up alone. */
+const PAST_DAYS = 400
 
 /** One array per column (a fixed parameter count for any number of rows); the ids were drawn by the prefetch. */
 const INSERT_SQL =
   'INSERT INTO conversions (id, click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status, ' +
-  'revenue, currency, cost, transaction_id, email, date, postback_query, created_at) ' +
+  'revenue, currency, cost, transaction_id, email, date, postback_query, created_at, click_created_at) ' +
   'SELECT * FROM unnest($1::int8[], $2::int8[], $3::text[], $4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::text[], $9::int4[], ' +
-  '$10::text[], $11::text[], $12::float8[], $13::text[], $14::float8[], $15::text[], $16::text[], $17::int8[], $18::text[], $19::int8[])'
-const COLUMNS = 19
+  '$10::text[], $11::text[], $12::float8[], $13::text[], $14::float8[], $15::text[], $16::text[], $17::int8[], $18::text[], $19::int8[], ' +
+  '$20::int8[])'
+const COLUMNS = 20
 
 export class PgBatchQueries implements RecordingQueries {
   private readonly direct: PgRecording
@@ -52,13 +59,26 @@ export class PgBatchQueries implements RecordingQueries {
   async prefetch(): Promise<void> {
     const asked = this.asked!
     this.asked = null
-    if (asked.length === 0) return this.release()
+    // The days the ids name, within the partitions that can exist: ids outside go to the lookup one by one.
+    const now = Date.now()
+    let from = Infinity
+    let to = -Infinity
+    const inWindow: string[] = []
+    for (const id of asked) {
+      const day = clickDayRange(id)
+      if (!day || day[0] < now - PAST_DAYS * DAY_MS || day[0] > now + DAY_MS) continue
+      inWindow.push(id)
+      from = Math.min(from, day[0])
+      to = Math.max(to, day[1])
+    }
+    if (inWindow.length === 0) return this.release()
     try {
-      const rows = (await this.tx.unsafe(PREFETCH_SQL, [asked])) as Array<ClickForConversion & { new_id: unknown }>
+      const rows = (await this.tx.unsafe(PREFETCH_SQL, [inWindow, from, to])) as Array<ClickForConversion & { new_id: unknown }>
       for (const r of rows) {
         this.ids.push(num(r.new_id))
         const { new_id: _, ...click } = r
         click.id = num(click.id)
+        click.created_at = num(click.created_at)
         this.clicks.set(click.click_id, click)
       }
       this.ids.sort((a, b) => a - b)
@@ -72,7 +92,8 @@ export class PgBatchQueries implements RecordingQueries {
   findClick(clickId: string): ClickForConversion | null | Promise<ClickForConversion | null> {
     if (this.asked) {
       this.asked.push(clickId)
-      return this.prefetched.then(() => this.cached(clickId))
+      // Not among the batch's rows: a click id from before the partitions (its day is random), or unknown.
+      return this.prefetched.then(() => this.cached(clickId) ?? this.direct.findClick(clickId))
     }
     const c = this.cached(clickId)
     return c ?? this.direct.findClick(clickId)
@@ -88,7 +109,7 @@ export class PgBatchQueries implements RecordingQueries {
     const id = this.ids.shift()
     if (id === undefined) return this.flush().then(() => this.direct.insert(c))
     this.rows.push([id, c.clickRowId, c.clickId, c.campaignId, c.sourceId, c.offerId, c.landingId, c.country ?? null, c.pathId ?? null,
-      c.type, c.status, c.revenue, c.currency, c.cost, c.transactionId, c.email, c.date, c.postbackQuery, c.now])
+      c.type, c.status, c.revenue, c.currency, c.cost, c.transactionId, c.email, c.date, c.postbackQuery, c.now, c.clickCreatedAt])
     return id
   }
 

@@ -7,6 +7,7 @@ import { num, numCols } from '../db/pg/client'
 import { conversions } from '../db/schema'
 import { int8Columns } from '../db/table'
 import { runAsync, type Steps } from '../lib/steps'
+import { clickDayRange } from '../tracking'
 import {
   POSTBACK_ERRORS_KEEP,
   type ClickForConversion,
@@ -23,24 +24,33 @@ const DEDUP_LOCK = 0x70627464 // "pbtd"
 
 /** The click with everything a conversion needs ($1: its click id); also the batch's prefetch (pg-batch-queries.ts). */
 export const CLICK_SELECT =
-  'SELECT c.id, c.click_id, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, c.excluded, ' +
+  'SELECT c.id, c.click_id, c.created_at, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, c.excluded, ' +
   'o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url, ' +
   'cp.external_id AS campaign_external_id, ' +
   "CASE WHEN cp.cost_model = 'revshare' THEN cp.revshare_percent ELSE 0 END AS campaign_revshare " +
   'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +
   'LEFT JOIN campaigns cp ON cp.id = c.campaign_id '
 const CLICK_BY_ID_SQL = CLICK_SELECT + 'WHERE c.click_id = $1'
+/** The same within the UTC day the click id names ($2, $3): one partition, one index probe. */
+const CLICK_IN_DAY_SQL = CLICK_BY_ID_SQL + ' AND c.created_at >= $2 AND c.created_at < $3'
 
 /** The recording queries through one connection, transaction or savepoint handle. */
 export class PgRecording implements RecordingQueries {
   constructor(protected readonly sql: SQL) {}
 
-  // clicks.click_id has a UNIQUE index on Postgres: no click-index indirection as on SQLite.
+  // clicks has a UNIQUE (click_id, created_at) index per day partition on Postgres: the day the click id names
+  // is probed first (one partition), then every partition (ids made before the upgrade or on SQLite).
   async findClick(clickId: string): Promise<ClickForConversion | null> {
-    const rows = await this.sql.unsafe(CLICK_BY_ID_SQL, [clickId])
+    const day = clickDayRange(clickId)
+    return (day && await this.clickIn(CLICK_IN_DAY_SQL, [clickId, day[0], day[1]])) || this.clickIn(CLICK_BY_ID_SQL, [clickId])
+  }
+
+  private async clickIn(text: string, values: unknown[]): Promise<ClickForConversion | null> {
+    const rows = await this.sql.unsafe(text, values)
     const row = rows[0] as ClickForConversion | undefined
     if (!row) return null
     row.id = num(row.id)
+    row.created_at = num(row.created_at)
     return row
   }
 
@@ -89,9 +99,9 @@ export class PgRecording implements RecordingQueries {
 
   async insert(c: NewConversion): Promise<number> {
     const rows = await this.sql`
-      INSERT INTO conversions (click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id, type, status,
-        revenue, currency, cost, transaction_id, email, date, postback_query, created_at)
-      VALUES (${c.clickRowId}, ${c.clickId}, ${c.campaignId}, ${c.sourceId}, ${c.offerId}, ${c.landingId}, ${c.country ?? null},
+      INSERT INTO conversions (click_row_id, click_created_at, click_id, campaign_id, source_id, offer_id, landing_id, country, path_id,
+        type, status, revenue, currency, cost, transaction_id, email, date, postback_query, created_at)
+      VALUES (${c.clickRowId}, ${c.clickCreatedAt}, ${c.clickId}, ${c.campaignId}, ${c.sourceId}, ${c.offerId}, ${c.landingId}, ${c.country ?? null},
         ${c.pathId ?? null}, ${c.type},
         ${c.status}, ${c.revenue}, ${c.currency}, ${c.cost}, ${c.transactionId}, ${c.email}, ${c.date}, ${c.postbackQuery}, ${c.now})
       RETURNING id`

@@ -53,7 +53,9 @@ export function* recordSteps(q: RecordingQueries, unit: Unit, input: ConversionI
     email: input.email, date: input.date,
   }
   const cost = revshareCost(click, input.revenue)
-  const id: number = yield q.insert({ ...attribution, ...facts, type: input.type.slug, cost, postbackQuery: input.postbackQuery ?? null, now: Date.now() })
+  const id: number = yield q.insert({
+    ...attribution, ...facts, type: input.type.slug, cost, postbackQuery: input.postbackQuery ?? null, clickCreatedAt: click.created_at, now: Date.now(),
+  })
   const conversion: RecordedConversion = {
     id, ...attribution, ...facts, type: input.type, excluded: click.excluded === 1, cost,
     sourcePostbackUrl: click.source_postback_url, campaignExternalId: click.campaign_external_id,

@@ -175,13 +175,26 @@ export class ReportQueries {
   async rawConversions(g: Grouping, f: Filters, from: number, to: number, limit: number): Promise<ConversionSumsRow[]> {
     // CROSS JOIN keeps conversions (date index) as SQLite's outer loop: one click lookup per conversion.
     // The condition sits in WHERE: Postgres takes no ON after CROSS JOIN (and plans it as any inner join).
+    // The click's created_at, copied into the conversion, names its day: Postgres (clicks partitioned by day,
+    // docs/postgres.md) probes that one partition per conversion in a nested loop; and whatever join it plans,
+    // the span of the slice's click times (two index-bounded subqueries, known when the statement starts)
+    // leaves out every day partition outside it. SQLite has one clicks table: no span, no extra reads.
     return this.r.all<ConversionSumsRow>(sql`
       SELECT ${keys(g, (d) => rawExpr(d, g, 'v', raw('v.date')))}, v.type AS type, ${CONVERSION_CURRENCY} AS currency,
         count(*) AS conversions, coalesce(sum(v.revenue), 0) AS revenue, coalesce(sum(abs(v.revenue)), 0) AS revenue_abs,
         coalesce(sum(v.cost), 0) AS cost, coalesce(sum(abs(v.cost)), 0) AS cost_abs
       FROM conversions v CROSS JOIN clicks c
-      WHERE c.id = v.click_row_id AND v.date >= ${from} AND v.date < ${to} AND c.excluded = 0${rawFilters(f, 'v')}
+      WHERE c.id = v.click_row_id AND c.created_at = v.click_created_at${this.clickSpan(from, to)}
+        AND v.date >= ${from} AND v.date < ${to} AND c.excluded = 0${rawFilters(f, 'v')}
       GROUP BY ${groupBy(g)}, v.type, ${CONVERSION_CURRENCY} LIMIT ${limit}`)
+  }
+
+  /** Postgres: the click times of the conversions dated in [from, to) bound c.created_at (see rawConversions). */
+  private clickSpan(from: number, to: number): Sql {
+    if (this.db.engine !== 'postgres') return sql``
+    return sql`
+        AND c.created_at >= (SELECT min(s.click_created_at) FROM conversions s WHERE s.date >= ${from} AND s.date < ${to})
+        AND c.created_at <= (SELECT max(s.click_created_at) FROM conversions s WHERE s.date >= ${from} AND s.date < ${to})`
   }
 
   /**

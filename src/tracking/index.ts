@@ -26,6 +26,8 @@ export { clickParams, encodeMacroValue, fillClickMacros } from './template'
 export { newClick, type Click, type ContinuableClick } from './store/click'
 export type { ClickStore, ClickCosts, CostScope } from './store/types'
 export { SUB_COLUMNS, PARAM_NAME } from './store/reprice'
+/** The UTC day a Postgres click id names: probe that day's partition first (store/pg-partitions.ts). */
+export { clickDayRange } from './store/pg-partitions'
 
 export interface TrackingFeature extends Feature {
   /**
@@ -69,7 +71,7 @@ export function trackingFeature(ctx: AppContext, deps: { routes: RoutingSource &
   })
   const tracker = new Tracker(cache, clicks, quality, new ClickEnricher(deps.geo, ctx.config.trustProxy), caps)
   // Raw click retention: the click store deletes click rows older than N days with their click_index
-  // entries. Rollups are never touched (a click is counted when it commits), so reports keep their totals;
+  // entries (SQLite); Postgres drops the day partitions wholly older than N days (docs/postgres.md). Rollups are never touched (a click is counted when it commits), so reports keep their totals;
   // conversions keep the attribution they copied from their click.
   const retention = new Retention(clicks, {
     days: () => ctx.settings.get('raw_click_retention_days'),

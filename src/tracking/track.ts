@@ -100,7 +100,7 @@ export interface Routes {
 export class Tracker {
   constructor(
     private readonly routes: Routes,
-    private readonly clicks: Pick<ClickStore, 'append' | 'amend' | 'find'>,
+    private readonly clicks: Pick<ClickStore, 'append' | 'amend' | 'find' | 'newClickId'>,
     private readonly quality: ClickQuality,
     /** Country, network, connection (the IP data), language; without one a click knows none of them. */
     private readonly enrich: ClickEnricher = new ClickEnricher(null, false),
@@ -182,7 +182,7 @@ export class Tracker {
       if (!c || !route || !onLanding(c, route, landingId)) continue
       if (c.landingId !== landingId) {
         try {
-          await this.clicks.amend({ row: c.row, landingId })
+          await this.clicks.amend({ row: c.row, createdAt: c.createdAt, landingId })
         } catch {
           return UNAVAILABLE
         }
@@ -221,7 +221,7 @@ export class Tracker {
     const route = this.routes.campaign(c.campaignId)
     if (!route || !onLanding(c, route, landingId)) return null
     // Nothing to change (a custom event only needs the click's attribution): no write.
-    if (Object.keys(change).length > 0) await this.clicks.amend({ ...change, row: c.row })
+    if (Object.keys(change).length > 0) await this.clicks.amend({ ...change, row: c.row, createdAt: c.createdAt })
     return { click: c, route }
   }
 
@@ -333,8 +333,8 @@ export class Tracker {
    * stores it. `dry` (the simulator): its time and uniqueness given, nothing counted.
    */
   private newClick(route: CampaignRoute, v: Visitor, dry?: { now: number; unique: boolean }): Click {
-    const clickId = crypto.randomUUID()
     const now = dry ? dry.now : Date.now()
+    const clickId = this.clicks.newClickId?.(now) ?? crypto.randomUUID()
     const s = v.query.subs
     const place = this.enrich.place(v)
     const verdict = this.quality.classify(v, now, place.connection, dry !== undefined)
@@ -371,7 +371,7 @@ export class Tracker {
     if (!moved && !through) return outcome
     // The stored offer/landing left the rotation: record where the visitor really goes, so a later
     // conversion is attributed to it. Committed before the 302, like a new click.
-    const amend: ClickAmend = { row: c.row }
+    const amend: ClickAmend = { row: c.row, createdAt: c.createdAt }
     if (moved) Object.assign(amend, { offerId: offer.id, landingId })
     if (through) amend.clickedAt = Date.now()
     return this.clicks.amend(amend).then(() => outcome, unavailable)

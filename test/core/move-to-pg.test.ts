@@ -173,7 +173,7 @@ describe.skipIf(!pgAvailable().ok)('svc migrate --to postgres://', () => {
     expect(r.out).toMatch(/^vacuumed and analyzed in \d+\.\d s$/m)
     const pg = new SQL(url, { max: 1 })
     try {
-      const [t] = await pg.unsafe("SELECT last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'clicks'")
+      const [t] = await pg.unsafe("SELECT last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'conversions'")
       expect({ vacuumed: t.vacuumed, analyzed: t.analyzed }).toEqual({ vacuumed: true, analyzed: true })
     } finally {
       await pg.close()

@@ -13,7 +13,7 @@ import { ENGINES, openFresh, type OpenedDb } from '../users/pg-engines'
 
 test('int8Columns: the columns the one schema makes bigint on Postgres, for every table', () => {
   expect(int8Columns(schema.jobs)).toEqual(['id', 'next_run_at', 'created_at', 'updated_at'])
-  expect(int8Columns(schema.conversions)).toEqual(['id', 'click_row_id', 'date', 'created_at'])
+  expect(int8Columns(schema.conversions)).toEqual(['id', 'click_row_id', 'click_created_at', 'date', 'created_at'])
   expect(int8Columns(schema.users)).toEqual(['created_at', 'updated_at']) // int4 id
   for (const t of Object.values(pgSchema).filter((x) => is(x, PgTable))) {
     const c = getTableConfig(t as PgTable)

@@ -153,6 +153,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       for (const [i, id] of clicks.entries()) {
         const [row] = await h.rows('SELECT * FROM conversions WHERE click_id = $1', id)
         expect(row).toMatchObject({ revenue: i + 1, type: 'sale', status: 'approved', currency: 'USD' })
+        // The click's created_at travels with the conversion (Postgres finds the click's day partition by it).
+        const [times] = await h.rows('SELECT v.click_created_at AS a, k.created_at AS b FROM conversions v JOIN clicks k ON k.id = v.click_row_id WHERE v.click_id = $1', id)
+        expect(Number(times!.a)).toBe(Number(times!.b))
+        expect(Number(times!.a)).toBeGreaterThan(0)
       }
       if (engine === 'postgres') {
         // MAX_PG_BATCH, MAX_PG_BATCH… and the rest: each transaction holds the postbacks it was given, in turn.

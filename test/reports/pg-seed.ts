@@ -47,6 +47,7 @@ export interface SeedClick {
 export interface SeedConversion {
   id: number
   click_row_id: number
+  click_created_at: number
   click_id: string
   campaign_id: number
   source_id: number | null
@@ -113,7 +114,7 @@ export function makeSeed(nClicks = 400, nConversions = 180): Seed {
     const c = rnd.pick(clicks)
     const date = c.created_at + Math.floor(rnd.next() * 2 * DAY)
     conversions.push({
-      id: i, click_row_id: c.id, click_id: c.click_id, campaign_id: c.campaign_id, source_id: c.source_id,
+      id: i, click_row_id: c.id, click_created_at: c.created_at, click_id: c.click_id, campaign_id: c.campaign_id, source_id: c.source_id,
       // A conversion keeps its own attribution (a later repoint of the click does not move it).
       offer_id: rnd.chance(0.1) ? rnd.pick([1, 2, 3]) : c.offer_id, landing_id: c.landing_id,
       type: rnd.pick(TYPES), status: rnd.pick(['approved', 'pending', null]),
@@ -174,8 +175,8 @@ export function seedSqlite(db: Database, seed: Seed): void {
     )
     for (const c of seed.clicks) click.run({ ...c })
     const conv = raw.prepare(
-      'INSERT INTO conversions (id, click_row_id, click_id, campaign_id, source_id, offer_id, landing_id, type, status, revenue, currency, ' +
-        'transaction_id, date, created_at) VALUES ($id, $click_row_id, $click_id, $campaign_id, $source_id, $offer_id, $landing_id, $type, ' +
+      'INSERT INTO conversions (id, click_row_id, click_created_at, click_id, campaign_id, source_id, offer_id, landing_id, type, status, ' +
+        'revenue, currency, transaction_id, date, created_at) VALUES ($id, $click_row_id, $click_created_at, $click_id, $campaign_id, $source_id, $offer_id, $landing_id, $type, ' +
         '$status, $revenue, $currency, $transaction_id, $date, $created_at)',
     )
     for (const v of seed.conversions) conv.run({ ...v })

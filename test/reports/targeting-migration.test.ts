@@ -53,6 +53,10 @@ async function check(db: Engine): Promise<void> {
   expect(await db.all('SELECT id, country, path_id FROM conversions ORDER BY id')).toEqual([
     { id: 1, country: 'US', path_id: 7 }, { id: 2, country: 'DE', path_id: null }, { id: 3, country: null, path_id: null }, { id: 4, country: 'US', path_id: 7 },
   ])
+  // Later upgrades (drizzle/0035, drizzle-pg/0033) copy the click's created_at into its conversions; 0: click gone.
+  expect(await db.all('SELECT id, click_created_at AS t FROM conversions ORDER BY id')).toEqual([
+    { id: 1, t: H }, { id: 2, t: H + DAY }, { id: 3, t: 0 }, { id: 4, t: H },
+  ])
   const clickCols = 'sum(clicks) AS clicks, sum(unique_clicks) AS uniq, sum(bot_clicks) AS bots, sum(cost) AS cost'
   const hourly = (d: 'country' | 'path', k: string) =>
     db.all(`SELECT hour, ${k} AS k, ${clickCols} FROM click_${d}_hourly GROUP BY hour, ${k} ORDER BY hour, ${k}`)

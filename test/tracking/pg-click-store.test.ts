@@ -102,7 +102,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const found = await e.store.find(clicks[5]!.clickId)
       expect(found).toEqual({
         row: (await e.store.rowOf(clicks[5]!.clickId))!, clickId: clicks[5]!.clickId, campaignId: 1, sourceId: 2, offerId: 3, landingId: 4,
-        botReason: null, landingClickedAt: null, params: clicks[5]!.params, sub1: null, sub2: null, sub3: null, sub4: null, sub5: null, sub6: null, sub7: null, sub8: null, sub9: null, sub10: null, pathId: null,
+        botReason: null, landingClickedAt: null, params: clicks[5]!.params, sub1: null, sub2: null, sub3: null, sub4: null, sub5: null, sub6: null, sub7: null, sub8: null, sub9: null, sub10: null, pathId: null, createdAt: clicks[5]!.createdAt,
       })
       const plain = await e.store.record(clicks[7]!.clickId)
       expect(plain!.excluded).toBe(false)

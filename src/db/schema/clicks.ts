@@ -8,7 +8,7 @@ import { table, bigId, int8, ms } from '../table'
  * which costs 3-4x the rest of the insert. Lookups go through click_index, filled in sorted bulk later.
  * No foreign keys to campaigns/offers/landings on purpose: a click is a historical fact that must be
  * insertable at full speed and must survive edits of the records it points at.
- * Postgres has no click_index: it gets a plain UNIQUE index on click_id instead. Its write path (WAL + shared
+ * Postgres has no click_index: it gets a UNIQUE index on (click_id, created_at) instead (per day partition). Its write path (WAL + shared
  * buffers, group commit by the server) absorbs the random index insert, and the unique constraint catches a
  * duplicate click_id at insert time.
  */
@@ -64,7 +64,11 @@ export const clicks = table('clicks', {
 }, (t) => [
   index('clicks_campaign_created_idx').on(t.campaignId, t.createdAt),
   index('clicks_created_idx').on(t.createdAt),
-], { pg: { indexes: (t) => [pgUniqueIndex('clicks_click_id_idx').on(t.clickId!)] } })
+], {
+  // Postgres: partitioned by UTC day on created_at (drizzle-pg/0033_clicks_by_day.sql; drizzle cannot say so),
+  // and a partitioned table's unique keys must hold created_at; id takes its default from a sequence there.
+  pg: { primaryKey: ['id', 'createdAt'], indexes: (t) => [pgUniqueIndex('clicks_click_id_idx').on(t.clickId!, t.createdAt!)] },
+})
 
 /**
  * click_id → clicks.id, written once per full bucket of 65 536 click rows, in key order, so the index is

@@ -25,6 +25,12 @@ export const statusMap = table('status_map', {
 export const conversions = table('conversions', {
   id: bigId(),
   clickRowId: int8('click_row_id').notNull(),
+  /**
+   * The click's created_at, copied at record time (issue 31): on Postgres clicks are partitioned by day, and a
+   * join by row id that also names the click's time probes one partition instead of every day's.
+   * 0: a conversion recorded before the column existed whose click was already gone.
+   */
+  clickCreatedAt: ms('click_created_at').notNull().default(0),
   clickId: text('click_id').notNull(),
   campaignId: integer('campaign_id').notNull(),
   sourceId: integer('source_id'),

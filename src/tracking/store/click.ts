@@ -74,6 +74,7 @@ export type RollupClick = { [K in Exclude<(typeof ROLLUP_FIELDS)[number], 'exclu
  */
 export const CONTINUE_FIELDS = [
   'clickId', 'campaignId', 'sourceId', 'offerId', 'landingId', 'botReason', 'landingClickedAt', 'params', ...SUB_FIELDS, 'pathId',
+  'createdAt',
 ] as const satisfies readonly ClickField[]
 export type ContinuableClick = Pick<Click, (typeof CONTINUE_FIELDS)[number]> & { row: number }
 

@@ -11,6 +11,8 @@ const MAX_ROWS_PER_INSERT = 64
 /** A change to a stored click, committed with a batch; the click's rollup rows follow it. */
 export interface ClickAmend {
   row: number
+  /** The click's created_at, when the caller knows it: Postgres then finds the row in its day's partition only. */
+  createdAt?: number
   /** Continue to another offer (the stored one left the rotation). */
   offerId?: number
   /** Another landing: the stored one left the rotation, or the visitor is on (or sent a lead from) this one. */

@@ -88,17 +88,17 @@ const SHARD_SQL = Array.from({ length: CLICK_ROLLUP_SHARDS }, (_, i) => shardSql
 export const { rollup: ROLLUP_SQL, country: COUNTRY_SQL, path: PATH_SQL, total: TOTAL_SQL } = SHARD_SQL[0]!
 
 /** The amended clicks' rollup fields, locked in id order (see the lock order above). */
-const LOCK_SQL =
+export const LOCK_SQL =
   'SELECT id, created_at AS "createdAt", campaign_id AS "campaignId", source_id AS "sourceId", offer_id AS "offerId", ' +
   'landing_id AS "landingId", bot_reason AS "botReason", excluded, is_unique AS "isUnique", cost, ' +
   'landing_viewed_at AS "landingViewedAt", landing_clicked_at AS "landingClickedAt", country, path_id AS "pathId" ' +
-  'FROM clicks WHERE id = ANY($1::int8[]) ORDER BY id FOR UPDATE'
+  'FROM clicks WHERE id = ANY($1::int8[]) AND created_at >= $2 AND created_at <= $3 ORDER BY id FOR UPDATE'
 
 const AMEND_SQL =
   'UPDATE clicks c SET offer_id = u.offer_id, landing_id = u.landing_id, bot_reason = u.bot_reason, is_unique = u.is_unique, ' +
   'cost = u.cost, landing_viewed_at = u.viewed, landing_clicked_at = u.clicked ' +
   'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::text[], $5::int4[], $6::float8[], $7::int8[], $8::int8[]) ' +
-  'AS u(id, offer_id, landing_id, bot_reason, is_unique, cost, viewed, clicked) WHERE c.id = u.id'
+  'AS u(id, offer_id, landing_id, bot_reason, is_unique, cost, viewed, clicked) WHERE c.id = u.id AND c.created_at >= $9 AND c.created_at <= $10'
 
 /**
  * One Postgres array literal per column, flags as 0/1: built here in one pass per column instead of handing the
@@ -153,7 +153,8 @@ async function applyAmends(
   tx: SQL, amends: readonly ClickAmend[], deltas: Map<string, RollupDelta>, targeting: TargetingDeltas,
 ): Promise<void> {
   const ids = [...new Set(amends.map((a) => a.row))]
-  const locked = await tx.unsafe(LOCK_SQL, [ids])
+  const [from, to] = createdSpan(amends)
+  const locked = await tx.unsafe(LOCK_SQL, [ids, from, to])
   const before = new Map<number, RollupClick>()
   for (const r of locked as Array<Record<string, unknown>>) {
     before.set(num(r.id), {
@@ -180,7 +181,25 @@ async function applyAmends(
     const row = [id, next.offerId, next.landingId, next.botReason, next.isUnique ? 1 : 0, next.cost, next.landingViewedAt, next.landingClickedAt]
     for (let j = 0; j < 8; j++) cols[j]!.push(row[j])
   }
-  if (cols[0]!.length > 0) await tx.unsafe(AMEND_SQL, cols)
+  if (cols[0]!.length > 0) await tx.unsafe(AMEND_SQL, [...cols, from, to])
+}
+
+/** Widest created_at span: every partition (an amend whose caller did not know its click's time). */
+const ANY_TIME: [number, number] = [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
+
+/**
+ * The amended clicks' created_at span, so that locking and updating them by row id probe only the day partitions
+ * they are in (Postgres prunes a range on the partition key at executor start, even in a generic plan).
+ */
+function createdSpan(amends: readonly ClickAmend[]): [number, number] {
+  let from = Infinity
+  let to = -Infinity
+  for (const a of amends) {
+    if (a.createdAt === undefined) return ANY_TIME
+    from = Math.min(from, a.createdAt)
+    to = Math.max(to, a.createdAt)
+  }
+  return [from, to]
 }
 
 /**

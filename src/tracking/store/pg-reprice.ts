@@ -15,7 +15,10 @@ const FIELDS =
   'landing_id AS "landingId", bot_reason AS "botReason", excluded, is_unique AS "isUnique", cost, ' +
   'landing_viewed_at AS "landingViewedAt", landing_clicked_at AS "landingClickedAt", country, path_id AS "pathId"'
 
-const UPDATE_SQL = 'UPDATE clicks c SET cost = u.cost FROM unnest($1::int8[], $2::float8[]) AS u(id, cost) WHERE c.id = u.id'
+/** By row id within the scope's time ($3, $4): only the scope's day partitions are probed (docs/postgres.md). */
+const UPDATE_SQL =
+  'UPDATE clicks c SET cost = u.cost FROM unnest($1::int8[], $2::float8[]) AS u(id, cost) ' +
+  'WHERE c.id = u.id AND c.created_at >= $3 AND c.created_at < $4'
 
 /** The WHERE of a scope and its values ($1..$n); column names from SUB_COLUMNS only, a parameter's name bound. */
 function where(scope: CostScope): { text: string; values: unknown[] } {
@@ -65,7 +68,7 @@ export function pgClickCosts(sql: SQL): ClickCosts {
           addRollupDeltas(deltas, [{ ...r, cost }], 1, targeting)
         }
         if (ids.length === 0) return rows.length
-        await tx.unsafe(UPDATE_SQL, [ids, costs])
+        await tx.unsafe(UPDATE_SQL, [ids, costs, scope.from, scope.to])
         const statements: Array<[string, unknown[][]]> = [
           [ROLLUP_SQL, rollupArrays(deltas.values())],
           [COUNTRY_SQL, targetingArrays(targeting.country.values())],

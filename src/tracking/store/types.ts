@@ -43,6 +43,11 @@ export interface ClickStore {
    * SQLite folds them a moment after their commit (targeting-fold.ts); Postgres writes them with the click.
    */
   settle(): void
+  /**
+   * A new click's id (a UUID v4) when the engine wants its own (Postgres: the last 16 bits name the day of
+   * `createdAt`, so a lookup probes one day's partition); absent: crypto.randomUUID().
+   */
+  newClickId?(createdAt: number): string
   /** Row id of a committed click; `clickId` must be a lower-case UUID. */
   rowOf(clickId: string): MaybePromise<number | undefined>
   /** What continuing a click needs (attribution, subs, row). */
