@@ -179,9 +179,27 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     for (const d of [days[0]!, days[4]!, days[5]!]) {
       expect({ day: partitionName(d), executed: executed(partitionName(d)) }).toEqual({ day: partitionName(d), executed: false })
     }
-    // And the report itself counts every conversion (the join finds each click).
-    const rows = await ReportQueries.of(db).rawConversions(grouping as never, {}, today, today + DAY_MS, 100)
-    expect(rows.reduce((n, r) => n + Number(r.conversions), 0)).toBe(converting.length)
+    // Each day of the span is its own branch, so no partition outside the span is even planned.
+    expect(plan.filter((l) => / on d\d{8}\b/.test(l)).map((l) => / on (d\d{8})/.exec(l)![1]).filter((p) => ![1, 2, 3].some((i) => p === partitionName(days[i]!))))
+      .toEqual([])
+    // And the report itself counts every conversion (the join finds each click), revenue summed across the days.
+    const total = async () => {
+      const rows = await ReportQueries.of(db).rawConversions(grouping as never, {}, today, today + DAY_MS, 100)
+      return { conversions: rows.reduce((n, r) => n + Number(r.conversions), 0), revenue: rows.reduce((n, r) => n + Number(r.revenue), 0) }
+    }
+    expect(await total()).toEqual({ conversions: converting.length, revenue: converting.length })
+    // A click 40 days older than the rest: more days than the per-day branches take, so one bounded join.
+    const old = click(today - 40 * DAY_MS + 5_000)
+    await ensureDays(db.sql, [old.createdAt])
+    const [oldRow] = await store.import([old])
+    await db.sql`INSERT INTO conversions (click_row_id, click_created_at, click_id, campaign_id, type, revenue, currency, date, created_at)
+      VALUES (${oldRow!}, ${old.createdAt}, ${old.clickId}, 1, 'sale', 2.5, 'USD', ${today + 999}, ${today + 999})`
+    expect(await total()).toEqual({ conversions: converting.length + 1, revenue: converting.length + 2.5 })
+    // A conversion from before the upgrade whose click retention had removed (click_created_at 0) joins nothing
+    // and does not stretch the span to 1970.
+    await db.sql`INSERT INTO conversions (click_row_id, click_created_at, click_id, campaign_id, type, revenue, currency, date, created_at)
+      VALUES (987654321, 0, 'gone', 1, 'sale', 7, 'USD', ${today + 1999}, ${today + 1999})`
+    expect(await total()).toEqual({ conversions: converting.length + 1, revenue: converting.length + 2.5 })
   }, 60_000)
 
   test("amends name their clicks' times: one batch amends clicks of two days, locking only the partitions between (generic plan)", async () => {
