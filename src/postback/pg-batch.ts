@@ -5,7 +5,7 @@
 // every conversion, sent together with the rollups; BEGIN and COMMIT make four round trips per batch
 // whatever its size, where each postback cost two or more of its own before.
 // While one batch awaits its statements, the next turn's postbacks form the next batch, on another pooled
-// connection.
+// connection; at most PG_BATCHES_IN_FLIGHT commit at once, and postbacks arriving meanwhile gather for the next.
 import type { TransactionSQL } from 'bun'
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { PgPostbackStore } from './pg-store'
@@ -16,17 +16,26 @@ import { kept, settle, type Pending, type Settled } from './batch'
 
 
 /**
- * Postbacks per transaction. A batch's statements no longer grow with its size, so larger batches cost less
- * CPU per postback (Postgres and svc, measured at 8/16/32); the forward jobs of a batch's conversions go in
- * one INSERT before the commit (postback/forward.ts). 16 was the middle when each forward still cost a round
- * trip of its own (docs/performance.md).
+ * Postbacks per transaction. A batch's statements do not grow with its size, so larger batches cost less CPU per
+ * postback, in Postgres and in svc (measured at 8/16/32, then 16/32/64 with the batches in flight bounded).
  */
-export const MAX_PG_BATCH = 16
+export const MAX_PG_BATCH = 64
+
+/**
+ * Batches committing at once per instance. Unbounded (a batch per event-loop turn, as many as the pool had
+ * connections), a loaded instance sent batches of 3-4 postbacks, and Postgres spent its CPU starting statements:
+ * bounded to 2, the postbacks that arrive meanwhile wait for a slot and go in the next batch, up to MAX_PG_BATCH.
+ * `npm run bench:ab` on Postgres (docs/performance.md, session 17): /postback 1.9-2.1x, p99 57-76 ms -> 26-37 ms.
+ */
+export const PG_BATCHES_IN_FLIGHT = 2
 
 const STEP_FAILED = Symbol('a postback statement failed')
 
 export class PgPostbackBatcher {
   private pending: Pending[] = []
+  /** Batches committing now (at most PG_BATCHES_IN_FLIGHT). */
+  private running = 0
+  private scheduled = false
 
   constructor(
     private readonly store: PgPostbackStore,
@@ -37,15 +46,28 @@ export class PgPostbackBatcher {
   /** Resolves once the postback's effects are committed; rejects (→ 500) when they could not be. */
   submit(rawQuery: string, ip: string): Promise<PostbackOutcome> {
     return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(this.flush)
+      if (!this.scheduled) {
+        this.scheduled = true
+        setImmediate(this.flush)
+      }
       this.pending.push({ rawQuery, ip, resolve, reject })
     })
   }
 
+  /** At the end of a turn, and whenever a batch finishes: what waits goes out while a slot is free. */
   private readonly flush = (): void => {
-    const all = this.pending
-    this.pending = []
-    for (let i = 0; i < all.length; i += MAX_PG_BATCH) void this.run(all.slice(i, i + MAX_PG_BATCH))
+    this.scheduled = false
+    while (this.pending.length > 0 && this.running < PG_BATCHES_IN_FLIGHT) {
+      const batch = this.pending.splice(0, MAX_PG_BATCH)
+      this.running++
+      // run() settles every postback of its batch itself; should it throw, its postbacks get a 500, none hangs.
+      void this.run(batch).catch((error) => {
+        for (const p of batch) p.reject(error)
+      }).finally(() => {
+        this.running--
+        if (this.pending.length > 0) this.flush()
+      })
+    }
   }
 
   /**

@@ -22,14 +22,16 @@ import {
 /** Namespace of the advisory locks that serialise the duplicate check of one click across instances. */
 const DEDUP_LOCK = 0x70627464 // "pbtd"
 
-/** The click with everything a conversion needs ($1: its click id); also the batch's prefetch (pg-batch-queries.ts). */
-export const CLICK_SELECT =
+/** The click with everything a conversion needs, read from `from` (which names the click row `c`). */
+export const clickSelect = (from: string) =>
   'SELECT c.id, c.click_id, c.created_at, c.campaign_id, c.source_id, c.offer_id, c.landing_id, c.country, c.path_id, c.excluded, ' +
   'o.payout AS offer_payout, o.currency AS offer_currency, s.postback_url AS source_postback_url, ' +
   'cp.external_id AS campaign_external_id, ' +
   "CASE WHEN cp.cost_model = 'revshare' THEN cp.revshare_percent ELSE 0 END AS campaign_revshare " +
-  'FROM clicks c LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ' +
+  `FROM ${from} LEFT JOIN offers o ON o.id = c.offer_id LEFT JOIN sources s ON s.id = c.source_id ` +
   'LEFT JOIN campaigns cp ON cp.id = c.campaign_id '
+/** $1: its click id; also the batch's prefetch (pg-batch-queries.ts). */
+const CLICK_SELECT = clickSelect('clicks c')
 const CLICK_BY_ID_SQL = CLICK_SELECT + 'WHERE c.click_id = $1'
 /** The same within the UTC day the click id names ($2, $3): one partition, one index probe. */
 const CLICK_IN_DAY_SQL = CLICK_BY_ID_SQL + ' AND c.created_at >= $2 AND c.created_at < $3'

@@ -10,7 +10,7 @@ import type { SettingsStore } from '../../src/settings/store'
 import { Aliases } from '../../src/postback/aliases'
 import { ConversionTypes } from '../../src/postback/conversion-types'
 import { ConversionTypesStore } from '../../src/postback/conversion-types-store'
-import { MAX_PG_BATCH, PgPostbackBatcher } from '../../src/postback/pg-batch'
+import { MAX_PG_BATCH, PG_BATCHES_IN_FLIGHT, PgPostbackBatcher } from '../../src/postback/pg-batch'
 import { PgPostbackStore } from '../../src/postback/pg-store'
 import { PgConversionRollup } from '../../src/postback/pg-rollup'
 import { PostbackReceiver, type PostbackOutcome } from '../../src/postback/receive'
@@ -22,6 +22,10 @@ const skip = process.env.SVC_TEST_ENGINE !== 'postgres' || !avail.ok
 let db: PgDatabase
 let batcher: PgPostbackBatcher
 let begins = 0
+/** Transactions of the batcher open now, and the most seen at once. */
+let open = 0
+let mostOpen = 0
+const sizes: number[] = []
 const settings: Record<string, unknown> = { postback_dedup: true, postback_secret: null, postback_ip_allowlist: [] }
 const rows = async (text: string, ...params: unknown[]) => (await db.sql.unsafe(text, params as never[])) as Array<Record<string, unknown>>
 
@@ -38,7 +42,16 @@ beforeAll(async () => {
   events.on('conversion.recorded', 'before-commit', 'test.rollup', (cs, tx) => rollup.addAll(cs as never, tx))
   const store = new PgPostbackStore(db)
   const begin = store.begin.bind(store)
-  store.begin = (fn) => { begins++; return begin(fn) }
+  store.begin = async (fn) => {
+    begins++
+    mostOpen = Math.max(mostOpen, ++open)
+    try {
+      return await begin(fn)
+    } finally {
+      open--
+    }
+  }
+  events.on('conversion.recorded', 'before-commit', 'test.sizes', (cs) => void sizes.push((cs as unknown[]).length))
   batcher = new PgPostbackBatcher(store, events, new PostbackReceiver(s, new Aliases(s), types, null))
   // A conversion insert that fails for one postback (a database error, not a rule): that postback alone gets a 500.
   await rows(`CREATE FUNCTION refuse_conversion() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -148,6 +161,33 @@ describe.skipIf(skip)('Postgres postback batch, set-based path', () => {
     expect(answers.filter((o) => o.kind === 'recorded')).toHaveLength(1)
     expect(answers.filter((o) => o.kind === 'ignored' && o.reason === 'duplicate')).toHaveLength(n - 1)
     expect(Number((await rows('SELECT count(*) AS n FROM conversions WHERE click_id = $1', clickId))[0]!.n)).toBe(1)
+  })
+
+  test(`at most ${PG_BATCHES_IN_FLIGHT} batches commit at once; postbacks arriving meanwhile wait and go together in the next`, async () => {
+    settings.postback_dedup = false
+    try {
+      const { clickId } = await addClick('USD', 5)
+      const submit = () => batcher.submit(`subid=${clickId}&payout=1`, '198.51.100.9')
+      const [b0, s0] = [begins, sizes.length]
+      mostOpen = 0
+      // One turn: more than the slots can take; the rest waits for the first batch to finish.
+      const first = Array.from({ length: MAX_PG_BATCH * PG_BATCHES_IN_FLIGHT + 10 }, submit)
+      // Three later turns while both slots are still committing: they gather into one waiting batch.
+      const later: Array<Promise<PostbackOutcome>> = []
+      for (let turn = 0; turn < 3; turn++) {
+        await new Promise((r) => setImmediate(r))
+        for (let i = 0; i < 5; i++) later.push(submit())
+      }
+      const answers = await Promise.all([...first, ...later])
+      expect(answers.every((o) => o.kind === 'recorded')).toBe(true)
+      expect(mostOpen).toBe(PG_BATCHES_IN_FLIGHT)
+      // The slots' batches, then the 10 left of the first turn with the 15 that came later: one batch.
+      expect(sizes.slice(s0)).toEqual([...Array.from({ length: PG_BATCHES_IN_FLIGHT }, () => MAX_PG_BATCH), 25])
+      expect(begins - b0).toBe(PG_BATCHES_IN_FLIGHT + 1)
+      expect(Number((await rows('SELECT count(*) AS n FROM conversions WHERE click_id = $1', clickId))[0]!.n)).toBe(answers.length)
+    } finally {
+      settings.postback_dedup = true
+    }
   })
 
   test('a recorded answer names its own conversion, even for a click asked for twice in one batch', async () => {

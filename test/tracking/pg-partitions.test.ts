@@ -18,7 +18,7 @@ import { FIND_DAY_SQL, type PgClickStore } from '../../src/tracking/store/pg-cli
 import { AHEAD_DAYS, clickDayRange, DAY_MS, dayOf, dropDaysBefore, ensureDays, ensurePartitions, newPgClickId, partitionName } from '../../src/tracking/store/pg-partitions'
 import { freshPgUrl, onPostgres, pgCluster } from '../helpers/pg'
 import { ReportQueries } from '../../src/reports/queries'
-import { LOCK_SQL } from '../../src/tracking/store/pg-commit'
+import { amendSql, LOCK_SQL } from '../../src/tracking/store/pg-commit'
 import { PREFETCH_SQL } from '../../src/postback/pg-batch-queries'
 import { ANALYZE_AFTER_CLICKS } from '../../src/tracking/store/pg-partitions'
 import { Zone } from '../../src/reports/tz'
@@ -247,10 +247,68 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     const plan = (await db.sql.unsafe(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${PREFETCH_SQL}`, [ids, day, day + DAY_MS]))
       .map((r: Record<string, string>) => Object.values(r)[0]!).join('\n')
     expect(plan).toMatch(/_click_id_created_at_idx/)
-    expect(plan).not.toMatch(/_created_at_idx on/)
+    expect(plan).not.toMatch(/d\d{8}_created_at_idx/)
     expect(plan).toMatch(/rows=16/)
     expect(await analyzed()).toBeGreaterThanOrEqual(0) // readable; the count itself lags (statistics are flushed lazily)
   }, 60_000)
+
+  test('in the GENERIC plan Postgres moves prepared statements to, the batch lookups and amends probe their index, never the whole day', async () => {
+    const { db, store } = await openStore()
+    // A day as it looks a while after midnight: analyzed at its 1000th click, then grown to 21,000.
+    const day = dayOf(Date.now()) + 3 * DAY_MS
+    const part = partitionName(day)
+    await store.import(Array.from({ length: ANALYZE_AFTER_CLICKS }, (_, i) => click(day + i)))
+    await db.sql.unsafe(`ANALYZE click_days.${part}`)
+    const grown = Array.from({ length: 20_000 }, (_, i) => click(day + 10_000 + i))
+    const rows = await store.import(grown)
+    // Bun prepares every statement; after five runs Postgres may plan it once for any parameters, guessing a
+    // `created_at` range at 0.5 % of the day: with `= ANY($1)` that plan read the day through its created_at index.
+    const generic = async (text: string, args: unknown[]) => (await db.sql.begin(async (tx) => {
+      await tx.unsafe('SET LOCAL plan_cache_mode = force_generic_plan')
+      return tx.unsafe(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${text}`, args)
+    })).map((r: Record<string, string>) => Object.values(r)[0]!).join('\n')
+    const sample = [100, 2_000, 7_000, 19_000]
+    const prefetch = await generic(PREFETCH_SQL, [sample.map((i) => grown[i]!.clickId), day, day + DAY_MS])
+    expect(prefetch).toMatch(/_click_id_created_at_idx on/)
+    expect(prefetch).not.toMatch(/d\d{8}_created_at_idx|Seq Scan on d|Rows Removed by Filter/)
+    expect(prefetch).toMatch(/Function Scan on unnest k \(actual rows=4 /)
+    const ids = sample.map((i) => rows[i]!)
+    const lock = await generic(LOCK_SQL, [ids, grown[100]!.createdAt, grown[19_000]!.createdAt])
+    expect(lock).toMatch(/_pkey on/)
+    expect(lock).not.toMatch(/d\d{8}_created_at_idx|Seq Scan on d|Rows Removed by Filter/)
+    expect(lock).toMatch(/LockRows/)
+    const update = amendSql(`click_days.${part}`)
+    expect(update.startsWith(`UPDATE click_days.${part} c `)).toBe(true)
+    const cols = [ids, ids.map(() => 3), ids.map(() => 9), ids.map(() => null), ids.map(() => 1), ids.map(() => 0.5), ids.map(() => null), ids.map(() => null)]
+    let updated = ''
+    // EXPLAIN ANALYZE runs the UPDATE: rolled back by throwing out of the transaction.
+    await db.sql.begin(async (tx) => {
+      await tx.unsafe('SET LOCAL plan_cache_mode = force_generic_plan')
+      const plan = await tx.unsafe(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${update}`, cols)
+      updated = plan.map((r: Record<string, string>) => Object.values(r)[0]!).join('\n')
+      throw new Error('roll back')
+    }).catch((e: Error) => {
+      if (e.message !== 'roll back') throw e
+    })
+    expect(updated).toMatch(/_pkey on/)
+    expect(updated).not.toMatch(/Seq Scan on d|d\d{8}_created_at_idx/)
+    // Anything else is refused as a name: the update goes through the parent, within the amends' span.
+    expect(amendSql('clicks; DROP TABLE clicks')).toStartWith('UPDATE clicks c ')
+    expect(amendSql('click_days.d2026112')).toStartWith('UPDATE clicks c ')
+
+    // And through the store: one batch amends clicks of this day and of the default partition (a day without
+    // a partition), one UPDATE each, every amend applied.
+    const far = click(Date.UTC(2031, 5, 1, 12))
+    const [farRow] = await store.import([far])
+    expect((await partitionsOf(db, [far.clickId]))[far.clickId]).toBe('click_days.clicks_default')
+    await Promise.all([
+      store.amend({ row: farRow!, createdAt: far.createdAt, landingId: 77 }),
+      ...sample.map((i) => store.amend({ row: rows[i]!, createdAt: grown[i]!.createdAt, viewedAt: day + 5 })),
+    ])
+    const after = await db.sql`SELECT id, landing_id, landing_viewed_at FROM clicks WHERE id IN ${db.sql([...ids, farRow!])} ORDER BY id`
+    expect(after.map((r: Record<string, unknown>) => [Number(r.id), Number(r.landing_id), r.landing_viewed_at === null ? null : Number(r.landing_viewed_at)]))
+      .toEqual([...ids.map((id) => [id, 4, day + 5]), [farRow!, 77, null]].sort((a, b) => (a[0] as number) - (b[0] as number)))
+  }, 120_000)
 
   test('retention drops a whole day while clicks arrive: every click commits, the day is gone, other days intact', async () => {
     const { db, store } = await openStore()

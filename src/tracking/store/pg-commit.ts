@@ -1,16 +1,22 @@
-// The SQL side of the Postgres click store's group commit: one transaction per batch, whatever its size.
+// The SQL side of the Postgres click store's group commit: ONE statement per batch, whatever its size.
 //
 // Clicks and rollup deltas are bound as one array per column and expanded by unnest(), so a batch is ONE
 // INSERT with a fixed parameter count (39 arrays, one prepared statement for every batch size) instead of
-// 39 × n parameters that would hit Postgres' 65,535 parameter limit at 1,680 clicks.
+// 39 × n parameters that would hit Postgres' 65,535 parameter limit at 1,680 clicks. The insert and the four
+// rollup upserts are the data-modifying CTEs of one statement (COMMIT_SQL), sent on its own: Postgres runs a
+// lone statement as its own transaction and answers after its commit, so a batch is one round trip. Measured on
+// the 2-core machine (docs/performance.md, session 17): BEGIN, five pipelined statements and COMMIT cost Postgres
+// 1.5-2.0 ms of CPU for a 1-click batch and 2.9-5.5 ms for 64, the one statement 0.4 and 1.5-2.9 ms. A batch
+// with amends runs the lock and the updates first, in a transaction, then the same statement.
 //
 // Lock order, so that two instances committing at once never deadlock: amended click rows (sorted by
-// id, one statement), then the hourly rollup rows in (day, campaign, source, offer, landing, hour) order in one
-// statement, whose row triggers (drizzle-pg/0001) then update the daily rows at the end of that
-// statement, in the same, day-first, order; then the targeting rollup rows (click_country_hourly, then
-// click_path_hourly) likewise, in (day, campaign, country or path, hour) order; last the rows of
-// click_country_total_daily (per day and country, shared by every campaign) in (day, country) order, so that no
-// transaction holds one of them while it waits for a row another transaction holds. New click rows are never contended (fresh ids, UUID click_ids).
+// id, one statement), then, in the one statement, the hourly rollup rows in (day, campaign, source, offer,
+// landing, hour) order, the targeting rollup rows (click_country_hourly, then click_path_hourly) in (day, campaign,
+// country or path, hour) order, the rows of click_country_total_daily (per day and country, shared by every
+// campaign) in (day, country) order, and last the daily rows, which the hourly tables' row triggers
+// (drizzle-pg/0001, 0025) update when the statement ends, in the order their hourly rows were written. So no
+// transaction holds one of them while it waits for a row another transaction holds. New click rows are never
+// contended (fresh ids, UUID click_ids). Every writer of these rows goes through COMMIT_SQL (pg-reprice.ts too).
 // Every rollup row a transaction writes is of its one shard (drizzle-pg/0032; the triggers keep the shard), so the
 // order above holds within a shard and transactions on different shards share no rollup row at all; two on the
 // same shard (two instances, or pg-reprice.ts on shard 0) follow the same order.
@@ -84,21 +90,72 @@ const ADD =
   'landing_views = h.landing_views + excluded.landing_views, landing_clicks = h.landing_clicks + excluded.landing_clicks'
 
 const SHARD_SQL = Array.from({ length: CLICK_ROLLUP_SHARDS }, (_, i) => shardSql(i))
-/** Shard 0's statements: what a write outside the click batches uses (pg-reprice.ts). */
-export const { rollup: ROLLUP_SQL, country: COUNTRY_SQL, path: PATH_SQL, total: TOTAL_SQL } = SHARD_SQL[0]!
 
-/** The amended clicks' rollup fields, locked in id order (see the lock order above). */
+/**
+ * A shard's whole batch in one statement: $1-$39 the click columns, then the hourly rollup (11 arrays), the country
+ * and path rollups and the country totals (9 each). Postgres runs a WITH's data-modifying CTEs that the main query
+ * does not read after it, LAST-LISTED FIRST (ExecPostprocessPlan; test/tracking/pg-commit-order.test.ts pins it), so
+ * they are listed in reverse of the lock order above: the main query reads `ins` (the clicks) first, then the hourly
+ * rows, country, path and totals are written in that order.
+ */
+function commitSql(q: ReturnType<typeof shardSql>): string {
+  let offset = 0
+  const part = (text: string, params: number) => {
+    const out = text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
+    offset += params
+    return out
+  }
+  const ins = part(INSERT_SQL, CLICK_FIELDS.length)
+  const hourly = part(q.rollup, 11)
+  const country = part(q.country, 9)
+  const path = part(q.path, 9)
+  const total = part(q.total, 9)
+  return `WITH total AS (${total}), path AS (${path}), country AS (${country}), hourly AS (${hourly}), ins AS (${ins}) ` +
+    'SELECT id, click_id FROM ins'
+}
+/** Per shard. Exported for the lock-order test. */
+export const COMMIT_SQL = SHARD_SQL.map(commitSql)
+
+/** The arguments of COMMIT_SQL: the clicks' columns, then the rollup deltas' (arrays may be empty). */
+function commitArgs(clicks: readonly Click[], deltas: Map<string, RollupDelta>, targeting: TargetingDeltas): unknown[] {
+  return [
+    ...columnArrays(clicks), ...rollupArrays(deltas.values()), ...targetingArrays(targeting.country.values()),
+    ...targetingArrays(targeting.path.values()), ...targetingArrays(sortedTotals(targeting)),
+  ]
+}
+
+/** Writes rollup deltas (no clicks) through the batch statement of shard 0, in its lock order (pg-reprice.ts). */
+export function writeRollups(tx: SQL, deltas: Map<string, RollupDelta>, targeting: TargetingDeltas): Promise<unknown> {
+  return tx.unsafe(COMMIT_SQL[0]!, commitArgs([], deltas, targeting))
+}
+
+/**
+ * The amended clicks' rollup fields and their partition, locked in id order (see the lock order above): $1 the ids
+ * in ascending order, one LATERAL probe of the primary key each, in that order. Not `id = ANY($1)`: in the generic
+ * plan Postgres moves a prepared statement to, `created_at >= $2 AND created_at <= $3` is guessed at 0.5 % of a
+ * day and that plan read the whole span through the created_at index (see PREFETCH_SQL in postback/pg-batch-queries.ts).
+ */
 export const LOCK_SQL =
-  'SELECT id, created_at AS "createdAt", campaign_id AS "campaignId", source_id AS "sourceId", offer_id AS "offerId", ' +
-  'landing_id AS "landingId", bot_reason AS "botReason", excluded, is_unique AS "isUnique", cost, ' +
-  'landing_viewed_at AS "landingViewedAt", landing_clicked_at AS "landingClickedAt", country, path_id AS "pathId" ' +
-  'FROM clicks WHERE id = ANY($1::int8[]) AND created_at >= $2 AND created_at <= $3 ORDER BY id FOR UPDATE'
+  'SELECT c.id, c.created_at AS "createdAt", c.campaign_id AS "campaignId", c.source_id AS "sourceId", c.offer_id AS "offerId", ' +
+  'c.landing_id AS "landingId", c.bot_reason AS "botReason", c.excluded, c.is_unique AS "isUnique", c.cost, ' +
+  'c.landing_viewed_at AS "landingViewedAt", c.landing_clicked_at AS "landingClickedAt", c.country, c.path_id AS "pathId", c.part ' +
+  'FROM unnest($1::int8[]) AS k(id) CROSS JOIN LATERAL (SELECT *, tableoid::regclass::text AS part FROM clicks ' +
+  'WHERE id = k.id AND created_at >= $2 AND created_at <= $3 LIMIT 1 FOR UPDATE) c'
 
-const AMEND_SQL =
-  'UPDATE clicks c SET offer_id = u.offer_id, landing_id = u.landing_id, bot_reason = u.bot_reason, is_unique = u.is_unique, ' +
+const AMEND_SET =
+  'SET offer_id = u.offer_id, landing_id = u.landing_id, bot_reason = u.bot_reason, is_unique = u.is_unique, ' +
   'cost = u.cost, landing_viewed_at = u.viewed, landing_clicked_at = u.clicked ' +
   'FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::text[], $5::int4[], $6::float8[], $7::int8[], $8::int8[]) ' +
-  'AS u(id, offer_id, landing_id, bot_reason, is_unique, cost, viewed, clicked) WHERE c.id = u.id AND c.created_at >= $9 AND c.created_at <= $10'
+  'AS u(id, offer_id, landing_id, bot_reason, is_unique, cost, viewed, clicked) WHERE c.id = u.id'
+/** A day partition's name as `tableoid::regclass` prints it (pg-partitions.ts names them). */
+const PARTITION = /^click_days\.(?:d\d{8}|clicks_default)$/
+/**
+ * The amends of one partition (named by LOCK_SQL, checked against PARTITION): by primary key, with no time range
+ * for a generic plan to misjudge. Through the parent (any other name) within the amends' span.
+ */
+export const amendSql = (part: string) => PARTITION.test(part)
+  ? `UPDATE ${part} c ${AMEND_SET}`
+  : `UPDATE clicks c ${AMEND_SET} AND c.created_at >= $9 AND c.created_at <= $10`
 
 /**
  * One Postgres array literal per column, flags as 0/1: built here in one pass per column instead of handing the
@@ -152,13 +209,16 @@ export function targetingArrays(deltas: Iterable<TargetingDelta>): unknown[][] {
 async function applyAmends(
   tx: SQL, amends: readonly ClickAmend[], deltas: Map<string, RollupDelta>, targeting: TargetingDeltas,
 ): Promise<void> {
-  const ids = [...new Set(amends.map((a) => a.row))]
+  const ids = [...new Set(amends.map((a) => a.row))].sort((a, b) => a - b)
   const [from, to] = createdSpan(amends)
   const locked = await tx.unsafe(LOCK_SQL, [ids, from, to])
   const before = new Map<number, RollupClick>()
+  const partOf = new Map<number, string>()
   for (const r of locked as Array<Record<string, unknown>>) {
+    const { part, ...click } = r
+    partOf.set(num(r.id), String(part))
     before.set(num(r.id), {
-      ...(r as unknown as RollupClick), createdAt: num(r.createdAt),
+      ...(click as unknown as RollupClick), createdAt: num(r.createdAt),
       landingViewedAt: r.landingViewedAt === null ? null : num(r.landingViewedAt),
       landingClickedAt: r.landingClickedAt === null ? null : num(r.landingClickedAt),
       pathId: r.pathId === null ? null : num(r.pathId),
@@ -175,13 +235,20 @@ async function applyAmends(
     addRollupDeltas(deltas, [next], 1, targeting)
     after.set(a.row, next)
   }
-  const cols: unknown[][] = [[], [], [], [], [], [], [], []]
+  // The changed rows, one UPDATE per partition (a batch's amends are mostly of today), in id order.
+  const byPart = new Map<string, unknown[][]>()
   for (const [id, next] of after) {
     if (next === before.get(id)) continue
+    const part = partOf.get(id)!
+    let cols = byPart.get(part)
+    if (!cols) byPart.set(part, (cols = [[], [], [], [], [], [], [], []]))
     const row = [id, next.offerId, next.landingId, next.botReason, next.isUnique ? 1 : 0, next.cost, next.landingViewedAt, next.landingClickedAt]
     for (let j = 0; j < 8; j++) cols[j]!.push(row[j])
   }
-  if (cols[0]!.length > 0) await tx.unsafe(AMEND_SQL, [...cols, from, to])
+  for (const [part, cols] of byPart) {
+    const sql = amendSql(part)
+    await tx.unsafe(sql, sql.startsWith('UPDATE clicks ') ? [...cols, from, to] : cols)
+  }
 }
 
 /** Widest created_at span: every partition (an amend whose caller did not know its click's time). */
@@ -206,27 +273,17 @@ function createdSpan(amends: readonly ClickAmend[]): [number, number] {
  * Inserts `clicks` and applies `amends` in one transaction, rollups included (on rollup shard `shard`); resolves
  * with the clicks' row ids, in order, once committed. Rejects (and stores nothing) when any part fails.
  */
-export function commitPg(sql: SQL, clicks: readonly Click[], amends: readonly ClickAmend[], shard = 0): Promise<number[]> {
-  const q = SHARD_SQL[shard]
-  if (!q) throw new Error(`click rollup shard out of range: ${shard}`)
+export async function commitPg(sql: SQL, clicks: readonly Click[], amends: readonly ClickAmend[], shard = 0): Promise<number[]> {
+  const text = COMMIT_SQL[shard]
+  if (!text) throw new Error(`click rollup shard out of range: ${shard}`)
+  const deltas = new Map<string, RollupDelta>()
+  const targeting = newTargetingDeltas()
+  addRollupDeltas(deltas, clicks, 1, targeting)
+  // Without amends: the one statement alone, its own transaction (answered once committed).
+  if (amends.length === 0) return rowIds(clicks, await sql.unsafe(text, commitArgs(clicks, deltas, targeting)))
   return sql.begin(async (tx) => {
-    const deltas = new Map<string, RollupDelta>()
-    const targeting = newTargetingDeltas()
-    addRollupDeltas(deltas, clicks, 1, targeting)
-    if (amends.length > 0) await applyAmends(tx as unknown as SQL, amends, deltas, targeting)
-    const rollup = rollupArrays(deltas.values())
-    const countries = targetingArrays(targeting.country.values())
-    const paths = targetingArrays(targeting.path.values())
-    const totals = targetingArrays(sortedTotals(targeting))
-    // The statements are sent at once (pipelined on the transaction's connection), awaited together.
-    const [inserted] = await Promise.all([
-      clicks.length > 0 ? tx.unsafe(INSERT_SQL, columnArrays(clicks)) : Promise.resolve([]),
-      rollup[0]!.length > 0 ? tx.unsafe(q.rollup, rollup) : Promise.resolve([]),
-      countries[0]!.length > 0 ? tx.unsafe(q.country, countries) : Promise.resolve([]),
-      paths[0]!.length > 0 ? tx.unsafe(q.path, paths) : Promise.resolve([]),
-      totals[0]!.length > 0 ? tx.unsafe(q.total, totals) : Promise.resolve([]),
-    ])
-    return rowIds(clicks, inserted as Array<{ id: unknown; click_id: string }>)
+    await applyAmends(tx as unknown as SQL, amends, deltas, targeting)
+    return rowIds(clicks, await tx.unsafe(text, commitArgs(clicks, deltas, targeting)))
   })
 }
 

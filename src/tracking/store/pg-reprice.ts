@@ -6,8 +6,8 @@
 import type { SQL } from 'bun'
 import { num } from '../../db/pg/client'
 import type { RollupClick } from './click'
-import { addRollupDeltas, newTargetingDeltas, sortedTotals, type RollupDelta } from './click-rollup'
-import { COUNTRY_SQL, PATH_SQL, ROLLUP_SQL, TOTAL_SQL, rollupArrays, targetingArrays } from './pg-commit'
+import { addRollupDeltas, newTargetingDeltas, type RollupDelta } from './click-rollup'
+import { writeRollups } from './pg-commit'
 import { SUB_COLUMNS, shareOf, type ClickCosts, type CostScope } from './reprice'
 
 const FIELDS =
@@ -69,13 +69,7 @@ export function pgClickCosts(sql: SQL): ClickCosts {
         }
         if (ids.length === 0) return rows.length
         await tx.unsafe(UPDATE_SQL, [ids, costs, scope.from, scope.to])
-        const statements: Array<[string, unknown[][]]> = [
-          [ROLLUP_SQL, rollupArrays(deltas.values())],
-          [COUNTRY_SQL, targetingArrays(targeting.country.values())],
-          [PATH_SQL, targetingArrays(targeting.path.values())],
-          [TOTAL_SQL, targetingArrays(sortedTotals(targeting))],
-        ]
-        for (const [text, cols] of statements) if (cols[0]!.length > 0) await tx.unsafe(text, cols)
+        await writeRollups(tx as unknown as SQL, deltas, targeting)
         return rows.length
       }),
   }
