@@ -1,5 +1,5 @@
-// Group commit for postbacks on Postgres, with the contract of PostbackBatcher (batch.ts): the postbacks of
-// one event-loop turn share one transaction, each with its own event unit, and each answer is released
+// Group commit for postbacks on Postgres, with the contract of PostbackBatcher (batch.ts): the postbacks that
+// gathered while the batches in flight committed share one transaction, each with its own event unit, and each answer is released
 // after the commit; a postback whose statement fails gets its own 500 (savepoints, see run()). The rules are the receiver's steps(), driven asynchronously.
 // A batch is set-based (pg-batch-queries.ts): one statement looks up every click of the batch, one inserts
 // every conversion, sent together with the rollups; BEGIN and COMMIT make four round trips per batch

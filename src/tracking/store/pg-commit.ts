@@ -245,10 +245,7 @@ async function applyAmends(
     const row = [id, next.offerId, next.landingId, next.botReason, next.isUnique ? 1 : 0, next.cost, next.landingViewedAt, next.landingClickedAt]
     for (let j = 0; j < 8; j++) cols[j]!.push(row[j])
   }
-  for (const [part, cols] of byPart) {
-    const sql = amendSql(part)
-    await tx.unsafe(sql, sql.startsWith('UPDATE clicks ') ? [...cols, from, to] : cols)
-  }
+  for (const [part, cols] of byPart) await tx.unsafe(amendSql(part), PARTITION.test(part) ? cols : [...cols, from, to])
 }
 
 /** Widest created_at span: every partition (an amend whose caller did not know its click's time). */
