@@ -7,6 +7,7 @@
 import type { SQL } from 'bun'
 import type { Tx } from '../db/engine'
 import { numCols, type PgDatabase } from '../db/pg/client'
+import { StatementCollector } from '../db/pg/one-statement'
 import { jobs as jobsTable } from '../db/schema'
 import { int8Columns } from '../db/table'
 import { storeDb, type StoreDb } from '../db/store-db'
@@ -16,11 +17,12 @@ import { INTERRUPTED, type JobFilter, type JobRecord, type JobStore, type NewJob
 /** int8 columns of a jobs row (from the schema): Bun returns them as strings. */
 const INT8 = int8Columns(jobsTable)
 
-const INSERT_MANY_SQL =
+const INSERT_MANY_GATHERED_SQL =
   'INSERT INTO jobs (kind, payload, status, attempts, max_attempts, section, ref, next_run_at, created_at, updated_at) ' +
   "SELECT kind, payload, 'pending', 0, max_attempts, section, ref, run_at, now, now " +
   'FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::int8[], $7::int8[]) ' +
-  'AS j(kind, payload, max_attempts, section, ref, run_at, now) RETURNING id'
+  'AS j(kind, payload, max_attempts, section, ref, run_at, now)'
+const INSERT_MANY_SQL = INSERT_MANY_GATHERED_SQL + ' RETURNING id'
 
 const toRecords = (rows: Record<string, unknown>[]): JobRecord[] => numCols(rows, ...INT8) as unknown as JobRecord[]
 
@@ -47,17 +49,22 @@ export class PgJobStore implements JobStore {
 
   /**
    * One INSERT for every job (a postback batch's forwards): one round trip where insert() per job costs one
-   * each. Through `tx` when given. Ids in the order given (RETURNING follows the unnest's order for a plain
+   * each. Through `tx` when given: a transaction, or the postback batch's StatementCollector, which makes it a
+   * part of the batch's one statement: its rows are written with the batch, so there are no ids to return
+   * ([]). Otherwise the ids in the order given (RETURNING follows the unnest's order for a plain
    * INSERT … SELECT; sorted anyway, as ids are drawn in that order).
    */
   async insertMany(jobs: readonly NewJob[], tx?: Tx): Promise<number[]> {
     if (jobs.length === 0) return []
-    if (jobs.length === 1) return [await this.insert(jobs[0]!, tx)]
-    const q = (tx ?? this.sql) as SQL
-    const rows = await q.unsafe(INSERT_MANY_SQL, [
+    const cols = [
       jobs.map((j) => j.kind), jobs.map((j) => JSON.stringify(j.payload ?? null)), jobs.map((j) => j.maxAttempts),
       jobs.map((j) => j.section), jobs.map((j) => j.ref), jobs.map((j) => j.runAt), jobs.map((j) => j.now),
-    ])
+    ]
+    if ((tx as unknown) instanceof StatementCollector) {
+      void (tx as unknown as StatementCollector).unsafe(INSERT_MANY_GATHERED_SQL, cols)
+      return []
+    }
+    const rows = await ((tx ?? this.sql) as SQL).unsafe(INSERT_MANY_SQL, cols)
     return (rows as Array<{ id: unknown }>).map((r) => Number(r.id)).sort((a, b) => a - b)
   }
 

@@ -3,7 +3,7 @@
 //   - click lookups: every postback of the batch is started up to its first store call (the lookup, for
 //     all but the ignored ones), the click ids asked for are looked up in ONE statement, and each postback
 //     gets its own row from it. Clicks are never written by a postback, so reading them first changes nothing.
-//   - conversion ids: that same statement draws one id of conversions_id_seq per click found, so an insert
+//   - conversion ids: that same statement draws one id of conversions_id_seq per click found (per time asked), so an insert
 //     needs no RETURNING: insert() hands out the next id at once and keeps the row; the kept rows go to the
 //     database in ONE multi-row insert (flush()) before any other statement of this class that could read
 //     or point at them (dedup check, status update, history, error row) and at the end of the batch, before
@@ -13,6 +13,7 @@
 // In-transaction subscribers write through the transaction itself (job rows): none reads conversions.
 import type { TransactionSQL } from 'bun'
 import { num } from '../db/pg/client'
+import { NotCollectable, type StatementCollector } from '../db/pg/one-statement'
 import { clickDayRange } from '../tracking'
 import { clickSelect, PgRecording } from './pg-store'
 import type { ClickForConversion, ConversionRecord, NewConversion, NewHistory, RecordingQueries } from './store'
@@ -41,6 +42,7 @@ const INSERT_SQL =
   '$10::text[], $11::text[], $12::float8[], $13::text[], $14::float8[], $15::text[], $16::text[], $17::int8[], $18::text[], $19::int8[], ' +
   '$20::int8[])'
 const COLUMNS = 20
+const NEXT_ID_SQL = "SELECT nextval('conversions_id_seq') AS id"
 
 export class PgBatchQueries implements RecordingQueries {
   private readonly direct: PgRecording
@@ -54,7 +56,13 @@ export class PgBatchQueries implements RecordingQueries {
   private ids: number[] = []
   private rows: unknown[][] = []
 
-  constructor(private readonly tx: TransactionSQL) {
+  /**
+   * `collector`: the batch's one-statement path (pg-batch.ts): `tx` is then the pool (reads only) and flush()
+   * hands the conversion rows to the collector; a call that needs a transaction (the dedup check, a status
+   * update, an error row) throws NotCollectable and the batch runs again
+   * the ordinary way.
+   */
+  constructor(private readonly tx: TransactionSQL, private readonly collector: StatementCollector | null = null) {
     this.direct = new PgRecording(tx)
     this.prefetched = new Promise<void>((resolve, reject) => {
       this.release = resolve
@@ -71,17 +79,18 @@ export class PgBatchQueries implements RecordingQueries {
     const now = Date.now()
     let from = Infinity
     let to = -Infinity
-    const inWindow = new Set<string>()
+    // With repeats: a click asked for twice (two conversions of it in one batch) gets a row, and an id, each time.
+    const inWindow: string[] = []
     for (const id of asked) {
       const day = clickDayRange(id)
       if (!day || day[0] < now - PAST_DAYS * DAY_MS || day[0] > now + DAY_MS) continue
-      inWindow.add(id)
+      inWindow.push(id)
       from = Math.min(from, day[0])
       to = Math.max(to, day[1])
     }
-    if (inWindow.size === 0) return this.release()
+    if (inWindow.length === 0) return this.release()
     try {
-      const rows = (await this.tx.unsafe(PREFETCH_SQL, [[...inWindow], from, to])) as Array<ClickForConversion & { new_id: unknown }>
+      const rows = (await this.tx.unsafe(PREFETCH_SQL, [inWindow, from, to])) as Array<ClickForConversion & { new_id: unknown }>
       for (const r of rows) {
         this.ids.push(num(r.new_id))
         const { new_id: _, ...click } = r
@@ -113,9 +122,20 @@ export class PgBatchQueries implements RecordingQueries {
     return c ? { ...c } : null
   }
 
+  /** Throws when this batch gathers its writes into one statement: `what` needs the transaction. */
+  private needsTransaction(what: string): void {
+    if (this.collector) throw new NotCollectable(`${what} needs the batch's transaction`)
+  }
+
   insert(c: NewConversion): number | Promise<number> {
     const id = this.ids.shift()
-    if (id === undefined) return this.flush().then(() => this.direct.insert(c))
+    if (id !== undefined) return this.keep(id, c)
+    // A click looked up alone (an id from before the partitions): its conversion's id drawn alone too.
+    if (this.collector) return this.tx.unsafe(NEXT_ID_SQL).then((r) => this.keep(num((r as Array<{ id: unknown }>)[0]!.id), c))
+    return this.flush().then(() => this.direct.insert(c))
+  }
+
+  private keep(id: number, c: NewConversion): number {
     this.rows.push([id, c.clickRowId, c.clickId, c.campaignId, c.sourceId, c.offerId, c.landingId, c.country ?? null, c.pathId ?? null,
       c.type, c.status, c.revenue, c.currency, c.cost, c.transactionId, c.email, c.date, c.postbackQuery, c.now, c.clickCreatedAt])
     return id
@@ -127,30 +147,39 @@ export class PgBatchQueries implements RecordingQueries {
     const cols: unknown[][] = Array.from({ length: COLUMNS }, () => [])
     for (const row of this.rows) for (let j = 0; j < COLUMNS; j++) cols[j]!.push(row[j])
     this.rows = []
+    if (this.collector) {
+      this.collector.first(INSERT_SQL, cols)
+      return Promise.resolve()
+    }
     return this.tx.unsafe(INSERT_SQL, cols).execute().then(() => {})
   }
 
   async duplicateExists(clickRowId: number, transactionId: string): Promise<boolean> {
+    this.needsTransaction('the duplicate check')
     await this.flush()
     return this.direct.duplicateExists(clickRowId, transactionId)
   }
 
   async byTransaction(clickRowId: number, transactionId: string): Promise<ConversionRecord[]> {
+    this.needsTransaction('a status update')
     await this.flush()
     return this.direct.byTransaction(clickRowId, transactionId)
   }
 
   async updateStatus(id: number, type: string, status: string | null, revenue: number, cost: number, query: string | null): Promise<void> {
+    this.needsTransaction('a status update')
     await this.flush()
     return this.direct.updateStatus(id, type, status, revenue, cost, query)
   }
 
   async insertHistory(h: NewHistory): Promise<void> {
+    this.needsTransaction('a status history row')
     await this.flush()
     return this.direct.insertHistory(h)
   }
 
   async recordError(reason: string, clickId: string | null, query: string, ip: string, now: number, conversionId: number | null = null): Promise<void> {
+    this.needsTransaction('an error row')
     if (conversionId !== null) await this.flush()
     return this.direct.recordError(reason, clickId, query, ip, now, conversionId)
   }

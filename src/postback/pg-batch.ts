@@ -1,15 +1,24 @@
 // Group commit for postbacks on Postgres, with the contract of PostbackBatcher (batch.ts): the postbacks that
-// gathered while the batches in flight committed share one transaction, each with its own event unit, and each answer is released
-// after the commit; a postback whose statement fails gets its own 500 (savepoints, see run()). The rules are the receiver's steps(), driven asynchronously.
-// A batch is set-based (pg-batch-queries.ts): one statement looks up every click of the batch, one inserts
-// every conversion, sent together with the rollups; BEGIN and COMMIT make four round trips per batch
-// whatever its size, where each postback cost two or more of its own before.
+// gathered while the batches in flight committed share one commit, each with its own event unit, and each
+// answer is released after the commit. The rules are the receiver's steps(), driven asynchronously.
+// A batch is set-based (pg-batch-queries.ts): one statement looks up every click of the batch (drawing the
+// conversions' ids), then every postback runs on against what it read, and its writes are kept:
+//   1. ONE STATEMENT (the common batch): the conversions' insert and every before-commit write (forward jobs,
+//      e-mail enrolments, the four rollup upserts) gathered by a StatementCollector (db/pg/one-statement.ts)
+//      and sent as one autocommitted statement: two round trips per batch and no BEGIN/COMMIT, which on the
+//      2-core machine cost Postgres more CPU than the rows (docs/performance.md, session 18).
+//   2. A TRANSACTION when a postback needs one: the dedup check and status updates (advisory lock, then a
+//      read), an error row; or when the one statement failed with an error of
+//      the server (nothing committed). BEGIN, the lookup, the insert with the rollups pipelined, COMMIT.
+//   3. One SAVEPOINT per postback when a postback's statement failed in (2), so the failing one alone gets a 500.
 // While one batch awaits its statements, the next turn's postbacks form the next batch, on another pooled
 // connection; at most PG_BATCHES_IN_FLIGHT commit at once, and postbacks arriving meanwhile gather for the next.
 import type { TransactionSQL } from 'bun'
 import type { EventBus, Unit } from '../lib/event-bus'
 import type { PgPostbackStore } from './pg-store'
 import type { PostbackOutcome, PostbackReceiver } from './receive'
+import type { Tx } from '../db/engine'
+import { StatementCollector } from '../db/pg/one-statement'
 import { runAsync, type Steps } from '../lib/steps'
 import { PgBatchQueries } from './pg-batch-queries'
 import { kept, settle, type Pending, type Settled } from './batch'
@@ -30,12 +39,19 @@ export const MAX_PG_BATCH = 64
 export const PG_BATCHES_IN_FLIGHT = 2
 
 const STEP_FAILED = Symbol('a postback statement failed')
+/** The one-statement path did not commit anything: the batch runs in a transaction instead. */
+const NEEDS_TRANSACTION = Symbol('the batch needs a transaction')
+
+/** An error the server answered with: the statement it ended was rolled back (a lost connection says nothing). */
+const fromServer = (e: unknown) => (e as { code?: unknown } | null)?.code === 'ERR_POSTGRES_SERVER_ERROR'
 
 export class PgPostbackBatcher {
   private pending: Pending[] = []
   /** Batches committing now (at most PG_BATCHES_IN_FLIGHT). */
   private running = 0
   private scheduled = false
+  /** Batches committed, by the path they took (see the header). */
+  readonly paths = { oneStatement: 0, transaction: 0, savepoints: 0 }
 
   constructor(
     private readonly store: PgPostbackStore,
@@ -71,16 +87,72 @@ export class PgPostbackBatcher {
   }
 
   /**
-   * First without savepoints, set-based (together()): a postback's statement fails only on a real database
-   * error. When one does, its error aborted the whole transaction, which
-   * rolls back with nothing committed, and the batch runs again, each postback in its own savepoint so the
-   * failing one alone gets a 500. A failed COMMIT (or before-commit phase) is never retried: a commit whose
-   * answer was lost may have happened, and a second run would record the conversions twice.
+   * First as one statement (oneStatement()); when the batch needs a transaction, in one without savepoints,
+   * set-based (together()): a postback's statement fails only on a real database error. When one does, its
+   * error aborted the whole transaction, which rolls back with nothing committed, and the batch runs again,
+   * each postback in its own savepoint so the failing one alone gets a 500. A statement or COMMIT whose
+   * answer was lost is never retried: it may have committed, and a second run would record the conversions twice.
    */
   private async run(batch: Pending[]): Promise<void> {
+    const one = await this.oneStatement(batch)
+    if (one === null) return
+    if (one !== NEEDS_TRANSACTION) {
+      this.paths.oneStatement++
+      return settle(batch, one)
+    }
     let settled = await this.attempt(batch, false)
-    if (settled === STEP_FAILED) settled = await this.attempt(batch, true)
-    if (settled !== STEP_FAILED && settled !== null) settle(batch, settled)
+    let path: keyof typeof this.paths = 'transaction'
+    if (settled === STEP_FAILED) {
+      settled = await this.attempt(batch, true)
+      path = 'savepoints'
+    }
+    if (settled !== STEP_FAILED && settled !== null) {
+      this.paths[path]++
+      settle(batch, settled)
+    }
+  }
+
+  /**
+   * The batch as ONE autocommitted statement: the lookup (on the pool), the steps with every write gathered
+   * (the conversions' rows, then the before-commit subscribers'), one statement. NEEDS_TRANSACTION when a step
+   * or a subscriber needed a transaction or failed before anything was sent, or when the statement failed with
+   * an error of the server (rolled back): nothing committed, the caller runs the batch again in a transaction.
+   * null when the statement's fate is unknown (the connection was lost): every postback rejected (500), as
+   * after a failed COMMIT, never run twice.
+   */
+  private async oneStatement(batch: Pending[]): Promise<Settled[] | typeof NEEDS_TRANSACTION | null> {
+    const collector = new StatementCollector()
+    const tx = collector as unknown as TransactionSQL
+    let settled: Settled[]
+    try {
+      const q = new PgBatchQueries(this.store.pool as TransactionSQL, collector)
+      const runs = batch.map((p) => {
+        const unit = this.events.unit(tx)
+        const steps = this.receiver.steps(p.rawQuery, p.ip, unit, q)
+        const first = steps.next()
+        if (!first.done && first.value instanceof Promise) first.value.catch(() => {})
+        return { unit, steps, first }
+      })
+      await q.prefetch()
+      settled = []
+      for (const r of runs) settled.push({ ok: true, outcome: await runAsync(r.steps, r.first), unit: r.unit })
+      void q.flush()
+      // Gathered writes resolve at once, so this ends when every subscriber has handed over its writes.
+      await this.events.beforeCommit(kept(settled), tx as Tx)
+    } catch {
+      // A write that needs a transaction (NotCollectable), or any failure before anything was sent: the
+      // ordinary path runs the batch again and answers for it.
+      return NEEDS_TRANSACTION
+    }
+    if (collector.refused) return NEEDS_TRANSACTION
+    try {
+      await collector.send(this.store.pool)
+    } catch (error) {
+      if (fromServer(error)) return NEEDS_TRANSACTION
+      for (const p of batch) p.reject(error)
+      return null
+    }
+    return settled
   }
 
   /**

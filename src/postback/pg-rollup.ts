@@ -1,9 +1,12 @@
 // Postgres conversion rollups: the rows of rollup.ts's rollupSums(), written in ONE statement through
 // the conversions' own transaction handle, last before its COMMIT (a before-commit subscriber), so the
 // rollup rows commit or roll back with the conversions and a hot campaign's row is locked only for the
-// commit; transactions side by side take different shards of it (ROLLUP_SHARDS). The plpgsql trigger of drizzle-pg/0001 keeps conversion_stats_daily in step, in the same
-// transaction, and in the same (day-first) order.
+// commit; transactions side by side take different shards of it (ROLLUP_SHARDS). The four upserts are one
+// statement (db/pg/one-statement.ts), or four parts of the postback batch's one statement; the plpgsql row
+// triggers (drizzle-pg/0001, 0025) keep the daily tables in step at its end, in the same transaction.
+import type { SQL } from 'bun'
 import type { Tx } from '../db/engine'
+import { together } from '../db/pg/one-statement'
 import { rollupSums, targetingSums, type RollupConversion } from './rollup'
 
 // Rows bound as one array per column (one prepared statement whatever the count); ORDER BY WITH
@@ -70,10 +73,10 @@ export class PgConversionRollup {
       }
       return [...t, shard]
     }
-    // Pipelined on the transaction's connection, awaited together.
-    await Promise.all([
-      tx.unsafe(UPSERT_SQL, [...cols, shard]), tx.unsafe(COUNTRY_SQL, targeting('country')), tx.unsafe(PATH_SQL, targeting('path')),
-      tx.unsafe(TOTAL_SQL, targeting('countryTotal')),
+    // ONE statement, the four upserts in this order (one-statement.ts), then the hourly tables' daily
+    // triggers: every writer of these rows locks them in that order, the postback batch's statement too.
+    await together(tx as SQL, [
+      [UPSERT_SQL, [...cols, shard]], [COUNTRY_SQL, targeting('country')], [PATH_SQL, targeting('path')], [TOTAL_SQL, targeting('countryTotal')],
     ])
   }
 }

@@ -123,7 +123,8 @@ export class PgRecording implements RecordingQueries {
 }
 
 export class PgPostbackStore extends PgRecording implements PostbackStore {
-  private readonly pool: SQL
+  /** The connection pool (the postback batch's one-statement path reads and writes through it, pg-batch.ts). */
+  readonly pool: SQL
 
   constructor(db: PgDatabase) {
     super(db.sql)
