@@ -37,26 +37,31 @@ test('a tool call prints its JSON answer; what it wrote is what the admin API re
 }, 30_000)
 
 test("refusals are the server's words on stderr with exit 1; usage errors exit 2", async () => {
-  const scope = await call(['create_source', '--url', s.base, '--args', '{"name":"x"}'])
+  // Seven child processes, independent of each other: started together, so the test's time is about one
+  // start-up of the CLI rather than seven in a row (one after another it took 12-17 s, and over 30 s once on
+  // a loaded CI machine).
+  const [scope, invalid, unknown, noToken, badToken, badArgs, noTool] = await Promise.all([
+    call(['create_source', '--url', s.base, '--args', '{"name":"x"}']),
+    call(['create_offer', '--url', s.base, '--args', '{"name":"x","slug":"x","url":"https://x.example/","cap":{"metric":"leads","limit":1}}']),
+    call(['no_such_tool', '--url', s.base]),
+    call(['list_caps', '--url', s.base], {}),
+    call(['list_caps', '--url', s.base], { SVC_TOKEN: 'svc_ap_not-a-token' }),
+    call(['list_caps', '--url', s.base, '--args', '[1]']),
+    call([]),
+  ])
   expect(scope.code).toBe(1)
   expect(scope.out).toBe('')
   expect(scope.err).toContain('sources:write')
-  const invalid = await call(['create_offer', '--url', s.base, '--args', '{"name":"x","slug":"x","url":"https://x.example/","cap":{"metric":"leads","limit":1}}'])
   expect(invalid.code).toBe(1)
   expect(invalid.err).toContain('cap.metric: must be one of clicks, conversions')
-  const unknown = await call(['no_such_tool', '--url', s.base])
   expect(unknown.code).toBe(1)
   expect(unknown.err).toContain('no_such_tool')
-  const noToken = await call(['list_caps', '--url', s.base], {})
   expect(noToken.code).toBe(1)
   expect(noToken.err).toContain('SVC_TOKEN')
-  const badToken = await call(['list_caps', '--url', s.base], { SVC_TOKEN: 'svc_ap_not-a-token' })
   expect(badToken.code).toBe(1)
   expect(badToken.err).toStartWith('error: 401')
-  const badArgs = await call(['list_caps', '--url', s.base, '--args', '[1]'])
   expect(badArgs.code).toBe(2)
   expect(badArgs.err).toContain('--args must be a JSON object')
-  const noTool = await call([])
   expect(noTool.code).toBe(2)
   expect(noTool.err).toContain('missing TOOL')
-}, 30_000)
+}, 60_000)
