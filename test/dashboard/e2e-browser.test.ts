@@ -60,7 +60,9 @@ test('first run → tracking link → offer → postback → report and chart; s
   try {
     const { page, requests, errors } = await watchedPage(context)
     await page.goto(`${s.base}/admin`)
-    await expect(page.getByRole('heading', { name: 'Sign in to svc' }).isVisible()).resolves.toBe(true)
+    // The sign-in form is drawn once the /me probe answers 401, after the page's load event: wait for it
+    // (an isVisible() here raced the probe and failed on a loaded CI machine).
+    await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor()
     // A wrong password: the API's message, no way in.
     await page.getByLabel('Email').fill(OWNER.email)
     await page.getByLabel('Password').fill('not-the-password')
