@@ -126,16 +126,7 @@ export class PgPostbackBatcher {
     let settled: Settled[]
     try {
       const q = new PgBatchQueries(this.store.pool as TransactionSQL, collector)
-      const runs = batch.map((p) => {
-        const unit = this.events.unit(tx)
-        const steps = this.receiver.steps(p.rawQuery, p.ip, unit, q)
-        const first = steps.next()
-        if (!first.done && first.value instanceof Promise) first.value.catch(() => {})
-        return { unit, steps, first }
-      })
-      await q.prefetch()
-      settled = []
-      for (const r of runs) settled.push({ ok: true, outcome: await runAsync(r.steps, r.first), unit: r.unit })
+      settled = await this.runSteps(batch, tx, q)
       void q.flush()
       // Gathered writes resolve at once, so this ends when every subscriber has handed over its writes.
       await this.events.beforeCommit(kept(settled), tx as Tx)
@@ -210,6 +201,15 @@ export class PgPostbackBatcher {
    */
   private async together(batch: Pending[], tx: TransactionSQL): Promise<{ settled: Settled[]; written: Promise<void> }> {
     const q = new PgBatchQueries(tx)
+    const settled = await this.runSteps(batch, tx, q)
+    // Sent now, awaited by the caller after it has sent the rollups too.
+    const written = q.flush()
+    written.catch(() => {})
+    return { settled, written }
+  }
+
+  /** Every postback runs to its first store call, the batch's clicks are read in one statement, then each runs on in turn. */
+  private async runSteps(batch: Pending[], tx: TransactionSQL, q: PgBatchQueries): Promise<Settled[]> {
     const runs = batch.map((p) => {
       const unit = this.events.unit(tx)
       const steps = this.receiver.steps(p.rawQuery, p.ip, unit, q)
@@ -221,10 +221,7 @@ export class PgPostbackBatcher {
     await q.prefetch()
     const settled: Settled[] = []
     for (const r of runs) settled.push({ ok: true, outcome: await runAsync(r.steps, r.first), unit: r.unit })
-    // Sent now, awaited by the caller after it has sent the rollups too.
-    const written = q.flush()
-    written.catch(() => {})
-    return { settled, written }
+    return settled
   }
 
   /** The rerun after a failure: each postback in its own savepoint, so the failing one alone gets a 500. */
