@@ -24,6 +24,7 @@
 //   BENCH_PG_SECONDS (5)        seconds per measured round      BENCH_PG_ROUNDS (3)   rounds per case
 //   BENCH_PG_STORE_SECONDS (3)  seconds per click-store round   BENCH_PG_CORE (1)     Postgres' core
 //   BENCH_PG_STRICT=1           exit 1 when a target FAILs too (default: only on wrong row counts / statuses)
+//   BENCH_PG_OPTS="-c k=v …"    more options for the throwaway cluster (an experiment; printed with the figures)
 // Defaults take about 3-4 minutes (203 s on this 2-core machine under load). Figures: .bench/results-pg.json.
 //
 // The cluster is a throwaway one (scripts/bench/pg-cluster.ts) with fsync, synchronous_commit and
@@ -433,7 +434,7 @@ export async function benchPg(): Promise<{ rows: PgRow[]; results: Record<string
   console.log(
     `\nPostgres beside SQLite, one run: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency (two instances: two wrk -c${CONNECTIONS / 2} at once); ` +
       `${canPin ? `svc on core 0, Postgres on core ${PG_CORE}, wrk on core 1 except in (p2) where it is on core 0 so that Postgres has its core alone` : 'not pinned'}; ` +
-      `bun ${Bun.version}; svc: ${svc.label}; PostgreSQL ${st.postgres} with fsync and synchronous_commit ON; medians of ${ROUNDS} rounds.\n` +
+      `bun ${Bun.version}; svc: ${svc.label}; PostgreSQL ${st.postgres} with fsync and synchronous_commit ON${process.env.BENCH_PG_OPTS ? ` and ${process.env.BENCH_PG_OPTS}` : ''}; medians of ${ROUNDS} rounds.\n` +
       'This machine is shared and noisy: compare the ratios, not absolute figures across runs. CPU: cores used by svc / Postgres / wrk; cores busy (all processes).\n',
   )
   printPgTable(rows)
