@@ -37,7 +37,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fmtCpu, measureCpu, type CpuUse } from './bench/cpu'
 import { freePort, killAll, runWrk, spawn, stopGracefully, svcCommand, waitHttp, type WrkResult } from './bench/lib'
-import { pgAvailable, startBenchCluster, type BenchCluster } from './bench/pg-cluster'
+import { EXTRA_OPTIONS, pgAvailable, startBenchCluster, type BenchCluster } from './bench/pg-cluster'
 
 const ROOT = resolve(import.meta.dir, '..')
 const SECONDS = Number(process.env.BENCH_PG_SECONDS ?? 5)
@@ -434,7 +434,7 @@ export async function benchPg(): Promise<{ rows: PgRow[]; results: Record<string
   console.log(
     `\nPostgres beside SQLite, one run: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency (two instances: two wrk -c${CONNECTIONS / 2} at once); ` +
       `${canPin ? `svc on core 0, Postgres on core ${PG_CORE}, wrk on core 1 except in (p2) where it is on core 0 so that Postgres has its core alone` : 'not pinned'}; ` +
-      `bun ${Bun.version}; svc: ${svc.label}; PostgreSQL ${st.postgres} with fsync and synchronous_commit ON${process.env.BENCH_PG_OPTS ? ` and ${process.env.BENCH_PG_OPTS}` : ''}; medians of ${ROUNDS} rounds.\n` +
+      `bun ${Bun.version}; svc: ${svc.label}; PostgreSQL ${st.postgres} with fsync and synchronous_commit ON${EXTRA_OPTIONS ? ` and ${EXTRA_OPTIONS}` : ''}; medians of ${ROUNDS} rounds.\n` +
       'This machine is shared and noisy: compare the ratios, not absolute figures across runs. CPU: cores used by svc / Postgres / wrk; cores busy (all processes).\n',
   )
   printPgTable(rows)

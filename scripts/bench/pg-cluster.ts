@@ -15,7 +15,7 @@ export { pgAvailable }
 /** BENCH_PG_STATEMENTS=1: pg_stat_statements loaded, for benches that print where Postgres spent its time. */
 const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1' ? ' -c shared_preload_libraries=pg_stat_statements' : ''
 /** BENCH_PG_OPTS: more server options (`-c name=value …`) for an experiment; durability is checked after start all the same. */
-const EXTRA = process.env.BENCH_PG_OPTS ? ` ${process.env.BENCH_PG_OPTS}` : ''
+export const EXTRA_OPTIONS = process.env.BENCH_PG_OPTS ?? ''
 
 export interface BenchCluster {
   host: string
@@ -75,7 +75,7 @@ export async function startBenchCluster(pin: string[]): Promise<BenchCluster> {
     if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout).trim()}`)
     const host = '127.0.0.1'
     const port = await freePort()
-    const opts = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=on -c synchronous_commit=on -c full_page_writes=on${STATEMENTS}${EXTRA}`
+    const opts = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=on -c synchronous_commit=on -c full_page_writes=on${STATEMENTS}${EXTRA_OPTIONS ? ` ${EXTRA_OPTIONS}` : ''}`
     const started = run([join(bin, 'pg_ctl'), '-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start'])
     if (started.status !== 0) {
       const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : ''
