@@ -123,6 +123,8 @@ export class CapBook {
   private readonly scratch: Array<CapRule | null | undefined> = []
   private readonly left = new Set<number>()
   private timer: ReturnType<typeof setInterval> | null = null
+  /** stop() ran: a lease granted from now on goes straight back. */
+  private stopped = false
 
   constructor(private readonly ledger: CapLedger, private readonly now: () => number = Date.now) {}
 
@@ -136,6 +138,10 @@ export class CapBook {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
+    this.stopped = true
+    // A lease asked for by the last click (refill() runs ahead, while a slot is left) may still be on its way:
+    // wait for it, or its slots would stay granted after the shutdown and the cap be reached early.
+    await Promise.allSettled([...this.counters.values()].map((c) => c.loading))
     await Promise.allSettled([...this.counters.values()].map((c) => this.returnLease(c)))
   }
 
@@ -331,9 +337,9 @@ export class CapBook {
     const want = Math.max(1, Math.min(LEASE_MAX, Math.floor(left / 8)))
     c.loading = this.ledger.grant!(rule.key, period.key, want, rule.limit).then(({ granted, total }) => {
       c.loading = null
-      if (c.period !== period) {
-        if (granted > 0) void this.ledger.release!(rule.key, period.key, granted)
-        return
+      if (c.period !== period || this.stopped) {
+        // Returned as part of `loading`, so that stop() waiting on it waits for the release too.
+        return granted > 0 ? this.ledger.release!(rule.key, period.key, granted).catch(() => {}) : undefined
       }
       c.clicks = total
       c.lease += granted

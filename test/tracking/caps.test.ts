@@ -4,7 +4,8 @@
 // keeps the count (SQLite: committed with the clicks), and on Postgres two instances together never exceed a
 // click cap (leases granted by one conditional UPDATE).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { get, startServer, type TestServer } from '../helpers/server'
+import { SQL } from 'bun'
+import { engineEnv, get, startServer, type TestServer } from '../helpers/server'
 import { onPostgres } from '../helpers/pg'
 import { SERVER_TIMEOUT_MS } from './seed'
 import { createCapLedger } from '../../src/tracking/store/cap-ledger'
@@ -185,6 +186,38 @@ describe('durability', () => {
     await s.login()
     const seen = await tally(c.slug, 5)
     expect(seen['kept.offer.example']).toBe(1)
+  }, SERVER_TIMEOUT_MS)
+
+  // The lease of the next slot is asked for while a slot is left (refill runs ahead of the clicks). A shutdown
+  // right after a click used to leave that request on its way: the slot was granted after the instance stopped,
+  // never used, and the cap reached one click early after the restart (a flaky CI run found it).
+  test.skipIf(!onPostgres)('Postgres: a lease still on its way at shutdown is waited for and given back', async () => {
+    const dir = s.dataDir
+    const late = await offer('late', { cap: { metric: 'clicks', limit: 4 } })
+    const c = await campaign({ offers: [{ offer_id: late, weight: 10000 }, { offer_id: offers.other, weight: 1 }] })
+    expect((await tally(c.slug, 2))['late.offer.example']).toBe(2)
+    await Bun.sleep(300) // the third slot's lease, asked for by the second click, is granted
+    const db = new SQL((await engineEnv(dir)).SVC_DATABASE_URL!, { max: 1 })
+    const lock = await db.reserve()
+    let stopping: Promise<unknown> = Promise.resolve()
+    try {
+      // Every grant now waits: the third click uses the slot it has, and its lease of the fourth waits here.
+      await lock`BEGIN`
+      await lock`LOCK TABLE cap_counters IN EXCLUSIVE MODE`
+      expect(await where(c.slug)).toBe('late.offer.example')
+      stopping = s.stop()
+      await Bun.sleep(300)
+      await lock`COMMIT`
+    } finally {
+      lock.release()
+    }
+    await stopping
+    const [row] = await db`SELECT clicks FROM cap_counters WHERE cap = ${`o${late}`}`
+    await db.close()
+    expect(row.clicks).toBe(3)
+    s = await startServer({ SVC_TRUST_PROXY: '1' }, dir)
+    await s.login()
+    expect((await tally(c.slug, 5))['late.offer.example']).toBe(1)
   }, SERVER_TIMEOUT_MS)
 })
 
