@@ -123,6 +123,8 @@ export class CapBook {
   private readonly scratch: Array<CapRule | null | undefined> = []
   private readonly left = new Set<number>()
   private timer: ReturnType<typeof setInterval> | null = null
+  /** Releases sent and not answered yet (an idle lease, a period that ended). */
+  private readonly releasing = new Set<Promise<void>>()
   /** stop() ran: a lease granted from now on goes straight back. */
   private stopped = false
 
@@ -143,6 +145,7 @@ export class CapBook {
     // wait for it, or its slots would stay granted after the shutdown and the cap be reached early.
     await Promise.allSettled([...this.counters.values()].map((c) => c.loading))
     await Promise.allSettled([...this.counters.values()].map((c) => this.returnLease(c)))
+    await Promise.allSettled([...this.releasing])
   }
 
   /**
@@ -339,7 +342,7 @@ export class CapBook {
       c.loading = null
       if (c.period !== period || this.stopped) {
         // Returned as part of `loading`, so that stop() waiting on it waits for the release too.
-        return granted > 0 ? this.ledger.release!(rule.key, period.key, granted).catch(() => {}) : undefined
+        return granted > 0 ? this.release(rule.key, period.key, granted) : undefined
       }
       c.clicks = total
       c.lease += granted
@@ -356,11 +359,18 @@ export class CapBook {
     log.error('caps: counting a cap failed (treated as reached until the next try)', { cap: c.rule.key, error: String(err) })
   }
 
-  private async returnLease(c: Counter): Promise<void> {
-    if (!this.ledger.release || c.lease <= 0) return
+  /** Gives back the counter's unused slots; stop() waits for every release still on its way. */
+  private returnLease(c: Counter): Promise<void> {
+    if (!this.ledger.release || c.lease <= 0) return Promise.resolve()
     const n = c.lease
     c.lease = 0
-    await this.ledger.release(c.rule.key, c.period.key, n).catch(() => {})
+    return this.release(c.rule.key, c.period.key, n)
+  }
+
+  private release(cap: string, period: string, n: number): Promise<void> {
+    const done = this.ledger.release!(cap, period, n).catch(() => {}).finally(() => this.releasing.delete(done))
+    this.releasing.add(done)
+    return done
   }
 
   private tick(): void {
