@@ -11,7 +11,7 @@ import { IP_DATA, VERSION } from '../../src/version'
 import { loadConfig } from '../../src/config'
 
 // Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
-setDefaultTimeout(30_000)
+setDefaultTimeout(60_000) // CLI child processes: several times slower on a loaded CI machine
 
 let dir: string
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'svc-cli-')) })

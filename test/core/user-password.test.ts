@@ -7,7 +7,7 @@ import { SVC, svc } from '../helpers/cli'
 import { redactUrl } from '../../src/db/pg/client'
 
 // Each test runs svc as child processes (about 0.5 s each alone, several times that on a loaded machine).
-setDefaultTimeout(30_000)
+setDefaultTimeout(60_000) // CLI child processes: several times slower on a loaded CI machine
 
 let s: TestServer
 // Behind a "proxy", so each login below comes from its own address and the login limiter stays out of the way.
