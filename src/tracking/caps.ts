@@ -125,8 +125,6 @@ export class CapBook {
   private timer: ReturnType<typeof setInterval> | null = null
   /** Releases sent and not answered yet (an idle lease, a period that ended). */
   private readonly releasing = new Set<Promise<void>>()
-  /** stop() ran: a lease granted from now on goes straight back. */
-  private stopped = false
 
   constructor(private readonly ledger: CapLedger, private readonly now: () => number = Date.now) {}
 
@@ -140,9 +138,9 @@ export class CapBook {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
-    this.stopped = true
     // A lease asked for by the last click (refill() runs ahead, while a slot is left) may still be on its way:
-    // wait for it, or its slots would stay granted after the shutdown and the cap be reached early.
+    // wait for it, so that its slots are in the lease returned below (else they would stay granted after the
+    // shutdown and the cap be reached early).
     await Promise.allSettled([...this.counters.values()].map((c) => c.loading))
     await Promise.allSettled([...this.counters.values()].map((c) => this.returnLease(c)))
     await Promise.allSettled([...this.releasing])
@@ -340,9 +338,9 @@ export class CapBook {
     const want = Math.max(1, Math.min(LEASE_MAX, Math.floor(left / 8)))
     c.loading = this.ledger.grant!(rule.key, period.key, want, rule.limit).then(({ granted, total }) => {
       c.loading = null
-      if (c.period !== period || this.stopped) {
-        // Returned as part of `loading`, so that stop() waiting on it waits for the release too.
-        return granted > 0 ? this.release(rule.key, period.key, granted) : undefined
+      if (c.period !== period) {
+        if (granted > 0) void this.release(rule.key, period.key, granted) // stop() waits on `releasing`
+        return
       }
       c.clicks = total
       c.lease += granted
