@@ -40,7 +40,7 @@ const CLICK_IN_DAY_SQL = CLICK_BY_ID_SQL + ' AND c.created_at >= $2 AND c.create
 export class PgRecording implements RecordingQueries {
   constructor(protected readonly sql: SQL) {}
 
-  // clicks has a UNIQUE (click_id, created_at) index per day partition on Postgres: the day the click id names
+  // clicks has a hash index on click_id per day partition on Postgres (drizzle-pg/0034): the day the click id names
   // is probed first (one partition), then every partition (ids made before the upgrade or on SQLite).
   async findClick(clickId: string): Promise<ClickForConversion | null> {
     const day = clickDayRange(clickId)

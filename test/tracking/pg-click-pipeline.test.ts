@@ -142,11 +142,12 @@ describe.skipIf(!onPostgres)('Postgres click pipeline: the store', () => {
   test('a failing batch rejects only its own clicks; the batches beside it commit', async () => {
     const sizes: number[] = []
     const store = new PgClickStore(db, new EventBus(), { inFlight: 3, onBatch: (s) => sizes.push(s.clicks) })
-    const taken = click()
-    await store.append(taken)
-    // Three batches, one per turn, in flight together; the middle one repeats a click_id (unique violation).
+    const warm = click() // a batch of its own first (sizes.slice(1) below)
+    await store.append(warm)
+    // Three batches, one per turn, in flight together; the middle one holds a click without a campaign (clicks and
+    // the rollups have campaign_id NOT NULL: the server refuses its one statement).
     const first = Array.from({ length: 30 }, () => click())
-    const bad = [click({ clickId: taken.clickId }), ...Array.from({ length: 9 }, () => click())]
+    const bad = [click({ campaignId: null as unknown as number }), ...Array.from({ length: 9 }, () => click())]
     const last = Array.from({ length: 30 }, () => click())
     const p1 = first.map((c) => store.append(c))
     await turn()

@@ -131,7 +131,7 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     // As the store sends it (parameters), with a custom plan and with the generic plan a prepared statement gets.
     const custom = await db.sql.unsafe(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${FIND_DAY_SQL}`, [target.clickId, range[0], range[1]])
     expect(scanned(custom)).toEqual([partitionName(range[0])])
-    expect(custom.map((r: Record<string, string>) => Object.values(r)[0]).join('\n')).toMatch(/Index Scan using d\d{8}_click_id_created_at_idx/)
+    expect(custom.map((r: Record<string, string>) => Object.values(r)[0]).join('\n')).toMatch(/Index Scan using d\d{8}_click_id_idx/)
     const generic = await db.sql.begin(async (tx) => {
       await tx.unsafe('SET LOCAL plan_cache_mode = force_generic_plan')
       return tx.unsafe(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${FIND_DAY_SQL}`, [target.clickId, range[0], range[1]])
@@ -226,7 +226,7 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     expect(scanned.sort()).toEqual([days[3]!, days[2]!, days[1]!].map(partitionName))
   }, 30_000)
 
-  test("a new day is analyzed by the instance at its 1000th click: the postback prefetch then probes (click_id, created_at), not the day's created_at index", async () => {
+  test("a new day is analyzed by the instance at its 1000th click: the postback prefetch then probes the click_id index, not the day's created_at index", async () => {
     const { db, store } = await openStore()
     // A day ahead: a partition made empty by the migration, as every new day starts at midnight.
     const day = dayOf(Date.now()) + 2 * DAY_MS
@@ -246,7 +246,7 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     const ids = more.slice(100, 116).map((c) => c.clickId)
     const plan = (await db.sql.unsafe(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${PREFETCH_SQL}`, [ids, day, day + DAY_MS]))
       .map((r: Record<string, string>) => Object.values(r)[0]!).join('\n')
-    expect(plan).toMatch(/_click_id_created_at_idx/)
+    expect(plan).toMatch(/_click_id_idx/)
     expect(plan).not.toMatch(/d\d{8}_created_at_idx/)
     expect(plan).toMatch(/rows=16/)
     expect(await analyzed()).toBeGreaterThanOrEqual(0) // readable; the count itself lags (statistics are flushed lazily)
@@ -269,7 +269,7 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     })).map((r: Record<string, string>) => Object.values(r)[0]!).join('\n')
     const sample = [100, 2_000, 7_000, 19_000]
     const prefetch = await generic(PREFETCH_SQL, [sample.map((i) => grown[i]!.clickId), day, day + DAY_MS])
-    expect(prefetch).toMatch(/_click_id_created_at_idx on/)
+    expect(prefetch).toMatch(/_click_id_idx on/)
     expect(prefetch).not.toMatch(/d\d{8}_created_at_idx|Seq Scan on d|Rows Removed by Filter/)
     expect(prefetch).toMatch(/Function Scan on unnest k \(actual rows=4 /)
     const ids = sample.map((i) => rows[i]!)
@@ -388,7 +388,7 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     expect(await store.rowOf(c.clickId)).toBeGreaterThan(0)
   }, 30_000)
 
-  test('upgrade from the unpartitioned table (0032) with data: same rows, ids and click ids, each in its day; lookups work; new ids go above', async () => {
+  test('upgrade from the unpartitioned table (0032) with data: same rows, ids and click ids, each in its day; lookups work (a hash index per day); new ids go above', async () => {
     // A database migrated up to 0032 only: the journal and files without 0033, bookkept as migratePg does.
     const dir = mkdtempSync(join(tmpdir(), 'svc-mig-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
@@ -447,5 +447,16 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     expect((await db.sql`SELECT to_regclass('public.clicks_v0') AS t`)[0].t).toBeNull()
     const keys = await db.sql`SELECT conname FROM pg_constraint WHERE conrelid = 'public.clicks'::regclass AND contype = 'p'`
     expect(keys.map((k: { conname: string }) => k.conname)).toEqual(['clicks_id_created_at_pk'])
+    // 0034: the click-id index of the parent and of every partition (the upgraded days, those made ahead, the
+    // default one) is a hash index on click_id alone.
+    const methods = await db.sql`
+      SELECT i.relname AS name, am.amname AS method, pg_get_indexdef(i.oid) AS def FROM pg_index x
+      JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam JOIN pg_class t ON t.oid = x.indrelid
+      WHERE (t.oid = 'public.clicks'::regclass OR t.relnamespace = 'click_days'::regnamespace) AND i.relname LIKE '%click_id%'`
+    expect(methods.length).toBe(1 + (await db.sql`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'public.clicks'::regclass`)[0].n)
+    for (const m of methods as Array<{ name: string; method: string; def: string }>) {
+      expect({ name: m.name, method: m.method }).toEqual({ name: m.name, method: 'hash' })
+      expect(m.def).toMatch(/USING hash \(click_id\)$/)
+    }
   }, 60_000)
 })

@@ -1,5 +1,5 @@
 // The Postgres click store. Several svc instances share the database, so nothing about clicks is kept in
-// process memory beyond the batch being gathered: lookups go through the (click_id, created_at) index of the
+// process memory beyond the batch being gathered: lookups go through the click_id hash index of the
 // click's day partition (pg-partitions.ts; no tail, no buckets), and a click one instance committed is
 // findable from every other at once.
 //

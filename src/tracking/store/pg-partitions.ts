@@ -5,7 +5,7 @@
 //
 // Click ids stay UUID v4 (the HTTP contract says so), but on Postgres the last 16 of their random bits are the
 // click's UTC day (days since 1970, good until 2149; 106 random bits remain): newPgClickId. A lookup by click id
-// thus names its day: `click_id = $1 AND created_at >= day AND < day + 1` probes the (click_id, created_at)
+// thus names its day: `click_id = $1 AND created_at >= day AND < day + 1` probes the click_id hash
 // index of ONE partition. An id made otherwise (clicks made before the upgrade, moved from SQLite, whose click
 // index keys on the first 32 random bits and keeps plain random ids, or imported) names a random day: that probe
 // finds nothing (usually no partition at all, only the default one) and the lookup falls back to
@@ -48,7 +48,7 @@ export function clickDayRange(clickId: string): [number, number] | null {
  * Clicks of a day this instance commits before it ANALYZEs the day's partition itself. A new day starts with no
  * statistics, and until autovacuum analyzes it (up to a minute later, longer on a busy server) the planner
  * reads "created_at in this day" as a handful of rows and scans the day's created_at index for every lookup
- * by click id instead of probing (click_id, created_at) once (measured: 10.6 ms instead of 0.3 ms for a batch
+ * by click id instead of probing the click_id index once (measured: 10.6 ms instead of 0.3 ms for a batch
  * of 16 ids over 19k clicks). Statistics taken from the first thousand rows put the whole day in range: enough.
  */
 export const ANALYZE_AFTER_CLICKS = 1000
