@@ -10,7 +10,7 @@
 // count; the figures are still from a shared VM: compare the two columns, not runs.
 // Usage: bun scripts/bench-pg-click-id.ts   (BENCH_ROWS=5000000 to vary)
 import { SQL } from 'bun'
-import { readFileSync } from 'node:fs'
+import { totalCpuSeconds } from './bench/cpu'
 import { startBenchCluster } from './bench/pg-cluster'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000)
@@ -20,16 +20,8 @@ const BATCHES = 300
 const LOOKUPS = 5000
 
 const cluster = await startBenchCluster([])
-/** CPU seconds the cluster's processes used so far (utime + stime + reaped children's). */
-const cpu = () => cluster.pids().reduce((sum, pid) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return sum + (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100
-  } catch {
-    return sum
-  }
-}, 0)
+/** CPU seconds the cluster's processes used so far (postmaster, backends, reaped children). */
+const cpu = () => totalCpuSeconds(cluster.pids())
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]!
 
 const KINDS = {

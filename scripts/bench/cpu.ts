@@ -21,6 +21,9 @@ function cpuSeconds(pids: readonly number[]): Map<number, number> {
   return out
 }
 
+/** CPU seconds the processes used so far, summed (their reaped children's included, see cpuSeconds). */
+export const totalCpuSeconds = (pids: readonly number[]): number => [...cpuSeconds(pids).values()].reduce((a, b) => a + b, 0)
+
 /** [busy, total] jiffies per core from /proc/stat. */
 function coreTimes(): Array<[number, number]> {
   const out: Array<[number, number]> = []
@@ -49,7 +52,7 @@ export interface CpuUse {
  */
 export function measureCpu(groups: Record<string, () => number[]>): () => CpuUse {
   const t0 = performance.now()
-  const start = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]))
+  const start = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, totalCpuSeconds(f())]))
   const cores0 = coreTimes()
   return () => {
     const wall = (performance.now() - t0) / 1000
@@ -57,8 +60,7 @@ export function measureCpu(groups: Record<string, () => number[]>): () => CpuUse
     const out: CpuUse = { groups: {}, cores: cores1.map(([b, t], i) => (b - cores0[i]![0]) / Math.max(1, t - cores0[i]![1])) }
     for (const [k, f] of Object.entries(groups)) {
       // Totals, not per process: a backend that exited moved its whole time into the postmaster's cutime.
-      const total = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0)
-      out.groups[k] = (total(cpuSeconds(f())) - total(start[k]!)) / wall
+      out.groups[k] = (totalCpuSeconds(f()) - start[k]!) / wall
     }
     return out
   }
