@@ -7,6 +7,7 @@
 import type { SQL } from 'bun'
 import type { Tx } from '../db/engine'
 import { numCols, type PgDatabase } from '../db/pg/client'
+import { withArrayLiterals } from '../db/pg/array-literal'
 import { StatementCollector } from '../db/pg/one-statement'
 import { jobs as jobsTable } from '../db/schema'
 import { int8Columns } from '../db/table'
@@ -64,7 +65,7 @@ export class PgJobStore implements JobStore {
       void (tx as unknown as StatementCollector).unsafe(INSERT_MANY_GATHERED_SQL, cols)
       return []
     }
-    const rows = await ((tx ?? this.sql) as SQL).unsafe(INSERT_MANY_SQL, cols)
+    const rows = await ((tx ?? this.sql) as SQL).unsafe(INSERT_MANY_SQL, withArrayLiterals(cols))
     return (rows as Array<{ id: unknown }>).map((r) => Number(r.id)).sort((a, b) => a - b)
   }
 

@@ -13,6 +13,7 @@
 // In-transaction subscribers write through the transaction itself (job rows): none reads conversions.
 import type { TransactionSQL } from 'bun'
 import { num } from '../db/pg/client'
+import { withArrayLiterals } from '../db/pg/array-literal'
 import { NotCollectable, type StatementCollector } from '../db/pg/one-statement'
 import { clickDayRange } from '../tracking'
 import { clickSelect, PgRecording } from './pg-store'
@@ -90,7 +91,7 @@ export class PgBatchQueries implements RecordingQueries {
     }
     if (inWindow.length === 0) return this.release()
     try {
-      const rows = (await this.tx.unsafe(PREFETCH_SQL, [inWindow, from, to])) as Array<ClickForConversion & { new_id: unknown }>
+      const rows = (await this.tx.unsafe(PREFETCH_SQL, withArrayLiterals([inWindow, from, to]))) as Array<ClickForConversion & { new_id: unknown }>
       for (const r of rows) {
         this.ids.push(num(r.new_id))
         const { new_id: _, ...click } = r
@@ -151,7 +152,7 @@ export class PgBatchQueries implements RecordingQueries {
       this.collector.first(INSERT_SQL, cols)
       return Promise.resolve()
     }
-    return this.tx.unsafe(INSERT_SQL, cols).execute().then(() => {})
+    return this.tx.unsafe(INSERT_SQL, withArrayLiterals(cols)).execute().then(() => {})
   }
 
   async duplicateExists(clickRowId: number, transactionId: string): Promise<boolean> {

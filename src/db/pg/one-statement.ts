@@ -11,6 +11,7 @@
 // statement, after every part. No part sees another's rows, no row may be written by two parts, and no part
 // may return rows (RETURNING): a gathered write has no result to give back.
 import type { SQL } from 'bun'
+import { withArrayLiterals } from './array-literal'
 
 /** One write: its SQL (parameters $1…$n) and its parameters. */
 export type Part = readonly [sql: string, params: readonly unknown[]]
@@ -40,11 +41,14 @@ function build(sqls: readonly string[]): string {
   return b
 }
 
-/** Sends `parts` as one statement through `q` (a transaction; a pooled handle commits it alone), in this order. */
+/**
+ * Sends `parts` as one statement through `q` (a transaction; a pooled handle commits it alone), in this order.
+ * Every part casts its array parameters (`$n::type[]`), so they go as svc-built array literals (array-literal.ts).
+ */
 export async function sendTogether(q: SQL, parts: readonly Part[]): Promise<void> {
   if (parts.length === 0) return
-  if (parts.length === 1) await q.unsafe(parts[0]![0], parts[0]![1] as unknown[])
-  else await q.unsafe(build(parts.map((p) => p[0])), parts.flatMap((p) => p[1] as unknown[]))
+  if (parts.length === 1) await q.unsafe(parts[0]![0], withArrayLiterals(parts[0]![1]))
+  else await q.unsafe(build(parts.map((p) => p[0])), withArrayLiterals(parts.flatMap((p) => p[1] as unknown[])))
 }
 
 /** Thrown when a write cannot be gathered (not through unsafe(), returns rows, or comes after seal()). */

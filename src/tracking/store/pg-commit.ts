@@ -22,6 +22,7 @@
 // same shard (two instances, or pg-reprice.ts on shard 0) follow the same order.
 import type { SQL } from 'bun'
 import { num } from '../../db/pg/client'
+import { arrayLiteral, withArrayLiterals } from '../../db/pg/array-literal'
 import { CLICK_COLUMNS, CLICK_FIELDS, type Click, type ClickField, type RollupClick } from './click'
 import { addRollupDeltas, newTargetingDeltas, sortedTotals, type RollupDelta, type TargetingDelta, type TargetingDeltas } from './click-rollup'
 import { amended, type ClickAmend } from './commit'
@@ -118,10 +119,10 @@ export const COMMIT_SQL = SHARD_SQL.map(commitSql)
 
 /** The arguments of COMMIT_SQL: the clicks' columns, then the rollup deltas' (arrays may be empty). */
 function commitArgs(clicks: readonly Click[], deltas: Map<string, RollupDelta>, targeting: TargetingDeltas): unknown[] {
-  return [
+  return withArrayLiterals([
     ...columnArrays(clicks), ...rollupArrays(deltas.values()), ...targetingArrays(targeting.country.values()),
     ...targetingArrays(targeting.path.values()), ...targetingArrays(sortedTotals(targeting)),
-  ]
+  ])
 }
 
 /** Writes rollup deltas (no clicks) through the batch statement of shard 0, in its lock order (pg-reprice.ts). */
@@ -158,32 +159,12 @@ export const amendSql = (part: string) => PARTITION.test(part)
   : `UPDATE clicks c ${AMEND_SET} AND c.created_at >= $9 AND c.created_at <= $10`
 
 /**
- * One Postgres array literal per column, flags as 0/1: built here in one pass per column instead of handing the
- * driver JS arrays, whose generic per-element encoder was a quarter of the svc process' CPU in the click store
- * bench (Bun SQL's arrayLiteral/quoteElement). Text elements are always quoted, `\` and `"` escaped (the array
- * literal rules); numbers go as JS prints them. (Visitor values arrive without NULs: see lib/nul.ts.)
+ * One Postgres array literal per column (db/pg/array-literal.ts: svc's one-pass encoding instead of the driver's
+ * per-element one); flags go as 1/0 into their int4 columns.
  */
-function columnArrays(clicks: readonly Click[]): string[] {
-  return CLICK_FIELDS.map((f) => {
-    const flag = f === 'excluded' || f === 'isUnique'
-    const text = !PG_TYPE[f]
-    let out = '{'
-    for (let i = 0; i < clicks.length; i++) {
-      const v = clicks[i]![f]
-      if (i > 0) out += ','
-      if (flag) out += v ? '1' : '0'
-      else if (v === null || v === undefined) out += 'NULL'
-      else if (!text) out += String(v)
-      else {
-        const str = String(v)
-        out += '"' + (ESCAPE.test(str) ? str.replace(ESCAPE_ALL, '\\$&') : str) + '"'
-      }
-    }
-    return out + '}'
-  })
+function columnArrays(clicks: readonly Click[]): unknown[] {
+  return CLICK_FIELDS.map((f) => arrayLiteral(clicks, (c) => c[f]) ?? clicks.map((c) => c[f]))
 }
-const ESCAPE = /["\\]/
-const ESCAPE_ALL = /["\\]/g
 
 export function rollupArrays(deltas: Iterable<RollupDelta>): unknown[][] {
   const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []]
