@@ -43,9 +43,10 @@ function runAs(): string | null {
 
 /**
  * `pin`: a taskset prefix (['taskset', '-c', '1'] or []). pg_ctl forks the postmaster, which forks one
- * backend per connection: they all inherit the CPU affinity.
+ * backend per connection: they all inherit the CPU affinity. `extraOptions`: more server options (`-c name=value …`),
+ * BENCH_PG_OPTS unless given.
  */
-export async function startBenchCluster(pin: string[]): Promise<BenchCluster> {
+export async function startBenchCluster(pin: string[], extraOptions = EXTRA_OPTIONS): Promise<BenchCluster> {
   const avail = pgAvailable()
   if (!avail.ok) throw new Error(avail.why)
   const bin = avail.bin
@@ -75,7 +76,7 @@ export async function startBenchCluster(pin: string[]): Promise<BenchCluster> {
     if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout).trim()}`)
     const host = '127.0.0.1'
     const port = await freePort()
-    const opts = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=on -c synchronous_commit=on -c full_page_writes=on${STATEMENTS}${EXTRA_OPTIONS ? ` ${EXTRA_OPTIONS}` : ''}`
+    const opts = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=on -c synchronous_commit=on -c full_page_writes=on${STATEMENTS}${extraOptions ? ` ${extraOptions}` : ''}`
     const started = run([join(bin, 'pg_ctl'), '-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start'])
     if (started.status !== 0) {
       const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : ''
