@@ -140,7 +140,7 @@ export async function benchPg(): Promise<{ rows: PgRow[]; results: Record<string
     cluster = await startBenchCluster(PIN_PG)
     const pg = cluster
     const s = pg.settings
-    const durability = `fsync=${s.fsync}, synchronous_commit=${s.synchronous_commit}, full_page_writes=${s.full_page_writes}, wal_sync_method=${s.wal_sync_method}, shared_buffers=${s.shared_buffers}`
+    const durability = `fsync=${s.fsync}, synchronous_commit=${s.synchronous_commit}, full_page_writes=${s.full_page_writes}, wal_sync_method=${s.wal_sync_method}, shared_buffers=${s.shared_buffers}, huge pages ${s.huge_pages_in_use === 'yes' ? 'in use' : 'not in use'}`
     console.log(`     PostgreSQL ${pg.version}; ${durability} (durable: every commit waits for its WAL flush)`)
     const pgUrl = await pg.createDatabase('svc_bench')
     pgSql = new SQL(pgUrl, { max: 1 })

@@ -41,6 +41,17 @@ function runAs(): string | null {
   throw new Error('running as root and neither a "postgres" nor a "nobody" user exists to run initdb as')
 }
 
+/** Huge pages in use or reserved on this machine (Linux), 0 where /proc/meminfo does not say. */
+function hugePagesTaken(): number {
+  try {
+    const m = readFileSync('/proc/meminfo', 'utf8')
+    const n = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(m)?.[1] ?? 0)
+    return n('HugePages_Total') - n('HugePages_Free') + n('HugePages_Rsvd')
+  } catch {
+    return 0
+  }
+}
+
 /**
  * `pin`: a taskset prefix (['taskset', '-c', '1'] or []). pg_ctl forks the postmaster, which forks one
  * backend per connection: they all inherit the CPU affinity. `extraOptions`: more server options (`-c name=value …`),
@@ -76,6 +87,7 @@ export async function startBenchCluster(pin: string[], extraOptions = EXTRA_OPTI
     if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout).trim()}`)
     const host = '127.0.0.1'
     const port = await freePort()
+    const takenBefore = hugePagesTaken()
     const opts = `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=on -c synchronous_commit=on -c full_page_writes=on${STATEMENTS}${extraOptions ? ` ${extraOptions}` : ''}`
     const started = run([join(bin, 'pg_ctl'), '-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start'])
     if (started.status !== 0) {
@@ -96,6 +108,9 @@ export async function startBenchCluster(pin: string[], extraOptions = EXTRA_OPTI
     } finally {
       await admin.close()
     }
+    // Whether the server's shared memory took huge pages (Postgres' default `try` uses them when the kernel has
+    // some reserved, vm.nr_hugepages): they change its CPU per statement on a VM (docs/postgres-tuning.md).
+    settings.huge_pages_in_use = hugePagesTaken() > takenBefore ? 'yes' : 'no'
     if (settings.fsync !== 'on' || settings.synchronous_commit !== 'on') {
       throw new Error(`the bench cluster is not durable: fsync=${settings.fsync} synchronous_commit=${settings.synchronous_commit}`)
     }
