@@ -10,22 +10,17 @@
 // timing a 25,000-row index range scan twice. The `on` case needs huge pages reserved by the kernel
 // (`sysctl -w vm.nr_hugepages=150` as root covers the default 128 MB of shared_buffers); without them it is
 // skipped and says so.
-import { readFileSync } from 'node:fs'
 import { SQL } from 'bun'
-import { startBenchCluster } from './bench/pg-cluster'
+import { hugePages, startBenchCluster } from './bench/pg-cluster'
 
 const CONNECTIONS = Number(process.env.BENCH_FRESH_CONNECTIONS ?? 8)
 const SCAN = 'SELECT device, count(*) AS n FROM t WHERE created_at >= $1 AND created_at < $2 GROUP BY device'
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
 
-const hugePagesFree = (): number => {
-  const m = /HugePages_Free:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))
-  return m ? Number(m[1]) : 0
-}
 
-async function measure(hugePages: 'off' | 'on'): Promise<{ first: number; second: number } | null> {
-  if (hugePages === 'on' && hugePagesFree() < 70) return null
-  const cluster = await startBenchCluster(['taskset', '-c', '1'], `-c huge_pages=${hugePages}`)
+async function measure(mode: 'off' | 'on'): Promise<{ first: number; second: number } | null> {
+  if (mode === 'on' && hugePages().free - hugePages().reserved < 70) return null
+  const cluster = await startBenchCluster(['taskset', '-c', '1'], `-c huge_pages=${mode}`)
   try {
     const url = await cluster.createDatabase('fresh')
     const setup = new SQL(url, { max: 1 })

@@ -41,15 +41,20 @@ function runAs(): string | null {
   throw new Error('running as root and neither a "postgres" nor a "nobody" user exists to run initdb as')
 }
 
-/** Huge pages in use or reserved on this machine (Linux), 0 where /proc/meminfo does not say. */
-function hugePagesTaken(): number {
+/** This machine's huge pages (Linux /proc/meminfo; all 0 where it does not say). */
+export function hugePages(): { total: number; free: number; reserved: number } {
+  let m = ''
   try {
-    const m = readFileSync('/proc/meminfo', 'utf8')
-    const n = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(m)?.[1] ?? 0)
-    return n('HugePages_Total') - n('HugePages_Free') + n('HugePages_Rsvd')
-  } catch {
-    return 0
-  }
+    m = readFileSync('/proc/meminfo', 'utf8')
+  } catch {}
+  const n = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(m)?.[1] ?? 0)
+  return { total: n('HugePages_Total'), free: n('HugePages_Free'), reserved: n('HugePages_Rsvd') }
+}
+
+/** Huge pages in use or reserved by some process. */
+function hugePagesTaken(): number {
+  const h = hugePages()
+  return h.total - h.free + h.reserved
 }
 
 /**

@@ -211,8 +211,8 @@ export class ReportQueries {
       FROM (${join(branches, ' UNION ALL ')}) AS b
       GROUP BY ${groupBy(g)}, type, currency LIMIT ${limit}`
     // Two planner settings for this statement alone (SET LOCAL, so in a read-only transaction of its own, or
-    // the snapshot's it is read in). No parallel workers: each is a fresh backend that loads the partitions'
-    // catalog entries before it reads a row, 70 ms of a 95 ms statement at 3M clicks. Custom plans only: the
+    // the snapshot's it is read in). No parallel workers: each is a fresh process that pays a new backend's
+    // first costs (catalog entries, first touches of shared memory), 70 ms of a 95 ms statement at 3M clicks. Custom plans only: the
     // generic plan Postgres builds at a prepared statement's sixth run covers every day partition in every
     // branch, 280-330 ms to plan once per connection and statement shape (docs/performance.md, session 22).
     const read = async (q: Reader) => {
