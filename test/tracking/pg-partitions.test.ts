@@ -165,11 +165,17 @@ describe.skipIf(!onPostgres)('Postgres: clicks partitioned by day', () => {
     await db.sql`ANALYZE clicks`
     await db.sql`ANALYZE conversions`
     // The statement ReportQueries sends for a report by OS over today's conversions, run under EXPLAIN ANALYZE.
+    // It is sent in a read-only transaction of its own, after the two planner settings it runs with.
     let sent: Sql | undefined
+    const inSnapshot: string[] = []
     const real = storeDb(db)
-    const spy = Object.assign(Object.create(Object.getPrototypeOf(real)), real, { all: async (q: Sql) => { sent = q; return [] } })
+    const capture = { all: async (q: Sql) => { sent = q; inSnapshot.push(q.strings.join('$')); return [] } }
+    const spy = Object.assign(Object.create(Object.getPrototypeOf(real)), real, { readSnapshot: (body: (q: unknown) => unknown) => body(capture) })
     const grouping = { dims: ['os'] as const, zone: Zone.parse('UTC'), from: today, to: today + DAY_MS }
     await ReportQueries.of(spy as never).rawConversions(grouping as never, {}, today, today + DAY_MS, 100)
+    expect(inSnapshot.length).toBe(2)
+    expect(inSnapshot[0]).toBe("SELECT set_config('max_parallel_workers_per_gather', '0', true), set_config('plan_cache_mode', 'force_custom_plan', true)")
+    expect(inSnapshot[1]).toContain('UNION ALL')
     const explain = new Sql(['EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' + sent!.strings[0], ...sent!.strings.slice(1)], sent!.values)
     const plan = (await storeDb(db).all<Record<string, string>>(explain)).map((r) => Object.values(r)[0]!)
     const probed = (part: string) => plan.filter((l) => l.includes(` on ${part} `) || l.endsWith(` on ${part}`))
