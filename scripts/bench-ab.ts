@@ -17,7 +17,9 @@
 // BENCH_AB_ENGINE=postgres runs both builds on one throwaway Postgres cluster (durable settings, pinned to
 // core 1 beside wrk, as `npm run bench:pg` places it), a database each. BENCH_AB_FORWARD=1 gives the source
 // a postback URL (a listener in this script answering 200), so every conversion also enqueues its forward
-// job and the job loop delivers it behind the load, as with real traffic sources.
+// job and the job loop delivers it behind the load, as with real traffic sources. It then also prints, per
+// build, the forwards the source received during the rounds and how long after them the last one arrived
+// (every conversion forwarded once; both builds drain at once, on the same core).
 //
 // BENCH_PG_STATEMENTS=1 (with Postgres) ends with each build's ten statements that took Postgres the most time
 // (pg_stat_statements: calls, total ms): how a change moved the database's work, statement by statement.
@@ -52,14 +54,24 @@ const PIN_SVC = canPin ? ['taskset', '-c', '0'] : []
 const PIN_WRK = canPin ? ['taskset', '-c', '1'] : []
 const script = (name: string) => join(ROOT, 'scripts', 'bench', name)
 
-interface Side { label: string; base: string; ids: string; dir: string }
+interface Side { label: string; base: string; ids: string; dir: string; pgUrl: string | null }
 
 const procs: ReturnType<typeof spawn>[] = []
 const sides: Side[] = []
 const cluster = POSTGRES ? await startBenchCluster(PIN_WRK) : null
 // The traffic source's postback endpoint (BENCH_AB_FORWARD=1).
-const source = FORWARD ? Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => { forwarded++; return new Response('ok') } }) : null
-let forwarded = 0
+const forwardedBy = new Map<string, number>()
+const source = FORWARD
+  ? Bun.serve({
+      port: 0, hostname: '127.0.0.1',
+      fetch: (req) => {
+        const side = new URL(req.url).searchParams.get('side') ?? '?'
+        forwardedBy.set(side, (forwardedBy.get(side) ?? 0) + 1)
+        return new Response('ok')
+      },
+    })
+  : null
+const forwarded = (label: string) => forwardedBy.get(label) ?? 0
 try {
   for (const [label, bin] of builds) {
     const dir = mkdtempSync(join(tmpdir(), `svc-bench-ab-${label}-`))
@@ -78,7 +90,7 @@ try {
     const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_admin_session='))!.split(';')[0]!
     const post = async (path: string, body: unknown) =>
       (await (await fetch(`${base}/admin/api/${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { id?: number }
-    const src = await post('sources', { name: 's', postback_url: source ? `http://127.0.0.1:${source.port}/pb?c={click_id}&p={payout}` : null })
+    const src = await post('sources', { name: 's', postback_url: source ? `http://127.0.0.1:${source.port}/pb?c={click_id}&p={payout}&side=${encodeURIComponent(label)}` : null })
     const offer = await post('offers', { name: 'o', slug: 'o', url: 'https://offer.example/go?click_id={click_id}', payout: 1 })
     await post('campaigns', { name: 'bench', slug: 'bench', source_id: src.id, offer_id: offer.id })
     if (TRIGGER) {
@@ -100,7 +112,7 @@ try {
     }
     const file = join(dir, 'ids.txt')
     writeFileSync(file, ids.join('\n') + '\n')
-    sides.push({ label, base, ids: file, dir })
+    sides.push({ label, base, ids: file, dir, pgUrl })
   }
   const connections = TOGETHER ? 32 : 64
   const pb = (s: Side, seconds: number) => TARGET === 'c'
@@ -108,6 +120,7 @@ try {
     : runWrk({ url: `${s.base}/postback`, seconds, connections, script: script('postback.lua'), env: { BENCH_IDS: s.ids }, pin: PIN_WRK })
   console.log(`measuring ${TARGET === 'c' ? 'GET /c/bench' : 'GET /postback'} on ${POSTGRES ? 'Postgres' : 'SQLite'}${FORWARD ? ', every conversion forwarded to the source' : ''}, ${ROUNDS} rounds of ${SECONDS} s${TOGETHER ? ', both servers loaded at once' : ''}`)
   for (const s of sides) await pb(s, 2) // warm-up
+  const forwardedBefore = new Map(sides.map((s) => [s.label, forwarded(s.label)]))
   const rps: Record<string, number[]> = {}
   const p99: Record<string, number[]> = {}
   const note = (s: Side, w: Awaited<ReturnType<typeof pb>>) => {
@@ -129,7 +142,40 @@ try {
   console.log(`${sides[1]!.label}/${sides[0]!.label} per round: ${ratios.map((r) => r.toFixed(3)).join(' ')}; median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)}`)
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
   for (const s of sides) console.log(`${s.label}: p99 per round ${p99[s.label]!.map((x) => x.toFixed(1)).join(' / ')} ms; median ${median(p99[s.label]!).toFixed(1)} ms`)
-  if (source) console.log(`forwarded postbacks received by the source: ${forwarded.toLocaleString('en-US')}`)
+  if (source) {
+    // Each side's conversions, all of which are forwarded; then wait (up to 120 s) for the last forward.
+    const conversions = async (s: Side): Promise<number> => {
+      if (s.pgUrl) {
+        const q = new SQL(s.pgUrl, { max: 1 })
+        try {
+          return Number((await q`SELECT count(*)::int AS n FROM conversions`)[0].n)
+        } finally {
+          await q.close()
+        }
+      }
+      const db = new Database(join(s.dir, 'svc.db'), { readonly: true })
+      try {
+        return (db.query('SELECT count(*) AS n FROM conversions').get() as { n: number }).n
+      } finally {
+        db.close()
+      }
+    }
+    const atEnd = new Map(sides.map((s) => [s.label, forwarded(s.label)]))
+    const t0 = performance.now()
+    const want = new Map<string, number>()
+    for (const s of sides) want.set(s.label, await conversions(s))
+    const drained = new Map<string, number>()
+    while (drained.size < sides.length && performance.now() - t0 < 120_000) {
+      for (const s of sides) if (!drained.has(s.label) && forwarded(s.label) >= want.get(s.label)!) drained.set(s.label, performance.now() - t0)
+      await Bun.sleep(50)
+    }
+    for (const s of sides) {
+      const during = atEnd.get(s.label)! - forwardedBefore.get(s.label)!
+      const left = want.get(s.label)! - atEnd.get(s.label)!
+      const d = drained.get(s.label)
+      console.log(`${s.label}: forwards received during the rounds ${during.toLocaleString('en-US')}; ${left.toLocaleString('en-US')} of ${want.get(s.label)!.toLocaleString('en-US')} conversions still to forward at their end, ${d === undefined ? `not all forwarded within 120 s (${forwarded(s.label).toLocaleString('en-US')})` : `the last forwarded ${(d / 1000).toFixed(1)} s later`}`)
+    }
+  }
   if (cluster && process.env.BENCH_PG_STATEMENTS === '1') {
     for (const s of sides) {
       const q = new SQL(`postgres://svc@${cluster.host}:${cluster.port}/svc_ab_${s.label.replace(/\W/g, '_')}`, { max: 1 })

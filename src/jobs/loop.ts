@@ -5,7 +5,7 @@
 import { abortable, deadline } from '../lib/abortable'
 import type { AnyDatabase, Tx } from '../db/engine'
 import type { Config } from '../config'
-import { createJobStore, type JobRecord, type JobStore, type NewJob } from './store'
+import { createJobStore, type JobOutcome, type JobRecord, type JobStore, type NewJob } from './store'
 import { errorFields, log } from '../lib/log'
 import { isRetryable, type EnqueueOptions, type JobHandler, type JobKindPolicy, type JobQueue, type JobTarget } from './types'
 
@@ -44,8 +44,12 @@ export class JobLoop implements JobQueue {
   private ticking: Promise<void> | null = null
   private tickAgain = false
 
+  /** Outcomes are written one write at a time, those that end meanwhile together in the next. */
+  private readonly outcomes: OutcomeWriter
+
   constructor(private readonly q: JobStore, private readonly opts: JobLoopOptions) {
     this.leaseMs = opts.leaseMs ?? opts.timeoutMs + LEASE_MARGIN_MS
+    this.outcomes = new OutcomeWriter(q)
   }
 
   register(kind: string, handler: JobHandler, policy: JobKindPolicy = {}): void {
@@ -166,21 +170,21 @@ export class JobLoop implements JobQueue {
 
   private async attempt(job: JobRecord): Promise<void> {
     const outcome = await this.run(job)
-    const now = Date.now()
+    const at = Date.now()
     const of = `attempt ${job.attempts} of ${job.max_attempts}`
     try {
       if (outcome.ok) {
-        if (!(await this.q.succeed(job, outcome.result, now))) this.logLate(job, 'succeeded')
+        if (!(await this.outcomes.write({ job, at, status: 'done', result: outcome.result }))) this.logLate(job, 'succeeded')
       } else if (!outcome.retryable) {
-        if (await this.q.fail(job, `${outcome.error} (${of}; not retryable)`, now)) this.logFailure(job, outcome.error, 'failed, not retryable')
+        if (await this.outcomes.write({ job, at, status: 'failed', error: `${outcome.error} (${of}; not retryable)` })) this.logFailure(job, outcome.error, 'failed, not retryable')
         else this.logLate(job, 'failed')
       } else if (job.attempts < job.max_attempts) {
         const delay = this.backoff(job.kind, job.attempts)
-        if (await this.q.reschedule(job, `${outcome.error} (${of}; will retry)`, now + delay, now)) {
+        if (await this.outcomes.write({ job, at, status: 'pending', error: `${outcome.error} (${of}; will retry)`, nextRunAt: at + delay })) {
           this.logFailure(job, outcome.error, 'will retry', Math.ceil(delay / 1000))
         } else this.logLate(job, 'failed')
       } else {
-        if (await this.q.fail(job, `${outcome.error} (${of}; no attempts left)`, now)) this.logFailure(job, outcome.error, 'failed, no attempts left')
+        if (await this.outcomes.write({ job, at, status: 'failed', error: `${outcome.error} (${of}; no attempts left)` })) this.logFailure(job, outcome.error, 'failed, no attempts left')
         else this.logLate(job, 'failed')
       }
     } catch (err) {
@@ -259,6 +263,46 @@ export class JobLoop implements JobQueue {
     if (now - this.lastPrune < PRUNE_EVERY_MS) return
     this.lastPrune = now
     await this.q.pruneDone(now - DONE_RETENTION_MS)
+  }
+}
+
+/**
+ * Group commit for outcomes: the first outcome is written at once; those that end while a write is in
+ * flight wait for it and go together in the next write. On Postgres each write is a commit that waits for
+ * its WAL flush, and one per forwarded conversion held the job loop to one flush per postback (session 23,
+ * docs/performance.md). Each write() settles when its outcome is in the database, so stop() still waits
+ * for every outcome of the attempts it waits for.
+ */
+class OutcomeWriter {
+  private queued: Array<{ outcome: JobOutcome; settle: (applied: boolean) => void; fail: (err: unknown) => void }> = []
+  private writing = false
+
+  constructor(private readonly q: JobStore) {}
+
+  /** Whether the outcome applied (see JobStore.record). */
+  write(outcome: JobOutcome): Promise<boolean> {
+    return new Promise((settle, fail) => {
+      this.queued.push({ outcome, settle, fail })
+      if (!this.writing) void this.drain()
+    })
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.queued
+        this.queued = []
+        try {
+          const applied = await this.q.record(batch.map((b) => b.outcome))
+          for (const b of batch) b.settle(applied.has(b.outcome.job.id))
+        } catch (err) {
+          for (const b of batch) b.fail(err)
+        }
+      }
+    } finally {
+      this.writing = false
+    }
   }
 }
 

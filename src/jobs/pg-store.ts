@@ -13,7 +13,8 @@ import { jobs as jobsTable } from '../db/schema'
 import { int8Columns } from '../db/table'
 import { storeDb, type StoreDb } from '../db/store-db'
 import { listJobs } from './list'
-import { INTERRUPTED, type JobFilter, type JobRecord, type JobStore, type NewJob } from './store'
+import { errorFields, log } from '../lib/log'
+import { INTERRUPTED, type JobFilter, type JobOutcome, type JobRecord, type JobStore, type NewJob } from './store'
 
 /** int8 columns of a jobs row (from the schema): Bun returns them as strings. */
 const INT8 = int8Columns(jobsTable)
@@ -25,10 +26,63 @@ const INSERT_MANY_GATHERED_SQL =
   'AS j(kind, payload, max_attempts, section, ref, run_at, now)'
 const INSERT_MANY_SQL = INSERT_MANY_GATHERED_SQL + ' RETURNING id'
 
+/**
+ * The claim, one statement. Pending and lease-expired jobs are read by two index scans in due order
+ * (jobs_due_idx is (status, next_run_at)), each stopping after $2 rows: with one OR over both, Postgres
+ * read and sorted every due job to take the first $2, 9 ms a claim behind a backlog of forwards
+ * (docs/performance.md, session 23). The expired leases without attempts left fail in the same
+ * statement; those rows are disjoint from the ones claimed (attempts >= max_attempts).
+ */
+const CLAIM_SQL = `
+  WITH spent AS (
+    UPDATE jobs SET status = 'failed', updated_at = $1, last_error = 'attempt ' || attempts || ' of ' || max_attempts || $4::text
+    WHERE status = 'running' AND next_run_at <= $1 AND attempts >= max_attempts
+  ),
+  pending AS (
+    SELECT id, next_run_at FROM jobs WHERE status = 'pending' AND next_run_at <= $1
+    ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED
+  ),
+  expired AS (
+    SELECT id, next_run_at FROM jobs WHERE status = 'running' AND next_run_at <= $1 AND attempts < max_attempts
+    ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED
+  ),
+  due AS (SELECT * FROM pending UNION ALL SELECT * FROM expired ORDER BY next_run_at, id LIMIT $2)
+  UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, next_run_at = $3, updated_at = $1,
+    last_error = CASE WHEN j.status = 'running' THEN 'attempt ' || j.attempts || $5::text ELSE j.last_error END
+  FROM due
+  WHERE j.id = due.id
+  RETURNING j.*, due.next_run_at AS due_at`
+
+/**
+ * Outcomes, one statement: each applies only while its job still runs the attempt it belongs to. A done
+ * job keeps its last_error, a failed or retried one its result.
+ */
+const RECORD_SQL = `
+  UPDATE jobs j SET status = o.status, next_run_at = o.next_run_at, updated_at = o.at,
+    result = CASE WHEN o.status = 'done' THEN o.result ELSE j.result END,
+    last_error = CASE WHEN o.status = 'done' THEN j.last_error ELSE o.error END
+  FROM unnest($1::int8[], $2::int4[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::int8[])
+    AS o(id, attempts, status, result, error, next_run_at, at)
+  WHERE j.id = o.id AND j.status = 'running' AND j.attempts = o.attempts
+  RETURNING j.id`
+
+/**
+ * Outcomes recorded by this instance at which it ANALYZEs the job table itself. A new database's job table
+ * is empty when the loop's statements take their generic plans (a statement's sixth run on a connection),
+ * and for a table of a few pages a hash join over a sequential scan is the cheaper guess; that plan is then
+ * kept while the table grows, until autovacuum analyzes it: 2.8 ms per outcome write over ~30k jobs in one
+ * bench run, against 0.3 ms with index probes (docs/performance.md, session 23). ANALYZE makes every
+ * connection plan the statements again at the table's size. A table with a month of history is past this.
+ */
+const ANALYZE_AT = [1_000, 10_000, 100_000]
+
 const toRecords = (rows: Record<string, unknown>[]): JobRecord[] => numCols(rows, ...INT8) as unknown as JobRecord[]
 
 export class PgJobStore implements JobStore {
   private readonly sql: SQL
+
+  /** Outcomes this instance recorded (for ANALYZE_AT). */
+  private recorded = 0
 
   private readonly db: StoreDb
 
@@ -85,25 +139,11 @@ export class PgJobStore implements JobStore {
    * Due pending jobs, and running jobs whose lease expired, become running under a new lease with the
    * attempt counted (as on SQLite: attempts counts claims). SKIP LOCKED: concurrent instances claim
    * disjoint rows without waiting on each other. An expired lease on a job with no attempts left fails
-   * it first, with the text SQLite's start-up recovery writes. The records carry the time the job was
-   * due (as on SQLite), which outcomes write back in place of the lease.
+   * it, with the text SQLite's start-up recovery writes. The records carry the time the job was due (as
+   * on SQLite), which outcomes write back in place of the lease. One statement (CLAIM_SQL).
    */
   async claim(now: number, limit: number, leaseMs: number): Promise<JobRecord[]> {
-    await this.sql`
-      UPDATE jobs SET status = 'failed', updated_at = ${now},
-        last_error = 'attempt ' || attempts || ' of ' || max_attempts || ${` ${INTERRUPTED}; no attempts left`}::text
-      WHERE status = 'running' AND next_run_at <= ${now} AND attempts >= max_attempts`
-    const rows = await this.sql`
-      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, next_run_at = ${now + leaseMs}, updated_at = ${now},
-        last_error = CASE WHEN j.status = 'running' THEN 'attempt ' || j.attempts || ${` ${INTERRUPTED}`}::text ELSE j.last_error END
-      FROM (
-        SELECT id, next_run_at FROM jobs
-        WHERE (status = 'pending' OR (status = 'running' AND attempts < max_attempts)) AND next_run_at <= ${now}
-        ORDER BY next_run_at, id LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      ) due
-      WHERE j.id = due.id
-      RETURNING j.*, due.next_run_at AS due_at`
+    const rows = await this.sql.unsafe(CLAIM_SQL, [now, limit, now + leaseMs, ` ${INTERRUPTED}; no attempts left`, ` ${INTERRUPTED}`])
     const jobs = toRecords(rows) as (JobRecord & { due_at?: unknown })[]
     for (const job of jobs) {
       job.next_run_at = Number(job.due_at)
@@ -113,25 +153,28 @@ export class PgJobStore implements JobStore {
     return jobs.sort((a, b) => a.next_run_at - b.next_run_at || a.id - b.id)
   }
 
-  async succeed(job: JobRecord, result: string | null, now: number): Promise<boolean> {
-    const r = await this.sql`
-      UPDATE jobs SET status = 'done', result = ${result}, next_run_at = ${job.next_run_at}, updated_at = ${now}
-      WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`
-    return r.count > 0
+  /** One statement for all of them; only rows still running the outcome's attempt change. */
+  async record(outcomes: readonly JobOutcome[]): Promise<Set<number>> {
+    if (outcomes.length === 0) return new Set()
+    const applied = await this.write(outcomes)
+    const before = this.recorded
+    this.recorded += outcomes.length
+    const mark = ANALYZE_AT.find((n) => before < n && this.recorded >= n)
+    if (mark !== undefined) {
+      await this.sql`ANALYZE jobs`.catch((err) => log.warn('jobs: analyzing the job table failed (autovacuum will)', errorFields(err)))
+    }
+    return applied
   }
 
-  async reschedule(job: JobRecord, error: string, nextRunAt: number, now: number): Promise<boolean> {
-    const r = await this.sql`
-      UPDATE jobs SET status = 'pending', last_error = ${error}, next_run_at = ${nextRunAt}, updated_at = ${now}
-      WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`
-    return r.count > 0
-  }
-
-  async fail(job: JobRecord, error: string, now: number): Promise<boolean> {
-    const r = await this.sql`
-      UPDATE jobs SET status = 'failed', last_error = ${error}, next_run_at = ${job.next_run_at}, updated_at = ${now}
-      WHERE id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}`
-    return r.count > 0
+  private async write(outcomes: readonly JobOutcome[]): Promise<Set<number>> {
+    // In id order, so that two writers that ever share rows (a re-claimed job) lock them in one order.
+    const os = [...outcomes].sort((a, b) => a.job.id - b.job.id)
+    const rows = await this.sql.unsafe(RECORD_SQL, withArrayLiterals([
+      os.map((o) => o.job.id), os.map((o) => o.job.attempts), os.map((o) => o.status),
+      os.map((o) => (o.status === 'done' ? o.result : null)), os.map((o) => (o.status === 'done' ? null : o.error)),
+      os.map((o) => (o.status === 'pending' ? o.nextRunAt : o.job.next_run_at)), os.map((o) => o.at),
+    ]))
+    return new Set((rows as Array<{ id: unknown }>).map((r) => Number(r.id)))
   }
 
   /**

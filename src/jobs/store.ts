@@ -76,9 +76,18 @@ export interface JobFilter {
 }
 
 /**
- * What the loop and the admin verbs need of the job table. Outcomes (succeed/reschedule/fail) take the
- * claimed record and answer whether they applied: on Postgres only while the job is still running the
- * same attempt (a late outcome after the lease expired and another instance claimed it is ignored).
+ * What an attempt ended in, for the claimed record it belongs to (its id and attempt), at `at`: done with
+ * its result, pending again at `nextRunAt` (a retry), or failed for good.
+ */
+export type JobOutcome =
+  | { job: JobRecord; at: number; status: 'done'; result: string | null }
+  | { job: JobRecord; at: number; status: 'pending'; error: string; nextRunAt: number }
+  | { job: JobRecord; at: number; status: 'failed'; error: string }
+
+/**
+ * What the loop and the admin verbs need of the job table. Outcomes take the claimed record and answer
+ * whether they applied: on Postgres only while the job is still running the same attempt (a late outcome
+ * after the lease expired and another instance claimed it is ignored).
  */
 export interface JobStore {
   /**
@@ -97,9 +106,12 @@ export interface JobStore {
    * before another instance may claim it again (Postgres; SQLite has one instance and ignores it).
    */
   claim(now: number, limit: number, leaseMs: number): Promise<JobRecord[]>
-  succeed(job: JobRecord, result: string | null, now: number): Promise<boolean>
-  reschedule(job: JobRecord, error: string, nextRunAt: number, now: number): Promise<boolean>
-  fail(job: JobRecord, error: string, now: number): Promise<boolean>
+  /**
+   * Several attempts' outcomes in one write (the loop gathers those that end while a write is in flight):
+   * the ids of the jobs whose outcome applied. A done or failed job's next_run_at goes back to when the
+   * attempt became due (on Postgres it held the lease while running).
+   */
+  record(outcomes: readonly JobOutcome[]): Promise<Set<number>>
   /** At start: what a stopped or crashed server left running (SQLite; a no-op on Postgres, see there). */
   recoverInterrupted(now: number): Promise<void>
   /** Done and cancelled jobs last updated before `before`. */
@@ -194,19 +206,17 @@ export class SqliteJobStore implements JobStore {
     return this.claimDue.all({ now, limit }) as JobRecord[]
   }
 
-  async succeed(job: JobRecord, result: string | null, now: number): Promise<boolean> {
-    this.succeedJob.run({ id: job.id, result, now })
-    return true
-  }
-
-  async reschedule(job: JobRecord, error: string, nextRunAt: number, now: number): Promise<boolean> {
-    this.rescheduleJob.run({ id: job.id, error, nextRunAt, now })
-    return true
-  }
-
-  async fail(job: JobRecord, error: string, now: number): Promise<boolean> {
-    this.failJob.run({ id: job.id, error, now })
-    return true
+  /** One transaction for all of them (one commit). SQLite has one instance: every outcome applies. */
+  async record(outcomes: readonly JobOutcome[]): Promise<Set<number>> {
+    this.raw.atomic(() => {
+      for (const o of outcomes) {
+        const { id } = o.job
+        if (o.status === 'done') this.succeedJob.run({ id, result: o.result, now: o.at })
+        else if (o.status === 'pending') this.rescheduleJob.run({ id, error: o.error, nextRunAt: o.nextRunAt, now: o.at })
+        else this.failJob.run({ id, error: o.error, now: o.at })
+      }
+    })
+    return new Set(outcomes.map((o) => o.job.id))
   }
 
   /** Jobs a stopped or crashed server left running go back to pending (or fail when spent). */

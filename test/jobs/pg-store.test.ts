@@ -10,7 +10,7 @@ import type { AnyDatabase } from '../../src/db/engine'
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
 import { PgJobStore } from '../../src/jobs/pg-store'
-import { createJobStore, INTERRUPTED, SqliteJobStore, type JobRecord, type JobStore, type NewJob } from '../../src/jobs/store'
+import { createJobStore, INTERRUPTED, SqliteJobStore, type JobOutcome, type JobRecord, type JobStore, type NewJob } from '../../src/jobs/store'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
 const avail = pgAvailable()
@@ -22,6 +22,12 @@ const T0 = 1_700_000_000_000
 const newJob = (kind: string, payload: unknown, maxAttempts: number, now: number, extra: Partial<NewJob> = {}): NewJob =>
   ({ kind, payload, maxAttempts, now, runAt: now, section: 'conversions', ref: null, ...extra })
 const LEASE = 60_000
+
+/** One outcome through JobStore.record: whether it applied. */
+const one = async (s: JobStore, o: JobOutcome) => (await s.record([o])).has(o.job.id)
+const succeed = (s: JobStore, job: JobRecord, result: string | null, at: number) => one(s, { job, at, status: 'done', result })
+const fail = (s: JobStore, job: JobRecord, error: string, at: number) => one(s, { job, at, status: 'failed', error })
+const reschedule = (s: JobStore, job: JobRecord, error: string, nextRunAt: number, at: number) => one(s, { job, at, status: 'pending', error, nextRunAt })
 
 async function open(engine: 'sqlite' | 'postgres'): Promise<{ db: AnyDatabase; done: () => Promise<void> }> {
   if (engine === 'postgres') {
@@ -89,9 +95,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const ids = [await store.insert(newJob(k, {}, 3, T0)), await store.insert(newJob(k, {}, 3, T0)), await store.insert(newJob(k, {}, 3, T0))]
       const [a, b, c] = (await claimKind(k, T0)) as [JobRecord, JobRecord, JobRecord]
       expect([a.id, b.id, c.id]).toEqual(ids)
-      expect(await store.succeed(a, 'HTTP 200', T0 + 1)).toBe(true)
-      expect(await store.reschedule(b, 'boom (will retry)', T0 + 500, T0 + 2)).toBe(true)
-      expect(await store.fail(c, 'bad (not retryable)', T0 + 3)).toBe(true)
+      expect(await succeed(store, a, 'HTTP 200', T0 + 1)).toBe(true)
+      expect(await reschedule(store, b, 'boom (will retry)', T0 + 500, T0 + 2)).toBe(true)
+      expect(await fail(store, c, 'bad (not retryable)', T0 + 3)).toBe(true)
       expect(await store.get(a.id)).toMatchObject({ status: 'done', result: 'HTTP 200', attempts: 1, next_run_at: T0, updated_at: T0 + 1 })
       expect(await store.get(b.id)).toMatchObject({ status: 'pending', last_error: 'boom (will retry)', next_run_at: T0 + 500, updated_at: T0 + 2 })
       expect(await store.get(c.id)).toMatchObject({ status: 'failed', last_error: 'bad (not retryable)', next_run_at: T0, updated_at: T0 + 3 })
@@ -100,12 +106,44 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(await claimKind(k, T0 + 500)).toMatchObject([{ id: b.id, attempts: 2 }])
     })
 
+    test('record: several outcomes in one call, each with its own time, all applied', async () => {
+      const k = kind()
+      for (let i = 0; i < 3; i++) await store.insert(newJob(k, {}, 3, T0))
+      const [a, b, c] = (await claimKind(k, T0)) as [JobRecord, JobRecord, JobRecord]
+      const applied = await store.record([
+        { job: c, at: T0 + 3, status: 'failed', error: 'bad' },
+        { job: a, at: T0 + 1, status: 'done', result: 'HTTP 204' },
+        { job: b, at: T0 + 2, status: 'pending', error: 'boom', nextRunAt: T0 + 900 },
+      ])
+      expect([...applied].sort((x, y) => x - y)).toEqual([a.id, b.id, c.id])
+      expect(await store.get(a.id)).toMatchObject({ status: 'done', result: 'HTTP 204', last_error: null, next_run_at: T0, updated_at: T0 + 1 })
+      expect(await store.get(b.id)).toMatchObject({ status: 'pending', result: null, last_error: 'boom', next_run_at: T0 + 900, updated_at: T0 + 2 })
+      expect(await store.get(c.id)).toMatchObject({ status: 'failed', result: null, last_error: 'bad', next_run_at: T0, updated_at: T0 + 3 })
+      expect(await store.record([])).toEqual(new Set())
+    })
+
+    test('claim: a backlog larger than the limit gives the earliest due first, batch after batch', async () => {
+      const k = kind()
+      // Inserted latest-due first, so that neither id order nor insertion order is due order.
+      const due = Array.from({ length: 40 }, (_, i) => T0 - i * 10)
+      const byDue = new Map<number, number>()
+      for (const d of due) byDue.set(d, await store.insert(newJob(k, {}, 3, T0, { runAt: d })))
+      const seen: number[] = []
+      for (let round = 0; round < 4; round++) {
+        const got = await claimKind(k, T0, 10)
+        expect(got).toHaveLength(10)
+        seen.push(...got.map((j) => j.next_run_at).sort((x, y) => x - y))
+      }
+      expect(seen).toEqual([...due].sort((x, y) => x - y))
+      expect(await claimKind(k, T0, 10)).toEqual([])
+    })
+
     test('retry: only a failed job, with a fresh budget on top of the attempts made', async () => {
       const k = kind()
       const id = await store.insert(newJob(k, {}, 1, T0))
       expect(await store.retry(id, 4, T0 + 1)).toBe(false)
       const [job] = await claimKind(k, T0)
-      await store.fail(job!, 'no', T0 + 1)
+      await fail(store, job!, 'no', T0 + 1)
       expect(await store.retry(id, 4, T0 + 2)).toBe(true)
       expect(await store.get(id)).toMatchObject({ status: 'pending', attempts: 1, max_attempts: 5, next_run_at: T0 + 2, updated_at: T0 + 2 })
       expect(await store.retry(id, 4, T0 + 3)).toBe(false)
@@ -117,7 +155,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const ids: number[] = []
       for (let i = 0; i < 4; i++) ids.push(await store.insert(newJob(k, i, 3, T0 + 1000)))
       const [job] = await claimKind(k, T0 + 1000, 1)
-      await store.fail(job!, 'x', T0 + 1001)
+      await fail(store, job!, 'x', T0 + 1001)
       const mine = (rows: JobRecord[]) => rows.map((r) => r.id)
       expect(mine(await store.list({ kind: k, limit: 10 }))).toEqual([...ids].reverse())
       expect(mine(await store.list({ kind: k, limit: 2 }))).toEqual([ids[3]!, ids[2]!])
@@ -161,7 +199,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect((await store.get(other))!.status).toBe('pending')
       expect(await store.cancelRef(sub, T0 + 6)).toBe(0)
       // A cancelled job is never claimed, however due (the running one ends first: its lease would expire).
-      await store.succeed(claimed!, null, T0 + 7)
+      await succeed(store, claimed!, null, T0 + 7)
       expect((await claimKind(k, T0 + 10 * 86_400_000)).map((j) => j.id)).toEqual([other])
     })
 
@@ -181,9 +219,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const k = kind()
       const [oldDone, newDone, failed] = [await store.insert(newJob(k, 0, 3, T0)), await store.insert(newJob(k, 0, 3, T0)), await store.insert(newJob(k, 0, 3, T0))]
       const [a, b, c] = (await claimKind(k, T0)) as [JobRecord, JobRecord, JobRecord]
-      await store.succeed(a, null, T0 + 10)
-      await store.succeed(b, null, T0 + 30)
-      await store.fail(c, 'x', T0 + 10)
+      await succeed(store, a, null, T0 + 10)
+      await succeed(store, b, null, T0 + 30)
+      await fail(store, c, 'x', T0 + 10)
       const [oldCancelled, newCancelled] = [await store.insert(newJob(k, 0, 3, T0, { runAt: T0 + 99 })), await store.insert(newJob(k, 0, 3, T0, { runAt: T0 + 99 }))]
       await store.cancel(oldCancelled, T0 + 10)
       await store.cancel(newCancelled, T0 + 30)
@@ -204,7 +242,8 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
   let sb: PgJobStore
   let n = 0
   const kind = () => `lease${++n}`
-  // Each test claims at its own time far from the others, so earlier tests' leftovers are never due.
+  // Each test claims at its own time far from the others, and starts from an empty table (an earlier
+  // test's leftover, a job running under a lease, would be due by then).
   const at = () => T0 + n * 10_000_000
 
   beforeAll(async () => {
@@ -215,6 +254,9 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
     sa = new PgJobStore(a)
     sb = new PgJobStore(b)
   }, 60_000)
+  beforeEach(async () => {
+    await a.sql`DELETE FROM jobs`
+  })
   afterAll(async () => {
     await a.close()
     await b.close()
@@ -234,14 +276,50 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
     expect(await sa.claim(now + 1000, 10, 1000)).toEqual([])
 
     // The first claim's late outcome is ignored; the second's applies.
-    expect(await sa.succeed(first!, 'late', now + 1500)).toBe(false)
-    expect(await sa.fail(first!, 'late', now + 1500)).toBe(false)
-    expect(await sa.reschedule(first!, 'late', now + 1500, now + 1500)).toBe(false)
+    expect(await succeed(sa, first!, 'late', now + 1500)).toBe(false)
+    expect(await fail(sa, first!, 'late', now + 1500)).toBe(false)
+    expect(await reschedule(sa, first!, 'late', now + 1500, now + 1500)).toBe(false)
     expect((await sa.get(id))!).toMatchObject({ status: 'running', attempts: 2, result: null })
-    expect(await sb.succeed(second!, 'HTTP 200', now + 1600)).toBe(true)
+    expect(await succeed(sb, second!, 'HTTP 200', now + 1600)).toBe(true)
     // next_run_at goes back to when this attempt became due: when the first lease expired.
     expect(await sa.get(id)).toMatchObject({ status: 'done', attempts: 2, result: 'HTTP 200', updated_at: now + 1600, next_run_at: now + 1000 })
-    expect(await sa.succeed(second!, 'again', now + 1700)).toBe(false)
+    expect(await succeed(sa, second!, 'again', now + 1700)).toBe(false)
+  })
+
+  test('record: in one batch a late outcome is ignored and the others apply', async () => {
+    const k = kind()
+    const now = at()
+    const stale = await sa.insert(newJob(k, {}, 3, now))
+    const fresh = await sa.insert(newJob(k, {}, 3, now, { runAt: now + 1200 }))
+    const [first] = await sa.claim(now, 1, 1000)
+    expect(first!.id).toBe(stale)
+    const [retaken] = await sb.claim(now + 1000, 1, 1000) // first's lease expired: B runs attempt 2
+    expect(retaken).toMatchObject({ id: stale, attempts: 2 })
+    const [other] = await sa.claim(now + 1200, 1, 1000)
+    expect(other!.id).toBe(fresh)
+    const applied = await sa.record([
+      { job: first!, at: now + 1500, status: 'done', result: 'late' },
+      { job: other!, at: now + 1500, status: 'done', result: 'HTTP 200' },
+    ])
+    expect([...applied]).toEqual([fresh])
+    expect(await sa.get(stale)).toMatchObject({ status: 'running', attempts: 2, result: null })
+    expect(await sa.get(fresh)).toMatchObject({ status: 'done', attempts: 1, result: 'HTTP 200', next_run_at: now + 1200 })
+  })
+
+  test('claim: expired leases and pending jobs together, in due order, up to the limit', async () => {
+    const k = kind()
+    const now = at()
+    const pending = [await sa.insert(newJob(k, {}, 3, now, { runAt: now - 5 })), await sa.insert(newJob(k, {}, 3, now, { runAt: now + 20 }))]
+    const leased = await sa.insert(newJob(k, {}, 3, now, { runAt: now - 50 }))
+    const spent = await sa.insert(newJob(k, {}, 1, now, { runAt: now - 60 }))
+    // Claim the two earliest (leased, spent) under a lease that expires at now + 10.
+    expect((await sa.claim(now - 40, 2, 50)).map((j) => j.id).sort()).toEqual([leased, spent].sort())
+    // At now + 30: the spent one fails, the expired lease (due now + 10) and both pending jobs are due;
+    // a limit of 2 takes the expired lease and the earliest pending job.
+    const got = await sb.claim(now + 30, 2, 1000)
+    expect(got.map((j) => [j.id, j.next_run_at])).toEqual([[pending[0], now - 5], [leased, now + 10]])
+    expect(await sa.get(spent)).toMatchObject({ status: 'failed', last_error: `attempt 1 of 1 ${INTERRUPTED}; no attempts left` })
+    expect((await sb.claim(now + 30, 2, 1000)).map((j) => j.id)).toEqual([pending[1]])
   })
 
   test('an expired lease on a job with no attempts left fails it, as SQLite recovery at start does', async () => {
