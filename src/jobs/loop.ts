@@ -267,15 +267,17 @@ export class JobLoop implements JobQueue {
 }
 
 /**
- * Group commit for outcomes: the first outcome is written at once; those that end while a write is in
- * flight wait for it and go together in the next write. On Postgres each write is a commit that waits for
- * its WAL flush, and one per forwarded conversion held the job loop to one flush per postback (session 23,
- * docs/performance.md). Each write() settles when its outcome is in the database, so stop() still waits
- * for every outcome of the attempts it waits for.
+ * Group commit for outcomes: the first write starts once the event loop's current turn is over (so the
+ * outcomes of every attempt that ended in that turn go together); those that end while a write is in
+ * flight wait for it and go together in the next one. On Postgres each write is a commit that waits for
+ * its WAL flush, and one per forwarded conversion held the job loop to one flush per postback; on SQLite
+ * each is a transaction of its own (session 23, docs/performance.md). Each write() settles when its outcome
+ * is in the database, so stop() still waits for every outcome of the attempts it waits for.
  */
 class OutcomeWriter {
   private queued: Array<{ outcome: JobOutcome; settle: (applied: boolean) => void; fail: (err: unknown) => void }> = []
-  private writing = false
+  /** A write is scheduled or in flight: what is queued now goes in the next one. */
+  private busy = false
 
   constructor(private readonly q: JobStore) {}
 
@@ -283,12 +285,13 @@ class OutcomeWriter {
   write(outcome: JobOutcome): Promise<boolean> {
     return new Promise((settle, fail) => {
       this.queued.push({ outcome, settle, fail })
-      if (!this.writing) void this.drain()
+      if (this.busy) return
+      this.busy = true
+      setImmediate(() => void this.drain())
     })
   }
 
   private async drain(): Promise<void> {
-    this.writing = true
     try {
       while (this.queued.length > 0) {
         const batch = this.queued
@@ -301,7 +304,7 @@ class OutcomeWriter {
         }
       }
     } finally {
-      this.writing = false
+      this.busy = false
     }
   }
 }

@@ -238,7 +238,6 @@ describe.skipIf(!avail.ok)('job loop on postgres', () => {
     release() // every attempt ends at once
     await until(async () => writes.flat().length === 16, 10_000, 'every outcome written')
     expect(writes.length).toBeLessThan(16)
-    expect(writes.length).toBeGreaterThan(1) // the first went alone, while the others were still ending
     expect(writes.flat().sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b))
     for (const [n, id] of ids.entries()) {
       expect(await store.get(id)).toMatchObject(n % 4 === 0
