@@ -33,7 +33,7 @@ const INSERT_MANY_SQL = INSERT_MANY_GATHERED_SQL + ' RETURNING id'
  * (docs/performance.md, session 23). The expired leases without attempts left fail in the same
  * statement; those rows are disjoint from the ones claimed (attempts >= max_attempts).
  */
-const CLAIM_SQL = `
+export const CLAIM_SQL = `
   WITH spent AS (
     UPDATE jobs SET status = 'failed', updated_at = $1, last_error = 'attempt ' || attempts || ' of ' || max_attempts || $4::text
     WHERE status = 'running' AND next_run_at <= $1 AND attempts >= max_attempts

@@ -9,7 +9,7 @@ import { migrate } from '../../src/db/migrate'
 import type { AnyDatabase } from '../../src/db/engine'
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
-import { PgJobStore } from '../../src/jobs/pg-store'
+import { CLAIM_SQL, PgJobStore } from '../../src/jobs/pg-store'
 import { createJobStore, INTERRUPTED, SqliteJobStore, type JobOutcome, type JobRecord, type JobStore, type NewJob } from '../../src/jobs/store'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
 
@@ -320,6 +320,25 @@ describe.skipIf(!avail.ok)('job store on postgres: leases', () => {
     expect(got.map((j) => [j.id, j.next_run_at])).toEqual([[pending[0], now - 5], [leased, now + 10]])
     expect(await sa.get(spent)).toMatchObject({ status: 'failed', last_error: `attempt 1 of 1 ${INTERRUPTED}; no attempts left` })
     expect((await sb.claim(now + 30, 2, 1000)).map((j) => j.id)).toEqual([pending[1]])
+  })
+
+  test('the claim reads a backlog by index in due order and stops at the limit: no sort of every due job', async () => {
+    const now = at()
+    await a.sql.unsafe(`INSERT INTO jobs (kind, payload, status, attempts, max_attempts, section, ref, next_run_at, created_at, updated_at)
+      SELECT 'backlog', '{}', CASE WHEN g % 4 = 0 THEN 'done' ELSE 'pending' END, 0, 3, 'conversions', NULL, $1::int8 - g, $1::int8, $1::int8
+      FROM generate_series(1, 4000) g`, [now])
+    await a.sql`ANALYZE jobs`
+    const [row] = await a.sql.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, [now, 16, now + 1000, ' x', ' y'])
+    const plan = JSON.stringify((row as Record<string, unknown>)['QUERY PLAN'])
+    // Both CTEs probe jobs_due_idx; a BitmapOr over both statuses (the claim before session 23) read and
+    // sorted all 3,000 due jobs to take 16.
+    expect(plan.match(/"Index Name":"jobs_due_idx"/g)?.length).toBeGreaterThanOrEqual(2)
+    expect(plan).not.toContain('BitmapOr')
+    expect(plan).not.toContain('Seq Scan')
+    const claimed = await sa.claim(now, 16, 1000)
+    const earliest: number[] = [] // job g is due at now - g, and pending unless g % 4 === 0
+    for (let g = 4000; earliest.length < 16; g--) if (g % 4 !== 0) earliest.push(now - g)
+    expect(claimed.map((j) => j.next_run_at)).toEqual(earliest)
   })
 
   test('an expired lease on a job with no attempts left fails it, as SQLite recovery at start does', async () => {
