@@ -7,6 +7,7 @@ import type { AnyDatabase, Tx } from '../db/engine'
 import type { Config } from '../config'
 import { createJobStore, type JobOutcome, type JobRecord, type JobStore, type NewJob } from './store'
 import { errorFields, log } from '../lib/log'
+import { withoutNul } from '../lib/nul'
 import { isRetryable, type EnqueueOptions, type JobHandler, type JobKindPolicy, type JobQueue, type JobTarget } from './types'
 
 type Policy = Required<Omit<JobKindPolicy, 'target'>>
@@ -238,11 +239,12 @@ export class JobLoop implements JobQueue {
     const { signal, clear } = deadline(this.opts.timeoutMs)
     try {
       const result = await abortable(handler(payload, signal, { id: job.id }), signal)
-      return { ok: true, result: typeof result === 'string' ? result.slice(0, MAX_TEXT) : null }
+      return { ok: true, result: typeof result === 'string' ? withoutNul(result.slice(0, MAX_TEXT)) : null }
     } catch (err) {
       const timedOut = signal.aborted || (err as Error | null)?.name === 'TimeoutError'
       const message = timedOut ? `timed out after ${this.opts.timeoutMs} ms` : errorText(err)
-      return { ok: false, error: message.slice(0, MAX_TEXT), retryable: timedOut || isRetryable(err) }
+      // A text with U+0000 would fail the whole outcome write on Postgres (the batch's other outcomes too).
+      return { ok: false, error: withoutNul(message.slice(0, MAX_TEXT)), retryable: timedOut || isRetryable(err) }
     } finally {
       clear()
     }

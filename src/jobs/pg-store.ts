@@ -29,7 +29,7 @@ const INSERT_MANY_SQL = INSERT_MANY_GATHERED_SQL + ' RETURNING id'
 /**
  * The claim, one statement. Pending and lease-expired jobs are read by two index scans in due order
  * (jobs_due_idx is (status, next_run_at)), each stopping after $2 rows: with one OR over both, Postgres
- * read and sorted every due job to take the first $2, 9 ms a claim behind a backlog of forwards
+ * read and sorted every due job to take the first $2, 9-17 ms a claim behind a backlog of forwards
  * (docs/performance.md, session 23). The expired leases without attempts left fail in the same
  * statement; those rows are disjoint from the ones claimed (attempts >= max_attempts).
  */

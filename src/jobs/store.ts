@@ -107,7 +107,8 @@ export interface JobStore {
    */
   claim(now: number, limit: number, leaseMs: number): Promise<JobRecord[]>
   /**
-   * Several attempts' outcomes in one write (the loop gathers those that end while a write is in flight):
+   * Several attempts' outcomes in one write (the loop gathers those of one event-loop turn, and those that
+   * end while a write is in flight):
    * the ids of the jobs whose outcome applied. A done or failed job's next_run_at goes back to when the
    * attempt became due (on Postgres it held the lease while running).
    */

@@ -143,6 +143,8 @@ describe('the loop', () => {
       backoffCalls.push(Date.now())
       throw new Error('again')
     })
+    s.ctx.jobs.register('test_nul_result', async () => 'fine\0then')
+    s.ctx.jobs.register('test_nul_error', async () => { throw new JobError('bad\0byte', false) })
     s.ctx.jobs.register('test_slow', async () => {
       maxActive = Math.max(maxActive, ++active)
       await Bun.sleep(100)
@@ -198,6 +200,12 @@ describe('the loop', () => {
     s.ctx.jobs.kick()
     for (const id of ids) await settled(s, id, 'done')
     expect(maxActive).toBe(2)
+  })
+
+  test('a result or error with U+0000 is stored with U+FFFD in its place (Postgres text cannot hold it)', async () => {
+    const [ok, bad] = [await run('test_nul_result'), await run('test_nul_error')]
+    expect(await settled(s, ok, 'done')).toMatchObject({ result: 'fine\uFFFDthen' })
+    expect(await settled(s, bad, 'failed')).toMatchObject({ last_error: 'bad\uFFFDbyte (attempt 1 of 3; not retryable)' })
   })
 
   test('the payload is stored as JSON and shown as an object', async () => {
