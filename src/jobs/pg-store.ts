@@ -159,8 +159,7 @@ export class PgJobStore implements JobStore {
     const applied = await this.write(outcomes)
     const before = this.recorded
     this.recorded += outcomes.length
-    const mark = ANALYZE_AT.find((n) => before < n && this.recorded >= n)
-    if (mark !== undefined) {
+    if (ANALYZE_AT.some((n) => before < n && this.recorded >= n)) {
       await this.sql`ANALYZE jobs`.catch((err) => log.warn('jobs: analyzing the job table failed (autovacuum will)', errorFields(err)))
     }
     return applied

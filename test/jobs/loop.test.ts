@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { openDatabase } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
-import { JobLoop } from '../../src/jobs/loop'
-import { createJobStore, type JobStore } from '../../src/jobs/store'
+import { createJobStore } from '../../src/jobs/store'
+import { expectOutcomesGrouped } from './grouped-outcomes'
 import { engineEnv, startServer, type TestServer } from '../helpers/server'
 import { startListener } from '../helpers/listener'
 import { testDb, type TestDb } from '../helpers/db'
@@ -219,40 +219,10 @@ describe('outcomes on SQLite', () => {
   test('outcomes of attempts that end in one turn of the event loop go in one write, each applied', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-loop-'))
     const db = await openDatabase(join(dir, 'svc.db'))
-    migrate(db)
-    const store = createJobStore(db)
-    const writes: number[][] = []
-    const counted: JobStore = Object.create(store)
-    counted.record = (outcomes) => {
-      writes.push(outcomes.map((o) => o.job.id))
-      return store.record(outcomes)
-    }
-    const l = new JobLoop(counted, { pollMs: 50, timeoutMs: 2000, maxAttempts: 3, backoffBaseMs: 200, backoffMaxMs: 250, concurrency: 16 })
     try {
-      let release!: () => void
-      const gate = new Promise<void>((r) => (release = r))
-      let started = 0
-      l.register('gated', async (p) => {
-        started++
-        await gate
-        if ((p as { n: number }).n % 4 === 0) throw new JobError('refused', false)
-        return `ok ${(p as { n: number }).n}`
-      })
-      const ids = l.enqueueMany('gated', Array.from({ length: 16 }, (_, n) => ({ n }))) as number[]
-      l.start()
-      await eventually(async () => started === 16 || undefined, 10_000, 'all 16 attempts to start')
-      release()
-      await eventually(async () => writes.flat().length === 16 || undefined, 10_000, 'every outcome written')
-      // Before session 23 each outcome was a statement (and a commit) of its own: 16.
-      expect(writes.length).toBeLessThan(16)
-      expect(writes.flat().sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b))
-      for (const [n, id] of ids.entries()) {
-        expect(await store.get(id)).toMatchObject(n % 4 === 0
-          ? { status: 'failed', attempts: 1, last_error: 'refused (attempt 1 of 3; not retryable)' }
-          : { status: 'done', attempts: 1, result: `ok ${n}` })
-      }
+      migrate(db)
+      await expectOutcomesGrouped(createJobStore(db), { pollMs: 50, timeoutMs: 2000, maxAttempts: 3, backoffBaseMs: 200, backoffMaxMs: 250, concurrency: 16 })
     } finally {
-      await l.stop()
       db.close()
       rmSync(dir, { recursive: true, force: true })
     }

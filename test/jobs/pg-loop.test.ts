@@ -6,13 +6,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { openPg, type PgDatabase } from '../../src/db/pg/client'
 import { migratePg } from '../../src/db/pg/migrate'
 import { EventBus, type Unit } from '../../src/lib/event-bus'
-import { createJobLoop, JobLoop, type JobLoopOptions } from '../../src/jobs/loop'
+import { createJobLoop, type JobLoop, type JobLoopOptions } from '../../src/jobs/loop'
 import { PgJobStore } from '../../src/jobs/pg-store'
 import { INTERRUPTED, type JobRecord } from '../../src/jobs/store'
 import { JobError } from '../../src/jobs/types'
 import { FORWARD_JOB, subscribeForwarding } from '../../src/postback/forward'
 import type { RecordedConversion } from '../../src/postback/record'
 import { freshPgUrl, pgAvailable } from '../helpers/pg'
+import { expectOutcomesGrouped } from './grouped-outcomes'
 
 const avail = pgAvailable()
 if (!avail.ok) console.warn(`skipping PostgreSQL job loop tests: ${avail.why}`)
@@ -213,37 +214,7 @@ describe.skipIf(!avail.ok)('job loop on postgres', () => {
 
   test('outcomes that end while one is being written go together in the next write, each applied', async () => {
     const [db] = await instances(1)
-    const store = new PgJobStore(db!)
-    // The real store, its record() calls counted: what the loop writes, and in how many writes.
-    const writes: number[][] = []
-    const counted: PgJobStore = Object.create(store)
-    counted.record = (outcomes) => {
-      writes.push(outcomes.map((o) => o.job.id))
-      return store.record(outcomes)
-    }
-    const l = new JobLoop(counted, { ...OPTS, concurrency: 16 })
-    loops.push(l)
-    let release!: () => void
-    const gate = new Promise<void>((r) => (release = r))
-    let started = 0
-    l.register('gated', async (p) => {
-      started++
-      await gate
-      if ((p as { n: number }).n % 4 === 0) throw new JobError('refused', false)
-      return `ok ${(p as { n: number }).n}`
-    })
-    const ids = await l.enqueueMany('gated', Array.from({ length: 16 }, (_, n) => ({ n })))
-    l.start()
-    await until(async () => started === 16, 10_000, 'all 16 attempts to start')
-    release() // every attempt ends at once
-    await until(async () => writes.flat().length === 16, 10_000, 'every outcome written')
-    expect(writes.length).toBeLessThan(16)
-    expect(writes.flat().sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b))
-    for (const [n, id] of ids.entries()) {
-      expect(await store.get(id)).toMatchObject(n % 4 === 0
-        ? { status: 'failed', attempts: 1, last_error: 'refused (attempt 1 of 3; not retryable)' }
-        : { status: 'done', attempts: 1, result: `ok ${n}` })
-    }
+    await expectOutcomesGrouped(new PgJobStore(db!), OPTS)
   })
 
   test('forwarding enqueues in the conversion\'s transaction: rolled back, no job; committed, delivered', async () => {
